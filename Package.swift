@@ -1,0 +1,59 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+/// Settings every target of ours compiles with (see STYLE.md, "Files and names").
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let log = Target.Dependency.product(name: "Logging", package: "swift-log")
+let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+
+let package = Package(
+    name: "Storefront",
+    platforms: [.macOS(.v15)],
+    products: [],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // C libraries and Linux headers enter here and nowhere else.
+        .systemLibrary(
+            name: "CNGHTTP2", path: "Shared/CNGHTTP2", pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"])]),
+        .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
+        .systemLibrary(
+            name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]),
+
+        // RPC semantics: status and error model, metadata, descriptors, router, codec, framing.
+        .target(name: "RPC", dependencies: [log], path: "Shared/RPC", swiftSettings: strictSettings),
+        // Sockets, epoll loops and nghttp2 sessions: the server and the client.
+        .target(
+            name: "RPCHTTP2", dependencies: ["RPC", "CNGHTTP2", "CLinux", log], path: "Shared/RPCHTTP2",
+            swiftSettings: strictSettings),
+        // SQLite: connections, migrations, statements.
+        .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
+        // Every message type and method descriptor of API.md.
+        .target(name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", swiftSettings: strictSettings),
+        // What every process shares: configuration, logging, health, Describe, signals.
+        .target(
+            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", log, argumentParser],
+            path: "Shared/ServiceKit", swiftSettings: strictSettings),
+
+        // Measurements only (see Benchmarks/README.md); not part of any service.
+        .executableTarget(
+            name: "bench-server", dependencies: ["ServiceKit"], path: "Benchmarks/BenchServer",
+            swiftSettings: strictSettings),
+
+        .testTarget(name: "RPCTests", dependencies: ["RPC"], path: "Tests/RPCTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", log],
+            path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
+    ]
+)

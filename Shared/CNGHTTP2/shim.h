@@ -1,0 +1,4 @@
+#ifndef STOREFRONT_CNGHTTP2_SHIM_H
+#define STOREFRONT_CNGHTTP2_SHIM_H
+#include <nghttp2/nghttp2.h>
+#endif

@@ -1,0 +1,82 @@
+public import Foundation
+
+/// Encodes and decodes messages as JSON, turning decoding failures into
+/// `INVALID_ARGUMENT`/`MALFORMED_MESSAGE` with a field violation that names the bad field.
+///
+/// Thread-safe: it holds only immutable, thread-safe Foundation coders.
+public struct JSONCodec: Sendable {
+    /// The shared codec; it has no per-call state.
+    public static let shared = JSONCodec()
+
+    private let encoder: JSONEncoder
+    private let decoder: JSONDecoder
+
+    /// Creates a codec; keys are written sorted so output is stable.
+    public init() {
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        decoder = JSONDecoder()
+    }
+
+    /// Encodes a message. Encoding our own types only fails on a programming error (a
+    /// non-finite Double), which reaches the client as `INTERNAL`.
+    public func encode<Message: Encodable>(_ message: Message) throws(RPCError) -> Data {
+        do {
+            return try encoder.encode(message)
+        } catch {
+            throw RPCError.internalError(cause: error)
+        }
+    }
+
+    /// Decodes a message; bad JSON or a wrong field type is `MALFORMED_MESSAGE`.
+    public func decode<Message: Decodable>(_ type: Message.Type, from data: Data) throws(RPCError) -> Message {
+        do {
+            return try decoder.decode(type, from: data)
+        } catch let error as DecodingError {
+            throw Self.malformed(error)
+        } catch {
+            throw RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "The message is not valid JSON.", cause: error)
+        }
+    }
+
+    /// Describes a decoding failure in terms of the field a client got wrong.
+    static func malformed(_ error: DecodingError) -> RPCError {
+        let (path, problem): ([any CodingKey], String)
+        switch error {
+        case .typeMismatch(let type, let context):
+            (path, problem) = (context.codingPath, "expected \(describe(type))")
+        case .valueNotFound(let type, let context):
+            (path, problem) = (context.codingPath, "expected \(describe(type)), found null")
+        case .keyNotFound(let key, let context):
+            (path, problem) = (context.codingPath + [key], "is required")
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return RPCError(
+                    code: .invalidArgument, reason: "MALFORMED_MESSAGE",
+                    message: "The message is not a valid JSON object.", cause: error)
+            }
+            (path, problem) = (context.codingPath, context.debugDescription)
+        @unknown default:
+            (path, problem) = ([], "is invalid")
+        }
+        let field = path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        var rpcError = RPCError.invalidField(field.isEmpty ? "(message)" : field, problem, reason: "MALFORMED_MESSAGE")
+        rpcError.cause = error
+        return rpcError
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Bool.Type: return "a boolean"
+        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
+        case is Double.Type, is Float.Type: return "a number"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array") { return "an array" }
+            if name.hasPrefix("Dictionary") { return "an object" }
+            return "an object"
+        }
+    }
+}

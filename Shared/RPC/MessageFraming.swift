@@ -1,0 +1,107 @@
+public import Foundation
+
+/// gRPC Length-Prefixed-Message framing: one flag byte (compressed or not), a four-byte
+/// big-endian length, then the message.
+/// https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md#requests
+public enum MessageFraming {
+    /// The size of the prefix before each message.
+    public static let prefixSize = 5
+
+    /// Appends the framed `message` to `buffer`.
+    public static func append(_ message: Data, to buffer: inout [UInt8]) {
+        let length = UInt32(truncatingIfNeeded: message.count)
+        buffer.reserveCapacity(buffer.count + prefixSize + message.count)
+        buffer.append(0)
+        buffer.append(UInt8(truncatingIfNeeded: length >> 24))
+        buffer.append(UInt8(truncatingIfNeeded: length >> 16))
+        buffer.append(UInt8(truncatingIfNeeded: length >> 8))
+        buffer.append(UInt8(truncatingIfNeeded: length))
+        buffer.append(contentsOf: message)
+    }
+
+    /// One framed message.
+    public static func frame(_ message: Data) -> [UInt8] {
+        var buffer: [UInt8] = []
+        append(message, to: &buffer)
+        return buffer
+    }
+}
+
+/// Reassembles messages from DATA frames, whatever their boundaries.
+///
+/// The size limit is checked on the length prefix, before the body is buffered, so an
+/// oversized message costs no memory. Not thread-safe: owned by one stream.
+public struct MessageDeframer: Sendable {
+    /// The largest message accepted, in bytes.
+    public let maxMessageSize: Int
+    private var header: [UInt8] = []
+    private var body = Data()
+    private var expected = -1
+
+    /// Creates a deframer with a size limit.
+    public init(maxMessageSize: Int) {
+        self.maxMessageSize = maxMessageSize
+        header.reserveCapacity(MessageFraming.prefixSize)
+    }
+
+    /// Whether a message has started but not finished (a truncated stream if it ends now).
+    public var hasPartialMessage: Bool { !header.isEmpty || expected >= 0 }
+
+    /// Feeds bytes and returns every message they complete.
+    ///
+    /// - Throws: `RESOURCE_EXHAUSTED`/`MESSAGE_TOO_LARGE` for a prefix over the limit;
+    ///   `INTERNAL` for a compressed message (no `grpc-encoding` is supported) or a bad flag.
+    public mutating func process(_ bytes: UnsafeRawBufferPointer) throws(RPCError) -> [Data] {
+        var messages: [Data] = []
+        var offset = 0
+        while offset < bytes.count {
+            if expected < 0 {
+                let take = min(MessageFraming.prefixSize - header.count, bytes.count - offset)
+                header.append(contentsOf: bytes[offset..<(offset + take)])
+                offset += take
+                guard header.count == MessageFraming.prefixSize else { break }
+                expected = try Self.length(ofPrefix: header, limit: maxMessageSize)
+                header.removeAll(keepingCapacity: true)
+                if expected == 0 {
+                    messages.append(Data())
+                    expected = -1
+                    continue
+                }
+            }
+            let missing = expected - body.count
+            let take = min(missing, bytes.count - offset)
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + take)])
+            if body.isEmpty && take == expected {
+                messages.append(Data(slice))  // the common case: one message in one chunk
+            } else {
+                body.append(contentsOf: slice)
+                if body.count < expected { offset += take; break }
+                messages.append(body)
+                body = Data()
+            }
+            offset += take
+            expected = -1
+        }
+        return messages
+    }
+
+    /// Reads the length from a complete prefix, enforcing the flag and the limit.
+    static func length(ofPrefix prefix: [UInt8], limit: Int) throws(RPCError) -> Int {
+        switch prefix[0] {
+        case 0: break
+        case 1:
+            throw RPCError(
+                code: .internal, reason: "COMPRESSION_NOT_NEGOTIATED",
+                message: "A compressed message was received but no grpc-encoding is in use.")
+        default:
+            throw RPCError(code: .internal, reason: "MALFORMED_FRAME", message: "Invalid message flag \(prefix[0]).")
+        }
+        let length = Int(prefix[1]) << 24 | Int(prefix[2]) << 16 | Int(prefix[3]) << 8 | Int(prefix[4])
+        guard length <= limit else {
+            throw RPCError(
+                code: .resourceExhausted, reason: "MESSAGE_TOO_LARGE",
+                message: "The message is \(length) bytes; the limit is \(limit).")
+        }
+        return length
+    }
+}

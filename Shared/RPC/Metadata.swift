@@ -1,0 +1,83 @@
+/// Request or response metadata: an ordered list of lower-case header names and values.
+///
+/// Names ending in `-bin` carry base64 text on the wire, as gRPC specifies; this type stores
+/// the wire text and leaves decoding to whoever reads such a key.
+public struct Metadata: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One name and value.
+    public struct Entry: Sendable, Equatable {
+        /// The lower-case name.
+        public var name: String
+        /// The value as it appears on the wire.
+        public var value: String
+    }
+
+    private var entries: [Entry]
+
+    /// Empty metadata.
+    public init() { entries = [] }
+
+    public typealias Key = String
+    public typealias Value = String
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        entries = elements.map { Entry(name: $0.0.lowercased(), value: $0.1) }
+    }
+
+    /// Appends a value, keeping any earlier values of the same name.
+    public mutating func add(_ name: String, _ value: String) {
+        entries.append(Entry(name: name.lowercased(), value: value))
+    }
+
+    /// Replaces every value of `name` with one value, or removes them all when `value` is nil.
+    public mutating func set(_ name: String, _ value: String?) {
+        let name = name.lowercased()
+        entries.removeAll { $0.name == name }
+        if let value { entries.append(Entry(name: name, value: value)) }
+    }
+
+    /// The first value of `name`, if any.
+    public subscript(name: String) -> String? {
+        let name = name.lowercased()
+        return entries.first { $0.name == name }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(of name: String) -> [String] {
+        let name = name.lowercased()
+        return entries.filter { $0.name == name }.map(\.value)
+    }
+
+    /// The number of entries.
+    public var count: Int { entries.count }
+
+    public func makeIterator() -> IndexingIterator<[Entry]> { entries.makeIterator() }
+}
+
+/// Well-known metadata keys the system uses (API.md §1).
+public enum MetadataKey {
+        /// `authorization: Bearer <token>`.
+        public static let authorization = "authorization"
+        /// The admin or internal API key.
+        public static let apiKey = "x-api-key"
+        /// The request id, propagated on every hop.
+        public static let requestID = "x-request-id"
+        /// W3C trace context.
+        public static let traceparent = "traceparent"
+        /// Required on PlaceOrder.
+        public static let idempotencyKey = "idempotency-key"
+}
+
+extension Metadata {
+    /// Names that belong to the protocol and are never passed through as custom metadata.
+    static let reservedNames: Set<String> = [
+        "content-type", "te", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding", "user-agent",
+        "grpc-status", "grpc-message", "content-length", "host", "connection", "keep-alive",
+        "proxy-connection", "transfer-encoding", "upgrade",
+    ]
+
+    /// Whether `name` is custom metadata rather than part of the protocol.
+    public static func isCustom(_ name: String) -> Bool {
+        // gRPC reserves the `grpc-` prefix for the protocol.
+        !name.hasPrefix(":") && !name.hasPrefix("grpc-") && !reservedNames.contains(name)
+    }
+}

@@ -1,0 +1,46 @@
+public import Foundation
+
+/// The raw side of a server call that a transport provides: request message bytes in,
+/// response message bytes out. Typed handlers are built on it by ``Router``.
+public protocol ServerCallIO: Sendable {
+    /// The next request message, or `nil` when the client has half-closed.
+    ///
+    /// Taking a message grants the client flow-control window for it (inbound backpressure).
+    func nextMessage() async throws -> Data?
+    /// Sends one response message; suspends while too many bytes wait to be sent.
+    func write(_ message: Data) async throws
+}
+
+/// The request messages of a streaming call, decoded as they are read.
+public struct RequestStream<Message: Decodable & Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Message
+    let io: any ServerCallIO
+
+    /// Wraps a call's raw side.
+    public init(io: any ServerCallIO) { self.io = io }
+
+    public func makeAsyncIterator() -> Iterator { Iterator(io: io) }
+
+    /// Reads and decodes messages one at a time.
+    public struct Iterator: AsyncIteratorProtocol {
+        let io: any ServerCallIO
+
+        public mutating func next() async throws -> Message? {
+            guard let data = try await io.nextMessage() else { return nil }
+            return try JSONCodec.shared.decode(Message.self, from: data)
+        }
+    }
+}
+
+/// Writes the response messages of a streaming call.
+public struct ResponseWriter<Message: Encodable & Sendable>: Sendable {
+    let io: any ServerCallIO
+
+    /// Wraps a call's raw side.
+    public init(io: any ServerCallIO) { self.io = io }
+
+    /// Encodes and sends one message, suspending while the client is slow to read.
+    public func write(_ message: Message) async throws {
+        try await io.write(try JSONCodec.shared.encode(message))
+    }
+}

@@ -1,0 +1,200 @@
+public import Foundation
+public import RPC
+internal import Synchronization
+
+/// One outgoing call: request messages out, response messages in, and the final status.
+///
+/// Thread-safe: the calling task uses the public methods; the connection's loop thread
+/// feeds responses and drains requests. Loop-only fields are marked as such.
+public final class ClientCall: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `shared` is behind a Mutex; the loop-only fields are
+    // touched only on the loop of `connection` once the call is submitted.
+    struct Shared {
+        var buffers = StreamBuffers()
+        var sendClosed = false
+        var responseHeaders: Metadata?
+        var headersWaiters: [CheckedContinuation<Metadata, any Error>] = []
+        var status: Result<Void, RPCError>?
+    }
+
+    let shared = Mutex(Shared())
+    /// The method path.
+    public let path: String
+    let headers: [(String, String)]
+    let deadline: ContinuousClock.Instant?
+    private let connectionBox = Mutex<ClientConnection?>(nil)
+
+    // Loop only.
+    var streamID: Int32 = -1
+    var deframer: MessageDeframer
+    var httpStatus = 0
+    var receivedHeaders = false
+    var responseMetadata = Metadata()
+    var trailers = Metadata()
+    var deadlineTimer: UInt64?
+    /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
+    var ungranted = 0
+
+    init(path: String, headers: [(String, String)], deadline: ContinuousClock.Instant?, maxMessageSize: Int) {
+        self.path = path
+        self.headers = headers
+        self.deadline = deadline
+        self.deframer = MessageDeframer(maxMessageSize: maxMessageSize)
+    }
+
+    var connection: ClientConnection? {
+        get { connectionBox.withLock { $0 } }
+        set { connectionBox.withLock { $0 = newValue } }
+    }
+
+    // MARK: Caller side
+
+    /// Sends one request message, suspending while too many bytes wait to be sent.
+    public func send(_ message: Data) async throws {
+        let outcome = shared.withLock { state -> Result<(schedule: Bool, wait: Bool), RPCError> in
+            if let status = state.status, case .failure(let error) = status { return .failure(error) }
+            if state.sendClosed || state.status != nil {
+                return .failure(RPCError(code: .internal, message: "The call has already finished sending."))
+            }
+            return .success(state.buffers.enqueue(message))
+        }
+        let (schedule, wait) = try outcome.get()
+        if schedule { connection?.scheduleFlush(self) }
+        guard wait else { return }
+        try await withCheckedThrowingContinuation { (continuation: StreamBuffers.Writer) in
+            let proceed = shared.withLock { state -> Result<Bool, any Error> in
+                if let cancellation = state.buffers.cancellation { return .failure(cancellation) }
+                if case .failure(let error) = state.status { return .failure(error) }
+                return .success(state.buffers.proceedOrWait(continuation))
+            }
+            switch proceed {
+            case .success(true): continuation.resume()
+            case .success(false): break
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Half-closes: no more request messages.
+    public func finishSending() {
+        let schedule = shared.withLock { state -> Bool in
+            guard !state.sendClosed else { return false }
+            state.sendClosed = true
+            defer { state.buffers.flushScheduled = true }
+            return !state.buffers.flushScheduled
+        }
+        if schedule { connection?.scheduleFlush(self) }
+    }
+
+    /// The next response message; `nil` after the last one of a successful call.
+    /// - Throws: the call's ``RPCError`` once the messages before it have been read.
+    public func nextMessage() async throws -> Data? {
+        switch shared.withLock({ $0.buffers.take(nil) }) {
+        case .message(let message, let regrant):
+            if regrant { connection?.scheduleFlush(self) }
+            return message
+        case .end(let end):
+            try end.get()
+            return nil
+        case .wait:
+            break
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            switch shared.withLock({ $0.buffers.take(continuation) }) {
+            case .message(let message, let regrant):
+                if regrant { connection?.scheduleFlush(self) }
+                continuation.resume(returning: message)
+            case .end(let end):
+                continuation.resume(with: end.map { nil })
+            case .wait:
+                break
+            }
+        }
+    }
+
+    /// The response headers (initial metadata), once they arrive.
+    public func responseHeaders() async throws -> Metadata {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready = shared.withLock { state -> Result<Metadata, RPCError>? in
+                if let headers = state.responseHeaders { return .success(headers) }
+                if case .failure(let error) = state.status { return .failure(error) }
+                state.headersWaiters.append(continuation)
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+
+    /// Whether response headers have arrived (a retry is no longer transparent after that).
+    public var hasResponseHeaders: Bool { shared.withLock { $0.responseHeaders != nil } }
+
+    /// Cancels the call: RST_STREAM(CANCEL) to the server, `CANCELLED` to readers.
+    public func cancel() {
+        complete(.failure(RPCError(code: .cancelled, message: "The call was cancelled.")), resetStream: true)
+    }
+
+    // MARK: Loop side
+
+    /// Ends the call with a status, waking every waiter; optionally resets the stream.
+    func complete(_ status: Result<Void, RPCError>, resetStream: Bool = false) {
+        let (reader, writer, headerWaiters, first) = shared.withLock { state in
+            guard state.status == nil else {
+                return (StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [CheckedContinuation<Metadata, any Error>](), false)
+            }
+            state.status = status
+            let reader = state.buffers.endInbound(status.mapError { $0 as any Error })
+            var writer: StreamBuffers.Writer?
+            if case .failure(let error) = status { writer = state.buffers.cancel(error).1 }
+            defer { state.headersWaiters.removeAll() }
+            return (reader, writer, state.responseHeaders == nil ? state.headersWaiters : [], true)
+        }
+        guard first else { return }
+        switch status {
+        case .success:
+            reader?.resume(returning: nil)
+            writer?.resume()
+            for waiter in headerWaiters { waiter.resume(returning: Metadata()) }
+        case .failure(let error):
+            reader?.resume(throwing: error)
+            writer?.resume(throwing: error)
+            for waiter in headerWaiters { waiter.resume(throwing: error) }
+        }
+        if resetStream { connection?.reset(self) }
+    }
+
+    /// Records the response headers.
+    func didReceiveHeaders(_ metadata: Metadata) {
+        let waiters = shared.withLock { state in
+            state.responseHeaders = metadata
+            defer { state.headersWaiters.removeAll() }
+            return state.headersWaiters
+        }
+        for waiter in waiters { waiter.resume(returning: metadata) }
+    }
+
+    /// Queues response messages for the reader; returns whether window may be granted.
+    func deliver(_ messages: [Data]) -> Bool {
+        let (handoff, belowMark) = shared.withLock { ($0.buffers.deliver(messages), $0.buffers.belowInboundMark) }
+        if let (reader, message) = handoff { reader.resume(returning: message) }
+        return belowMark
+    }
+
+    var canGrantWindow: Bool { shared.withLock { $0.buffers.belowInboundMark } }
+
+    /// Copies request bytes into nghttp2's buffer.
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
+        let (result, writer) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?) in
+            let (count, writer) = state.buffers.drain(into: buffer)
+            if state.buffers.unsent == 0 && state.sendClosed {
+                return (.bytes(count: count, end: true, trailers: nil), writer)
+            }
+            if count == 0 {
+                state.buffers.flushScheduled = false
+                return (.deferred, writer)
+            }
+            return (.bytes(count: count, end: false, trailers: nil), writer)
+        }
+        writer?.resume()
+        return result
+    }
+}

@@ -1,0 +1,83 @@
+public import RPC
+
+/// How a client connects and retries. Defaults follow DESIGN.md ("The client").
+public struct ClientConfiguration: Sendable {
+    /// The largest response message accepted.
+    public var maxMessageSize = 4 * 1024 * 1024
+    /// HTTP/2 limits advertised to the server.
+    public var limits = HTTP2Limits()
+    /// How long establishing a connection may take.
+    public var connectTimeout: Duration = .seconds(5)
+    /// Reconnect backoff after a failed connection: initial delay…
+    public var reconnectInitialBackoff: Duration = .milliseconds(100)
+    /// …growth factor…
+    public var reconnectMultiplier = 1.6
+    /// …and cap (jittered by ±20 %).
+    public var reconnectMaxBackoff: Duration = .seconds(5)
+    /// Retries of idempotent methods on `UNAVAILABLE` before any response header (gRFC A6).
+    public var retry = RetryPolicy()
+    /// Event loops when the client owns its own (default 1).
+    public var loopCount = 1
+
+    /// The defaults.
+    public init() {}
+}
+
+/// gRFC A6 retry policy for idempotent methods: attempts and exponential, jittered backoff.
+public struct RetryPolicy: Sendable {
+    /// Attempts in all, the first included (at most 5).
+    public var maxAttempts = 5
+    /// The delay before the first retry.
+    public var initialBackoff: Duration = .milliseconds(100)
+    /// The growth factor per retry.
+    public var multiplier = 2.0
+    /// The largest delay.
+    public var maxBackoff: Duration = .seconds(1)
+
+    /// The defaults: 5 attempts, 0.1 s, ×2, 1 s cap.
+    public init() {}
+
+    /// The randomized delay before retry number `retry` (1-based): uniform in 0…backoff, as
+    /// gRFC A6 specifies.
+    public func delay(beforeRetry retry: Int) -> Duration {
+        let base = initialBackoff * pow(multiplier, retry - 1)
+        let capped = min(base, maxBackoff)
+        return capped * Double.random(in: 0...1)
+    }
+
+    private func pow(_ value: Double, _ exponent: Int) -> Double {
+        (0..<max(0, exponent)).reduce(1.0) { result, _ in result * value }
+    }
+}
+
+/// Per-call options: metadata, deadline.
+public struct CallOptions: Sendable {
+    /// Custom metadata to send (authorization, request id, traceparent…).
+    public var metadata: Metadata
+    /// When the call gives up; becomes `grpc-timeout`.
+    public var deadline: ContinuousClock.Instant?
+
+    /// Options with metadata and an optional timeout from now.
+    public init(metadata: Metadata = Metadata(), timeout: Duration? = nil) {
+        self.metadata = metadata
+        self.deadline = timeout.map { ContinuousClock.now + $0 }
+    }
+
+    /// Options with an absolute deadline.
+    public init(metadata: Metadata = Metadata(), deadline: ContinuousClock.Instant?) {
+        self.metadata = metadata
+        self.deadline = deadline
+    }
+
+    /// Options for a call made while serving `context`: the request id, trace context and
+    /// authorization are propagated, and the remaining deadline carries over.
+    public static func propagating(from context: ServerContext, extra: Metadata = Metadata()) -> CallOptions {
+        var metadata = Metadata()
+        metadata.set(MetadataKey.requestID, context.requestID)
+        for key in [MetadataKey.traceparent, MetadataKey.authorization, "tracestate"] {
+            if let value = context.metadata[key] { metadata.set(key, value) }
+        }
+        for entry in extra { metadata.set(entry.name, entry.value) }
+        return CallOptions(metadata: metadata, deadline: context.deadline)
+    }
+}

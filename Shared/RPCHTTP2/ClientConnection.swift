@@ -1,0 +1,303 @@
+internal import Foundation
+internal import Logging
+internal import RPC
+internal import Synchronization
+
+/// One HTTP/2 connection to an upstream, multiplexing calls. Lives on one event loop;
+/// ``submit(_:)``, ``scheduleFlush(_:)`` and ``reset(_:)`` may be called from any thread.
+final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: loop-confined state is touched only on `loop`;
+    // `pending` and `status` are behind Mutexes.
+    enum Phase { case connecting, ready, closed }
+
+    let loop: EventLoop
+    private let target: SocketAddressText
+    private let configuration: ClientConfiguration
+    private let onClose: @Sendable (ClientConnection, _ connected: Bool) -> Void
+    private var socket: HTTP2Socket?
+    private var session: HTTP2Session!
+    private var calls: [Int32: ClientCall] = [:]
+    private var waiting: [ClientCall] = []
+    private var phase = Phase.connecting
+    private var everConnected = false
+    private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
+    /// Whether new calls may use this connection (false after GOAWAY or close).
+    let isUsable = Atomic<Bool>(true)
+
+    init(
+        target: SocketAddressText, loop: EventLoop, configuration: ClientConfiguration,
+        onClose: @escaping @Sendable (ClientConnection, Bool) -> Void
+    ) {
+        self.target = target
+        self.loop = loop
+        self.configuration = configuration
+        self.onClose = onClose
+    }
+
+    // MARK: Connecting
+
+    /// Starts connecting. Loop thread.
+    func connect() {
+        do {
+            // Literal addresses resolve without I/O; names read /etc/hosts or DNS.
+            guard let address = try Socket.resolve(target, passive: false).first else {
+                throw SystemError(function: "getaddrinfo", errno: 0)
+            }
+            let fd = try Socket.startConnect(family: address.family, storage: address.storage, length: address.length)
+            let socket = HTTP2Socket(fd: fd, loop: loop)
+            self.socket = socket
+            try loop.register(fd, readable: false, writable: true, handler: self)
+            loop.scheduleTimer(after: configuration.connectTimeout) { [weak self] in
+                guard let self, self.phase == .connecting else { return }
+                self.shutDown(reason: "connect to \(self.target) timed out")
+            }
+        } catch {
+            shutDown(reason: "cannot connect to \(target): \(error)")
+        }
+    }
+
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        guard let socket else { return }
+        if phase == .connecting {
+            guard writable || hangup else { return }
+            if let error = Socket.pendingError(socket.fd) {
+                return shutDown(reason: "cannot connect to \(target): \(error)")
+            }
+            phase = .ready
+            everConnected = true
+            socket.connected()
+            session = HTTP2Session(server: false, limits: configuration.limits, delegate: self)
+            let queued = waiting
+            waiting = []
+            for call in queued { start(call) }
+            flushOutput()
+            return
+        }
+        if writable { flushOutput() }
+        guard readable || hangup, phase == .ready else { return }
+        if case .closed(let reason) = socket.readAvailable(into: session) {
+            return shutDown(reason: reason ?? "the server closed the connection")
+        }
+        flushOutput()
+    }
+
+    private func flushOutput() {
+        guard phase == .ready, let socket else { return }
+        if let failure = socket.flush(session) {
+            shutDown(reason: failure)
+        } else if !session.isAlive {
+            shutDown(reason: "the server ended the connection")  // after its GOAWAY, once our calls finished
+        }
+    }
+
+    // MARK: Calls
+
+    /// Submits a call on this connection. Any thread.
+    func submit(_ call: ClientCall) {
+        call.connection = self
+        loop.execute { self.start(call) }
+    }
+
+    private func start(_ call: ClientCall) {
+        switch phase {
+        case .connecting:
+            waiting.append(call)
+        case .closed:
+            call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
+        case .ready:
+            if call.shared.withLock({ $0.status != nil }) { return }  // cancelled before it started
+            let id = session.submitRequest(headers: call.headers)
+            guard id > 0 else {
+                isUsable.store(false, ordering: .relaxed)
+                call.complete(.failure(RPCError(code: .unavailable, message: "No stream available on the connection to \(target).")))
+                return
+            }
+            call.streamID = id
+            calls[id] = call
+            if let deadline = call.deadline {
+                call.deadlineTimer = loop.scheduleTimer(after: deadline - .now) { [weak self, weak call] in
+                    guard let self, let call else { return }
+                    call.deadlineTimer = nil
+                    call.complete(.failure(RPCError(code: .deadlineExceeded, message: "The deadline passed.")))
+                    self.resetNow(call)
+                }
+            }
+            flushOutput()
+        }
+    }
+
+    /// Asks the loop to send a call's new request bytes or grant its window. Any thread.
+    func scheduleFlush(_ call: ClientCall) {
+        let schedule = pending.withLock { state -> Bool in
+            state.calls.append(call)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        if schedule { loop.execute { self.processPending() } }
+    }
+
+    private func processPending() {
+        let ready = pending.withLock { state -> [ClientCall] in
+            state.scheduled = false
+            defer { state.calls.removeAll(keepingCapacity: true) }
+            return state.calls
+        }
+        guard phase == .ready else { return }
+        for call in ready where call.streamID > 0 && calls[call.streamID] != nil {
+            session.resumeBody(streamID: call.streamID)
+            if call.ungranted > 0 && call.canGrantWindow {
+                session.consume(streamID: call.streamID, count: call.ungranted)
+                call.ungranted = 0
+            }
+        }
+        flushOutput()
+    }
+
+    /// Resets a call's stream with CANCEL. Any thread.
+    func reset(_ call: ClientCall) {
+        loop.execute { self.resetNow(call) }
+    }
+
+    private func resetNow(_ call: ClientCall) {
+        guard phase == .ready, call.streamID > 0, calls[call.streamID] != nil else {
+            waiting.removeAll { $0 === call }
+            return
+        }
+        session.reset(streamID: call.streamID, errorCode: 8)  // CANCEL
+        flushOutput()
+    }
+
+    // MARK: HTTP2SessionDelegate
+
+    func sessionBeginHeaders(streamID: Int32) {}
+
+    func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        guard let call = calls[streamID] else { return }
+        let name = String(decoding: name, as: UTF8.self)
+        let value = String(decoding: value, as: UTF8.self)
+        if call.receivedHeaders {
+            call.trailers.add(name, value)
+        } else if name == ":status" {
+            call.httpStatus = Int(value) ?? 0
+        } else {
+            call.responseMetadata.add(name, value)
+        }
+    }
+
+    func sessionHeadersComplete(streamID: Int32, endStream: Bool) {
+        guard let call = calls[streamID] else { return }
+        if !call.receivedHeaders {
+            call.receivedHeaders = true
+            let contentType = call.responseMetadata["content-type"] ?? ""
+            if call.httpStatus != 200 {
+                // Not a gRPC response: the status comes from the HTTP status table.
+                call.complete(.failure(RPCError.fromTrailers(call.responseMetadata, httpStatus: call.httpStatus)
+                    ?? RPCError(code: .unknown, message: "HTTP status \(call.httpStatus).")))
+                return
+            }
+            guard contentType.hasPrefix("application/grpc") else {
+                call.complete(.failure(RPCError(code: .unknown, message: "Unexpected content-type '\(contentType)'.")))
+                return
+            }
+            if endStream {  // Trailers-Only
+                finish(call, trailers: call.responseMetadata)
+                return
+            }
+            call.didReceiveHeaders(call.responseMetadata)
+        } else if endStream {
+            finish(call, trailers: call.trailers)
+        }
+    }
+
+    private func finish(_ call: ClientCall, trailers: Metadata) {
+        if call.deframer.hasPartialMessage {
+            call.complete(.failure(RPCError(code: .internal, message: "The response ended inside a message.")))
+            return
+        }
+        if let error = RPCError.fromTrailers(trailers, httpStatus: call.httpStatus) {
+            call.complete(.failure(error))
+        } else {
+            call.complete(.success(()))
+        }
+    }
+
+    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
+        guard let call = calls[streamID] else {
+            session.consume(streamID: streamID, count: bytes.count)
+            return
+        }
+        let grant: Bool
+        do {
+            let messages = try call.deframer.process(bytes)
+            grant = messages.isEmpty ? call.canGrantWindow : call.deliver(messages)
+        } catch {
+            call.complete(.failure(error))
+            session.reset(streamID: streamID, errorCode: 8)
+            grant = true
+        }
+        if grant {
+            session.consume(streamID: streamID, count: call.ungranted + bytes.count)
+            call.ungranted = 0
+        } else {
+            call.ungranted += bytes.count
+        }
+    }
+
+    func sessionDataEndStream(streamID: Int32) {
+        // A response that ends on DATA has no trailers: the status is missing.
+        guard let call = calls[streamID] else { return }
+        finish(call, trailers: Metadata())
+    }
+
+    func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
+        guard let call = calls.removeValue(forKey: streamID) else { return }
+        if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
+        session.consume(streamID: streamID, count: call.ungranted)  // the connection's window again
+        call.ungranted = 0
+        call.complete(.failure(Self.error(forReset: errorCode)))
+    }
+
+    func sessionSentEndStream(streamID: Int32) {}
+
+    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
+        guard let call = calls[streamID] else { return .bytes(count: 0, end: true, trailers: nil) }
+        return call.readBody(into: buffer)
+    }
+
+    func sessionGoAway(lastStreamID: Int32, errorCode: UInt32) {
+        isUsable.store(false, ordering: .relaxed)
+    }
+
+    func sessionPingAcknowledged() {}
+
+    /// The status for a stream closed without one, from its RST_STREAM code.
+    static func error(forReset code: UInt32) -> RPCError {
+        switch code {
+        case 0: return RPCError(code: .internal, message: "The stream closed without a status.")
+        case 7: return RPCError(code: .unavailable, reason: "REFUSED_STREAM", message: "The server refused the stream; it was not processed.")
+        case 8: return RPCError(code: .cancelled, message: "The server cancelled the stream.")
+        case 11: return RPCError(code: .resourceExhausted, message: "The server said to enhance our calm.")
+        case 12: return RPCError(code: .permissionDenied, message: "Inadequate security.")
+        default: return RPCError(code: .internal, message: "The stream was reset (HTTP/2 error \(code)).")
+        }
+    }
+
+    // MARK: Closing
+
+    /// Closes the connection, failing every call on it with `UNAVAILABLE`. Loop thread.
+    func shutDown(reason: String) {
+        guard phase != .closed else { return }
+        phase = .closed
+        isUsable.store(false, ordering: .relaxed)
+        socket?.close()
+        let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)
+        for call in waiting { call.complete(.failure(error)) }
+        for call in calls.values { call.complete(.failure(error)) }
+        waiting = []
+        calls = [:]
+        onClose(self, everConnected)
+    }
+
+    /// Whether this connection was ever established (for reconnect backoff).
+    var wasConnected: Bool { everConnected }
+}

@@ -1,0 +1,264 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+private import CLinux
+internal import Foundation
+internal import Synchronization
+
+/// Something registered with an ``EventLoop`` for readiness events on a descriptor.
+/// Called on the loop's thread only.
+protocol EventHandler: AnyObject {
+    /// Handles readiness: `readable`, `writable`, or an error/hang-up (reported as both).
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool)
+}
+
+/// One epoll loop on its own thread. Connections registered here live on it for good.
+///
+/// Thread-safety: ``execute(_:)`` may be called from any thread; everything else is called on
+/// the loop's own thread only (checked with ``inEventLoop`` in debug builds).
+package final class EventLoop: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `handlers`, `timers` and `timerActions` are touched
+    // only on the loop thread; cross-thread state lives in `queue`, behind a Mutex.
+    private struct Queue {
+        var tasks: [@Sendable () -> Void] = []
+        var sleeping = false
+        var stopped = false
+    }
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let queue = Mutex(Queue())
+    private var handlers: [Int32: any EventHandler] = [:]
+    private var timers = TimerHeap()
+    private var timerActions: [UInt64: () -> Void] = [:]
+    private var nextTimerID: UInt64 = 1
+    private let threadID = Mutex<pthread_t?>(nil)
+    private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
+    /// A name for logs and thread names.
+    package let name: String
+    /// Scratch space for socket reads, shared by every connection of this loop. Loop only.
+    var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+
+    /// Creates a loop and starts its thread.
+    package init(name: String) throws(SystemError) {
+        self.name = name
+        epollFD = try System.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        wakeFD = try System.call("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.fd = wakeFD
+        _ = try System.call("epoll_ctl") { epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) }
+        let thread = Thread { [self] in self.run() }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Whether the caller runs on this loop's thread.
+    package var inEventLoop: Bool {
+        threadID.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    /// Runs `work` on the loop thread soon; callable from any thread.
+    package func execute(_ work: @escaping @Sendable () -> Void) {
+        let wake = queue.withLock { state -> Bool in
+            state.tasks.append(work)
+            if state.sleeping {
+                state.sleeping = false
+                return true
+            }
+            return false
+        }
+        if wake { signal() }
+    }
+
+    /// Stops the loop after the tasks already queued; waits until its thread has ended.
+    package func shutdown() async {
+        await withCheckedContinuation { continuation in
+            let alreadyDone = finished.withLock { waiters -> Bool in
+                guard waiters != nil else { return true }
+                waiters?.append(continuation)
+                return false
+            }
+            if alreadyDone { continuation.resume(); return }
+            queue.withLock { $0.stopped = true }
+            signal()
+        }
+    }
+
+    private func signal() {
+        var one: UInt64 = 1
+        _ = Glibc.write(wakeFD, &one, 8)
+    }
+
+    // MARK: Loop-thread API
+
+    /// Registers `handler` for readiness on `fd` (level-triggered).
+    func register(_ fd: Int32, readable: Bool, writable: Bool, handler: any EventHandler) throws(SystemError) {
+        handlers[fd] = handler
+        try control(EPOLL_CTL_ADD, fd, readable: readable, writable: writable)
+    }
+
+    /// Changes which readiness `fd` is watched for.
+    func modify(_ fd: Int32, readable: Bool, writable: Bool) {
+        try? control(EPOLL_CTL_MOD, fd, readable: readable, writable: writable)
+    }
+
+    /// Stops watching `fd`; call before closing it.
+    func deregister(_ fd: Int32) {
+        handlers[fd] = nil
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+    }
+
+    /// Runs `action` on the loop thread after `delay`; returns an id for ``cancelTimer(_:)``.
+    @discardableResult
+    func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        let (seconds, attoseconds) = delay.components
+        let nanos = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
+        let id = nextTimerID
+        nextTimerID += 1
+        timerActions[id] = action
+        timers.push(deadline: System.monotonicNanoseconds() &+ UInt64(nanos), id: id)
+        return id
+    }
+
+    /// Cancels a timer that has not fired yet.
+    func cancelTimer(_ id: UInt64) {
+        timerActions[id] = nil
+    }
+
+    private func control(_ operation: Int32, _ fd: Int32, readable: Bool, writable: Bool) throws(SystemError) {
+        var event = epoll_event()
+        event.events = (readable ? EPOLLIN.rawValue : 0) | (writable ? EPOLLOUT.rawValue : 0) | EPOLLRDHUP.rawValue
+        event.data.fd = fd
+        _ = try System.call("epoll_ctl") { epoll_ctl(epollFD, operation, fd, &event) }
+    }
+
+    private func run() {
+        threadID.withLock { $0 = pthread_self() }
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        while true {
+            let (sleep, stop) = queue.withLock { state -> (Bool, Bool) in
+                if state.tasks.isEmpty && !state.stopped {
+                    state.sleeping = true
+                    return (true, false)
+                }
+                return (false, state.stopped && state.tasks.isEmpty)
+            }
+            if stop { break }
+            let timeout = sleep ? timers.millisecondsUntilNext(now: System.monotonicNanoseconds()) : 0
+            let count = epoll_wait(epollFD, &events, Int32(events.count), timeout)
+            queue.withLock { $0.sleeping = false }
+            if count > 0 {
+                for index in 0..<Int(count) {
+                    let event = events[index]
+                    let fd = event.data.fd
+                    if fd == wakeFD {
+                        var value: UInt64 = 0
+                        _ = Glibc.read(wakeFD, &value, 8)
+                        continue
+                    }
+                    let flags = event.events
+                    handlers[fd]?.handleEvent(
+                        readable: flags & EPOLLIN.rawValue != 0,
+                        writable: flags & EPOLLOUT.rawValue != 0,
+                        hangup: flags & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0)
+                }
+            }
+            runTasks()
+            runTimers()
+        }
+        System.close(epollFD)
+        System.close(wakeFD)
+        let waiters = finished.withLock { waiters -> [CheckedContinuation<Void, Never>] in
+            defer { waiters = nil }
+            return waiters ?? []
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private func runTasks() {
+        let tasks = queue.withLock { state -> [@Sendable () -> Void] in
+            defer { state.tasks.removeAll(keepingCapacity: true) }
+            return state.tasks
+        }
+        for task in tasks { task() }
+    }
+
+    private func runTimers() {
+        guard !timers.isEmpty else { return }
+        let now = System.monotonicNanoseconds()
+        while let id = timers.popExpired(now: now) {
+            if let action = timerActions.removeValue(forKey: id) { action() }
+        }
+    }
+}
+
+/// A binary min-heap of timer deadlines; cancelled timers are skipped when popped.
+struct TimerHeap {
+    private var entries: [(deadline: UInt64, id: UInt64)] = []
+
+    /// Whether no timer is pending.
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Adds a timer.
+    mutating func push(deadline: UInt64, id: UInt64) {
+        entries.append((deadline, id))
+        var child = entries.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard entries[child].deadline < entries[parent].deadline else { break }
+            entries.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Removes and returns the earliest timer if it is due.
+    mutating func popExpired(now: UInt64) -> UInt64? {
+        guard let first = entries.first, first.deadline <= now else { return nil }
+        entries.swapAt(0, entries.count - 1)
+        entries.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < entries.count && entries[left].deadline < entries[smallest].deadline { smallest = left }
+            if right < entries.count && entries[right].deadline < entries[smallest].deadline { smallest = right }
+            if smallest == parent { break }
+            entries.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first.id
+    }
+
+    /// The epoll timeout until the earliest timer: -1 for none, rounded up to whole milliseconds.
+    func millisecondsUntilNext(now: UInt64) -> Int32 {
+        guard let first = entries.first else { return -1 }
+        if first.deadline <= now { return 0 }
+        return Int32(min((first.deadline - now + 999_999) / 1_000_000, 60_000))
+    }
+}
+
+/// A fixed set of event loops; connections are spread over them round-robin.
+package final class EventLoopGroup: Sendable {
+    /// The loops.
+    package let loops: [EventLoop]
+    private let cursor = Atomic<Int>(0)
+
+    /// Starts `count` loops (default: one per core).
+    package init(count: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "loop") throws(SystemError) {
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, count) { loops.append(try EventLoop(name: "\(name)-\(index)")) }
+        self.loops = loops
+    }
+
+    /// The next loop, round-robin.
+    package func next() -> EventLoop {
+        loops[cursor.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+    }
+
+    /// Stops every loop.
+    package func shutdown() async {
+        for loop in loops { await loop.shutdown() }
+    }
+}

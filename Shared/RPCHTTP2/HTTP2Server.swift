@@ -1,0 +1,204 @@
+public import Logging
+public import RPC
+internal import Synchronization
+
+/// A gRPC server over h2c: accepts connections, spreads them over event loops, routes calls
+/// to a ``Router`` and shuts down gracefully.
+///
+/// All operations are thread-safe.
+public final class HTTP2Server: Sendable {
+    private let core: HTTP2ServerCore
+    private let group: EventLoopGroup
+    private let ownsGroup: Bool
+    private let state = Mutex<(listener: Listener?, port: Int, stopped: Bool)>((nil, 0, false))
+
+    /// Creates a server; nothing listens until ``start()``.
+    public convenience init(configuration: ServerConfiguration, router: Router, logger: Logger) throws {
+        let group = try EventLoopGroup(count: configuration.loopCount ?? System.coreCount, name: "server")
+        self.init(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true)
+    }
+
+    /// Creates a server on existing loops (shared with clients, as in tests).
+    package init(configuration: ServerConfiguration, router: Router, logger: Logger, group: EventLoopGroup, ownsGroup: Bool = false) {
+        self.core = HTTP2ServerCore(configuration: configuration, router: router, logger: logger)
+        self.group = group
+        self.ownsGroup = ownsGroup
+    }
+
+    /// The bound port (useful when configured with port 0); 0 before ``start()``.
+    public var port: Int { state.withLock { $0.port } }
+
+    /// Binds and starts accepting connections. Returns the bound port.
+    @discardableResult
+    public func start() throws -> Int {
+        let (fd, port) = try Socket.listen(on: core.configuration.address)
+        let loop = group.loops[0]
+        let listener = Listener(fd: fd, loop: loop, group: group, core: core)
+        state.withLock {
+            $0.listener = listener
+            $0.port = port
+        }
+        loop.execute { listener.start() }
+        core.logger.info("listening", metadata: ["address": "\(core.configuration.address.host):\(port)"])
+        return port
+    }
+
+    /// Starts if needed, serves until the calling task is cancelled, then shuts down gracefully.
+    public func run() async throws {
+        if port == 0 { try start() }
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in stream {}
+        } onCancel: {
+            continuation.finish()
+        }
+        await shutdown()
+    }
+
+    /// Graceful shutdown: stop accepting, GOAWAY notice then final GOAWAY on every connection,
+    /// let in-flight calls finish within the grace period, then cancel what is left and close.
+    public func shutdown() async {
+        let listener = state.withLock { state -> Listener? in
+            defer { state.listener = nil; state.stopped = true }
+            return state.stopped ? nil : state.listener
+        }
+        guard let listener else { return }
+        listener.loop.execute { listener.close() }
+        core.logger.info("shutting down", metadata: ["in-flight": "\(core.inFlight)"])
+        for connection in core.openConnections { connection.loop.execute { connection.beginDrain() } }
+        let drained = await core.waitForCalls(upTo: core.configuration.gracePeriod)
+        if !drained {
+            core.logger.warning("grace period over; cancelling \(core.inFlight) calls")
+        }
+        // Give the final frames a moment to leave, then close whatever is still open.
+        _ = await core.waitForConnections(upTo: .milliseconds(drained ? 500 : 50))
+        for connection in core.openConnections { connection.loop.execute { connection.close(reason: "shutdown") } }
+        _ = await core.waitForConnections(upTo: .seconds(1))
+        if ownsGroup { await group.shutdown() }
+    }
+}
+
+/// Accepts connections on a listening socket (on one loop) and hands each to a loop.
+final class Listener: EventHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: after init, touched only on `loop`.
+    private let fd: Int32
+    let loop: EventLoop
+    private let group: EventLoopGroup
+    private let core: HTTP2ServerCore
+    private var closed = false
+
+    init(fd: Int32, loop: EventLoop, group: EventLoopGroup, core: HTTP2ServerCore) {
+        self.fd = fd
+        self.loop = loop
+        self.group = group
+        self.core = core
+    }
+
+    func start() {
+        do {
+            try loop.register(fd, readable: true, writable: false, handler: self)
+        } catch {
+            core.logger.error("cannot watch the listening socket: \(error)")
+        }
+    }
+
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        while !closed {
+            let accepted: (fd: Int32, peer: String)?
+            do {
+                accepted = try Socket.accept(fd)
+            } catch {
+                // EMFILE and friends: log and retry on the next readiness event.
+                core.logger.warning("accept failed: \(error)")
+                return
+            }
+            guard let accepted else { return }
+            let target = group.next()
+            let core = self.core
+            target.execute {
+                let connection = ServerConnection(fd: accepted.fd, peer: accepted.peer, loop: target, server: core)
+                core.connectionOpened(connection)
+                connection.start()
+            }
+        }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        loop.deregister(fd)
+        System.close(fd)
+    }
+}
+
+/// What every connection of a server shares: configuration, router, logger and the counts
+/// that graceful shutdown waits on. Thread-safe.
+final class HTTP2ServerCore: Sendable {
+    let configuration: ServerConfiguration
+    let router: Router
+    let logger: Logger
+    private let calls = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
+
+    init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+    }
+
+    var inFlight: Int { calls.withLock { $0.count } }
+    var openConnections: [ServerConnection] { connections.withLock { Array($0.values) } }
+
+    func connectionOpened(_ connection: ServerConnection) {
+        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+    }
+
+    func connectionClosed(_ connection: ServerConnection) {
+        connections.withLock { $0[ObjectIdentifier(connection)] = nil }
+    }
+
+    func callStarted() { calls.withLock { $0.count += 1 } }
+
+    func callEnded() {
+        let waiters = calls.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count -= 1
+            guard state.count == 0 else { return [] }
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits until no call is in flight or `limit` passes; returns whether calls drained.
+    func waitForCalls(upTo limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while inFlight > 0 && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return inFlight == 0
+    }
+
+    /// Waits until every connection has closed or `limit` passes.
+    func waitForConnections(upTo limit: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while !openConnections.isEmpty && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return openConnections.isEmpty
+    }
+
+    /// The one log line per call: request id, method, status, duration, peer.
+    func logCall(stream: ServerStream, status: RPCError?, requestID: String?, cause: (any Error)? = nil) {
+        let level: Logger.Level = (status?.code == .internal || status?.code == .unknown) ? .error : .info
+        guard logger.logLevel <= level else { return }
+        let millis = Double((ContinuousClock.now - stream.startTime).components.attoseconds / 1_000_000_000_000) / 1000
+            + Double((ContinuousClock.now - stream.startTime).components.seconds) * 1000
+        var metadata: Logger.Metadata = [
+            "request-id": "\(requestID ?? "-")", "method": "\(stream.path)",
+            "status": "\(status.map { $0.code.name } ?? "OK")", "duration-ms": "\(millis)", "peer": "\(stream.connection.peer)",
+        ]
+        if let reason = status?.reason { metadata["reason"] = "\(reason)" }
+        if let cause { metadata["cause"] = "\(cause)" }
+        logger.log(level: level, "call", metadata: metadata)
+    }
+}

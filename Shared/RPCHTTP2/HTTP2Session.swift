@@ -1,0 +1,319 @@
+private import CNGHTTP2
+
+/// Events an ``HTTP2Session`` reports while it processes received bytes. Called on the
+/// session's loop thread, synchronously from ``HTTP2Session/receive(_:)`` or
+/// ``HTTP2Session/nextOutput()``.
+protocol HTTP2SessionDelegate: AnyObject {
+    /// A new HEADERS block begins on a stream (request headers, response headers or trailers).
+    func sessionBeginHeaders(streamID: Int32)
+    /// One header field of the current block.
+    func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)
+    /// A HEADERS block is complete.
+    func sessionHeadersComplete(streamID: Int32, endStream: Bool)
+    /// DATA payload bytes for a stream.
+    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer)
+    /// The peer half-closed a stream with END_STREAM on a DATA frame.
+    func sessionDataEndStream(streamID: Int32)
+    /// A stream is closed; `errorCode` is 0 for a clean close.
+    func sessionStreamClosed(streamID: Int32, errorCode: UInt32)
+    /// A frame with END_STREAM went out on a stream.
+    func sessionSentEndStream(streamID: Int32)
+    /// nghttp2 wants body bytes for a stream: copy at most `buffer.count` into `buffer`.
+    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead
+    /// The peer sent GOAWAY.
+    func sessionGoAway(lastStreamID: Int32, errorCode: UInt32)
+    /// The peer acknowledged a PING.
+    func sessionPingAcknowledged()
+}
+
+/// What a body read produced.
+enum HTTP2BodyRead {
+    /// `count` bytes were copied; `end` finishes the body, and `trailers` (when given) are sent
+    /// after it in a HEADERS frame carrying END_STREAM.
+    case bytes(count: Int, end: Bool, trailers: [(String, String)]?)
+    /// Nothing to send now; ``HTTP2Session/resumeBody(streamID:)`` resumes it later.
+    case deferred
+}
+
+/// Protocol limits the application sets instead of leaving them to library defaults.
+public struct HTTP2Limits: Sendable {
+    /// SETTINGS_MAX_CONCURRENT_STREAMS we advertise; streams above it are refused.
+    public var maxConcurrentStreams: UInt32 = 256
+    /// SETTINGS_MAX_HEADER_LIST_SIZE we advertise and enforce.
+    public var maxHeaderListSize: Int = 16 * 1024
+    /// The initial per-stream receive window.
+    public var initialStreamWindow: UInt32 = 1 << 20
+    /// The connection receive window.
+    public var connectionWindow: Int32 = 16 << 20
+    /// RST_STREAM frames a peer may send in a burst, then per second (rapid-reset defence).
+    public var resetBurst: UInt64 = 1000
+    /// See ``resetBurst``.
+    public var resetRatePerSecond: UInt64 = 33
+    /// CONTINUATION frames allowed in one header block.
+    public var maxContinuations: Int = 8
+
+    /// The defaults of DESIGN.md.
+    public init() {}
+}
+
+/// One nghttp2 session: the only place that sees nghttp2 (with its callbacks). Not
+/// thread-safe: owned by one connection on one loop.
+final class HTTP2Session {
+    private var session: OpaquePointer?
+    private unowned let delegate: any HTTP2SessionDelegate
+    private let isServer: Bool
+
+    /// Creates a server or client session reporting to `delegate`, and queues our SETTINGS.
+    init(server: Bool, limits: HTTP2Limits, delegate: any HTTP2SessionDelegate) {
+        self.delegate = delegate
+        self.isServer = server
+        var callbacks: OpaquePointer?
+        nghttp2_session_callbacks_new(&callbacks)
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, onBeginHeaders)
+        nghttp2_session_callbacks_set_on_header_callback(callbacks, onHeader)
+        nghttp2_session_callbacks_set_on_frame_recv_callback(callbacks, onFrameReceived)
+        nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
+        nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
+        nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
+
+        var option: OpaquePointer?
+        nghttp2_option_new(&option)
+        defer { nghttp2_option_del(option) }
+        // We grant window ourselves as handlers consume messages (inbound backpressure).
+        nghttp2_option_set_no_auto_window_update(option, 1)
+        nghttp2_option_set_max_send_header_block_length(option, 64 * 1024)
+        nghttp2_option_set_stream_reset_rate_limit(option, limits.resetBurst, limits.resetRatePerSecond)
+        nghttp2_option_set_max_continuations(option, limits.maxContinuations)
+        if !server { nghttp2_option_set_peer_max_concurrent_streams(option, 100) }
+
+        let userData = Unmanaged.passUnretained(self).toOpaque()
+        if server {
+            nghttp2_session_server_new2(&session, callbacks, userData, option)
+        } else {
+            nghttp2_session_client_new2(&session, callbacks, userData, option)
+        }
+        var settings = [
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limits.maxConcurrentStreams),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE.rawValue), value: limits.initialStreamWindow),
+            nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE.rawValue), value: UInt32(limits.maxHeaderListSize)),
+        ]
+        if !server {
+            settings.append(nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_ENABLE_PUSH.rawValue), value: 0))
+        }
+        nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), settings, settings.count)
+        nghttp2_session_set_local_window_size(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), 0, limits.connectionWindow)
+    }
+
+    deinit {
+        nghttp2_session_del(session)
+    }
+
+    /// Feeds received bytes; throws on a protocol violation that ends the connection.
+    func receive(_ bytes: UnsafeRawBufferPointer) throws(HTTP2SessionError) {
+        let result = nghttp2_session_mem_recv(session, bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count)
+        if result < 0 {
+            // Tell the peer why before the connection closes (RFC 9113 §5.4.1); a peer that
+            // did not even send the preface gets nothing.
+            if Int32(result) != NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue {
+                let code = Int32(result) == NGHTTP2_ERR_TOO_MANY_CONTINUATIONS.rawValue || Int32(result) == NGHTTP2_ERR_FLOODED.rawValue
+                    ? NGHTTP2_ENHANCE_YOUR_CALM.rawValue : NGHTTP2_PROTOCOL_ERROR.rawValue
+                nghttp2_session_terminate_session(session, code)
+            }
+            throw HTTP2SessionError(code: Int32(result))
+        }
+    }
+
+    /// The next bytes to write, valid until the next call; `nil` when nothing is pending.
+    func nextOutput() throws(HTTP2SessionError) -> UnsafeRawBufferPointer? {
+        var pointer: UnsafePointer<UInt8>?
+        let count = nghttp2_session_mem_send(session, &pointer)
+        if count < 0 { throw HTTP2SessionError(code: Int32(count)) }
+        guard count > 0, let pointer else { return nil }
+        return UnsafeRawBufferPointer(start: pointer, count: count)
+    }
+
+    /// Whether the session wants to read or write more; when neither, the connection is done.
+    var isAlive: Bool { nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0 }
+
+    /// Whether output is pending.
+    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
+
+    /// Submits response headers; with `body`, DATA follows from ``HTTP2SessionDelegate/sessionReadBody(streamID:into:)``,
+    /// without it the HEADERS frame ends the stream (a Trailers-Only response).
+    func submitResponse(streamID: Int32, headers: [(String, String)], body: Bool) {
+        withHeaderFields(headers) { fields, count in
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
+            _ = body ? nghttp2_submit_response(session, streamID, fields, count, &provider)
+                : nghttp2_submit_response(session, streamID, fields, count, nil)
+        }
+    }
+
+    /// Submits a request; returns its stream id, or a negative error when no stream is left.
+    func submitRequest(headers: [(String, String)]) -> Int32 {
+        withHeaderFields(headers) { fields, count in
+            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
+            return nghttp2_submit_request(session, nil, fields, count, &provider, nil)
+        }
+    }
+
+    /// Resumes a deferred body.
+    func resumeBody(streamID: Int32) {
+        nghttp2_session_resume_data(session, streamID)
+    }
+
+    /// Resets a stream with an HTTP/2 error code (0 NO_ERROR, 7 REFUSED_STREAM, 8 CANCEL…).
+    func reset(streamID: Int32, errorCode: UInt32) {
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
+    }
+
+    /// Grants the peer `count` more bytes of window on a stream and the connection.
+    func consume(streamID: Int32, count: Int) {
+        guard count > 0 else { return }
+        if nghttp2_session_consume(session, streamID, count) != 0 {
+            // The stream is gone; the connection window still needs the bytes back.
+            nghttp2_session_consume_connection(session, count)
+        }
+    }
+
+    /// Sends the GOAWAY shutdown notice (last stream id 2^31-1).
+    func submitShutdownNotice() {
+        nghttp2_submit_shutdown_notice(session)
+    }
+
+    /// Sends the final GOAWAY naming the last stream processed.
+    func submitGoAway(errorCode: UInt32 = 0) {
+        nghttp2_submit_goaway(
+            session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nghttp2_session_get_last_proc_stream_id(session), errorCode, nil, 0)
+    }
+
+    /// Sends a PING (keepalive).
+    func submitPing() {
+        nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
+    }
+
+    /// The largest stream id the peer may still open, per its own SETTINGS.
+    var remoteMaxConcurrentStreams: UInt32 {
+        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+    }
+
+    private func withHeaderFields<Result>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
+        var storage: [UInt8] = []
+        var spans: [(Int, Int, Int, Int)] = []
+        for (name, value) in headers {
+            let nameStart = storage.count
+            storage.append(contentsOf: name.utf8)
+            let valueStart = storage.count
+            storage.append(contentsOf: value.utf8)
+            spans.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
+        }
+        storage.append(0)  // never an empty buffer
+        return storage.withUnsafeMutableBufferPointer { bytes in
+            let base = bytes.baseAddress!
+            let fields = spans.map { span in
+                nghttp2_nv(
+                    name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3,
+                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+            }
+            return fields.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
+        }
+    }
+
+    fileprivate static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    }
+
+    fileprivate func submitTrailers(streamID: Int32, _ trailers: [(String, String)]) {
+        withHeaderFields(trailers) { fields, count in
+            _ = nghttp2_submit_trailer(session, streamID, fields, count)
+        }
+    }
+
+    fileprivate var delegateForCallbacks: any HTTP2SessionDelegate { delegate }
+}
+
+/// A fatal nghttp2 error; the connection is closed.
+struct HTTP2SessionError: Error, CustomStringConvertible {
+    /// nghttp2's error code.
+    let code: Int32
+    var description: String { String(cString: nghttp2_strerror(code)) }
+}
+
+// MARK: - C callbacks: translate nghttp2's frames into delegate calls.
+
+private let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
+private let dataType = UInt8(NGHTTP2_DATA.rawValue)
+private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+
+private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
+    guard let frame, frame.pointee.hd.type == headersType else { return 0 }
+    HTTP2Session.from(userData).delegateForCallbacks.sessionBeginHeaders(streamID: frame.pointee.hd.stream_id)
+    return 0
+}
+
+private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
+    guard let frame else { return 0 }
+    HTTP2Session.from(userData).delegateForCallbacks.sessionHeader(
+        streamID: frame.pointee.hd.stream_id,
+        name: UnsafeRawBufferPointer(start: name, count: nameLength),
+        value: UnsafeRawBufferPointer(start: value, count: valueLength))
+    return 0
+}
+
+private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let delegate = HTTP2Session.from(userData).delegateForCallbacks
+    let header = frame.pointee.hd
+    let endStream = header.flags & endStreamFlag != 0
+    switch Int(header.type) {
+    case Int(NGHTTP2_HEADERS.rawValue):
+        delegate.sessionHeadersComplete(streamID: header.stream_id, endStream: endStream)
+    case Int(NGHTTP2_DATA.rawValue):
+        if endStream { delegate.sessionDataEndStream(streamID: header.stream_id) }
+    case Int(NGHTTP2_GOAWAY.rawValue):
+        delegate.sessionGoAway(lastStreamID: frame.pointee.goaway.last_stream_id, errorCode: frame.pointee.goaway.error_code)
+    case Int(NGHTTP2_PING.rawValue):
+        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { delegate.sessionPingAcknowledged() }
+    default:
+        break
+    }
+    return 0
+}
+
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+    HTTP2Session.from(userData).delegateForCallbacks.sessionData(
+        streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    return 0
+}
+
+private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
+    HTTP2Session.from(userData).delegateForCallbacks.sessionStreamClosed(streamID: streamID, errorCode: errorCode)
+    return 0
+}
+
+private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
+    guard let frame else { return 0 }
+    let header = frame.pointee.hd
+    if header.flags & endStreamFlag != 0 && (header.type == headersType || header.type == dataType) {
+        HTTP2Session.from(userData).delegateForCallbacks.sessionSentEndStream(streamID: header.stream_id)
+    }
+    return 0
+}
+
+private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
+    let session = HTTP2Session.from(userData)
+    let target = UnsafeMutableRawBufferPointer(start: buffer, count: length)
+    switch session.delegateForCallbacks.sessionReadBody(streamID: streamID, into: target) {
+    case .deferred:
+        return Int(NGHTTP2_ERR_DEFERRED.rawValue)
+    case .bytes(let count, let end, let trailers):
+        if end {
+            flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
+            if let trailers {
+                flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
+                session.submitTrailers(streamID: streamID, trailers)
+            }
+        }
+        return count
+    }
+}

@@ -1,0 +1,35 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Request header names the server reads, recognized from raw bytes without allocating.
+enum KnownHeader {
+    case path, method, contentType, timeout, encoding
+    /// Protocol headers with nothing to keep (`:scheme`, `:authority`, `te`, `user-agent`…).
+    case ignored
+    /// Anything else: possibly custom metadata.
+    case other
+
+    init(_ name: UnsafeRawBufferPointer) {
+        switch name.count {
+        case 2 where Self.equals(name, "te"): self = .ignored
+        case 5 where Self.equals(name, ":path"): self = .path
+        case 7 where Self.equals(name, ":method"): self = .method
+        case 7 where Self.equals(name, ":scheme"): self = .ignored
+        case 10 where Self.equals(name, ":authority"): self = .ignored
+        case 10 where Self.equals(name, "user-agent"): self = .ignored
+        case 12 where Self.equals(name, "content-type"): self = .contentType
+        case 12 where Self.equals(name, "grpc-timeout"): self = .timeout
+        case 13 where Self.equals(name, "grpc-encoding"): self = .encoding
+        case 14 where Self.equals(name, "content-length"): self = .ignored
+        case 20 where Self.equals(name, "grpc-accept-encoding"): self = .ignored
+        default: self = .other
+        }
+    }
+
+    private static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
+        text.withUTF8Buffer { expected in
+            expected.count == bytes.count && memcmp(expected.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+        }
+    }
+}

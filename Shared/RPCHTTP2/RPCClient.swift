@@ -1,0 +1,256 @@
+internal import Foundation
+public import RPC
+internal import Synchronization
+
+/// A client of one upstream address: one multiplexed HTTP/2 connection (a new one when it
+/// is lost or runs out of streams), reconnect with jittered exponential backoff, typed
+/// calls of all four kinds, deadlines, cancellation and gRFC A6 retries.
+///
+/// Thread-safe; share one per upstream.
+public final class RPCClient: Sendable {
+    /// The upstream address.
+    public let target: SocketAddressText
+    private let configuration: ClientConfiguration
+    private let group: EventLoopGroup
+    private let ownsGroup: Bool
+    private let state = Mutex<ConnectionState>(ConnectionState())
+
+    struct ConnectionState {
+        var connection: ClientConnection?
+        var failures = 0
+        var retryAt: ContinuousClock.Instant?
+        var closed = false
+    }
+
+    /// Creates a client with its own event loop.
+    public convenience init(target: SocketAddressText, configuration: ClientConfiguration = ClientConfiguration()) throws {
+        let group = try EventLoopGroup(count: configuration.loopCount, name: "client")
+        self.init(target: target, configuration: configuration, group: group, ownsGroup: true)
+    }
+
+    /// Creates a client on existing loops (a server's, so one process runs one set of loops).
+    package init(target: SocketAddressText, configuration: ClientConfiguration = ClientConfiguration(), group: EventLoopGroup, ownsGroup: Bool = false) {
+        self.target = target
+        self.configuration = configuration
+        self.group = group
+        self.ownsGroup = ownsGroup
+    }
+
+    /// Closes the connection and, if owned, the loops. Calls in flight fail with `UNAVAILABLE`.
+    public func close() async {
+        let connection = state.withLock { state -> ClientConnection? in
+            state.closed = true
+            defer { state.connection = nil }
+            return state.connection
+        }
+        if let connection { connection.loop.execute { connection.shutDown(reason: "client closed") } }
+        if ownsGroup { await group.shutdown() }
+    }
+
+    // MARK: Raw calls
+
+    /// Starts a call on `path`; the caller sends, half-closes and reads through the result.
+    public func makeCall(path: String, options: CallOptions) throws -> ClientCall {
+        var headers: [(String, String)] = [
+            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", target.description),
+            ("content-type", "application/grpc+json"), ("te", "trailers"), ("user-agent", "storefront-rpc/1"),
+        ]
+        if let deadline = options.deadline {
+            let remaining = deadline - .now
+            guard remaining > .zero else {
+                throw RPCError(code: .deadlineExceeded, message: "The deadline passed before the call started.")
+            }
+            headers.append(("grpc-timeout", GRPCTimeout.encode(remaining)))
+        }
+        for entry in options.metadata where Metadata.isCustom(entry.name) { headers.append((entry.name, entry.value)) }
+        let call = ClientCall(path: path, headers: headers, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
+        try connection().submit(call)
+        return call
+    }
+
+    private func connection() throws(RPCError) -> ClientConnection {
+        let result = state.withLock { state -> Result<(ClientConnection, Bool), RPCError> in
+            if state.closed { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }
+            if let connection = state.connection, connection.isUsable.load(ordering: .relaxed) {
+                return .success((connection, false))
+            }
+            if let retryAt = state.retryAt, ContinuousClock.now < retryAt {
+                return .failure(RPCError(
+                    code: .unavailable, reason: "UPSTREAM_UNAVAILABLE",
+                    message: "\(target) is unreachable; reconnecting after backoff."))
+            }
+            let connection = ClientConnection(target: target, loop: group.next(), configuration: configuration) { [weak self] closed, connected in
+                self?.connectionClosed(closed, wasConnected: connected)
+            }
+            state.connection = connection
+            return .success((connection, true))
+        }
+        let (connection, isNew) = try result.get()
+        if isNew { connection.loop.execute { connection.connect() } }
+        return connection
+    }
+
+    private func connectionClosed(_ connection: ClientConnection, wasConnected: Bool) {
+        state.withLock { state in
+            if state.connection === connection { state.connection = nil }
+            if wasConnected {
+                state.failures = 0
+                state.retryAt = nil
+            } else {
+                state.failures += 1
+                let base = configuration.reconnectInitialBackoff * pow(configuration.reconnectMultiplier, state.failures - 1)
+                let delay = min(base, configuration.reconnectMaxBackoff) * Double.random(in: 0.8...1.2)
+                state.retryAt = .now + delay
+            }
+        }
+    }
+
+    private func pow(_ value: Double, _ exponent: Int) -> Double {
+        (0..<max(0, exponent)).reduce(1.0) { result, _ in result * value }
+    }
+
+    // MARK: Typed calls
+
+    /// A unary call. Idempotent methods are retried on `UNAVAILABLE` before any response header.
+    public func unary<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, options: CallOptions = CallOptions()
+    ) async throws -> Response {
+        let payload = try JSONCodec.shared.encode(request)
+        return try await withRetries(method.info, options: options) { call in
+            try await call.send(payload)
+            call.finishSending()
+            return try await Self.singleResponse(Response.self, from: call)
+        }
+    }
+
+    /// A server-streaming call; `body` reads the responses while the call is open.
+    public func serverStreaming<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, options: CallOptions = CallOptions(),
+        _ body: @Sendable (ResponseMessages<Response>) async throws -> Result
+    ) async throws -> Result {
+        let payload = try JSONCodec.shared.encode(request)
+        return try await withRetries(method.info, options: options) { call in
+            try await call.send(payload)
+            call.finishSending()
+            if method.info.idempotent { _ = try await call.responseHeaders() }  // retry boundary
+            let result = try await body(ResponseMessages(call: call))
+            while try await call.nextMessage() != nil {}  // the status decides, even if body stopped early
+            return result
+        }
+    }
+
+    /// A client-streaming call; `requests` sends the messages, then the single response is returned.
+    public func clientStreaming<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
+        _ requests: @Sendable (RequestSender<Request>) async throws -> Void
+    ) async throws -> Response {
+        try await withCall(path: method.path, options: options) { call in
+            try await requests(RequestSender(call: call))
+            call.finishSending()
+            return try await Self.singleResponse(Response.self, from: call)
+        }
+    }
+
+    /// A bidirectional call: `requests` and `responses` run concurrently.
+    public func bidirectional<Request, Response, Result: Sendable>(
+        _ method: MethodDescriptor<Request, Response>, options: CallOptions = CallOptions(),
+        requests: @escaping @Sendable (RequestSender<Request>) async throws -> Void,
+        responses: @Sendable (ResponseMessages<Response>) async throws -> Result
+    ) async throws -> Result {
+        try await withCall(path: method.path, options: options) { call in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await requests(RequestSender(call: call))
+                    call.finishSending()
+                }
+                let result = try await responses(ResponseMessages(call: call))
+                while try await call.nextMessage() != nil {}
+                try await group.waitForAll()
+                return result
+            }
+        }
+    }
+
+    /// Runs `body` on a new call, cancelling the call if the task is cancelled or `body`
+    /// throws before the call finished.
+    public func withCall<Result: Sendable>(
+        path: String, options: CallOptions, _ body: (ClientCall) async throws -> Result
+    ) async throws -> Result {
+        let call = try makeCall(path: path, options: options)
+        return try await withTaskCancellationHandler {
+            do {
+                return try await body(call)
+            } catch {
+                call.cancel()
+                throw error
+            }
+        } onCancel: {
+            call.cancel()
+        }
+    }
+
+    private func withRetries<Result: Sendable>(
+        _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
+    ) async throws -> Result {
+        var attempt = 1
+        while true {
+            var sawHeaders = false
+            do {
+                return try await withCall(path: method.path, options: options) { call in
+                    do {
+                        return try await body(call)
+                    } catch {
+                        sawHeaders = call.hasResponseHeaders
+                        throw error
+                    }
+                }
+            } catch let error as RPCError where error.code == .unavailable && !sawHeaders {
+                let transparent = error.reason == "REFUSED_STREAM"  // never reached the server
+                guard (method.idempotent || transparent), attempt < configuration.retry.maxAttempts else { throw error }
+                let delay = configuration.retry.delay(beforeRetry: attempt)
+                if let deadline = options.deadline, ContinuousClock.now + delay >= deadline { throw error }
+                try await Task.sleep(for: delay)
+                attempt += 1
+            }
+        }
+    }
+
+    static func singleResponse<Response: Decodable>(_ type: Response.Type, from call: ClientCall) async throws -> Response {
+        guard let data = try await call.nextMessage() else {
+            throw RPCError(code: .internal, message: "The server sent no response message.")
+        }
+        guard try await call.nextMessage() == nil else {
+            throw RPCError(code: .internal, message: "The server sent more than one response message.")
+        }
+        return try JSONCodec.shared.decode(type, from: data)
+    }
+}
+
+/// Sends request messages of a streaming call.
+public struct RequestSender<Message: Encodable & Sendable>: Sendable {
+    let call: ClientCall
+
+    /// Encodes and sends one message, suspending while the server is slow to read.
+    public func send(_ message: Message) async throws {
+        try await call.send(try JSONCodec.shared.encode(message))
+    }
+}
+
+/// The response messages of a streaming call; iterating ends at the status (throwing it
+/// if the call failed).
+public struct ResponseMessages<Message: Decodable & Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Message
+    let call: ClientCall
+
+    public func makeAsyncIterator() -> Iterator { Iterator(call: call) }
+
+    /// Reads and decodes messages one at a time.
+    public struct Iterator: AsyncIteratorProtocol {
+        let call: ClientCall
+
+        public mutating func next() async throws -> Message? {
+            guard let data = try await call.nextMessage() else { return nil }
+            return try JSONCodec.shared.decode(Message.self, from: data)
+        }
+    }
+}

@@ -1,0 +1,22 @@
+/// How a server listens and the limits it enforces. Defaults follow API.md §1 and DESIGN.md.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind; port 0 picks a free port (see ``HTTP2Server/port``).
+    public var address: SocketAddressText
+    /// The largest request message accepted (`RESOURCE_EXHAUSTED`/`MESSAGE_TOO_LARGE` above).
+    public var maxMessageSize = 4 * 1024 * 1024
+    /// HTTP/2 limits: concurrent streams, header list size, windows, reset and CONTINUATION limits.
+    public var limits = HTTP2Limits()
+    /// A connection with no calls for this long is closed.
+    public var idleTimeout: Duration = .seconds(300)
+    /// A connection quiet for this long is PINGed; no answer within another interval closes it.
+    public var keepaliveInterval: Duration = .seconds(60)
+    /// How long in-flight calls may run after a shutdown begins before they are cancelled.
+    public var gracePeriod: Duration = .seconds(10)
+    /// Event loops (threads); default one per core.
+    public var loopCount: Int?
+
+    /// A configuration listening on `host:port`.
+    public init(host: String = "127.0.0.1", port: Int) {
+        self.address = SocketAddressText(host: host, port: port)
+    }
+}

@@ -1,0 +1,365 @@
+internal import Foundation
+internal import Logging
+internal import RPC
+internal import Synchronization
+
+/// One accepted HTTP/2 connection: its socket, its nghttp2 session and its streams. Lives on
+/// one event loop; everything but ``scheduleFlush(_:)`` runs on that loop's thread.
+final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: only `pending` (a Mutex) is touched off the loop.
+    private let socket: HTTP2Socket
+    var loop: EventLoop { socket.loop }
+    let peer: String
+    private let server: HTTP2ServerCore
+    private var session: HTTP2Session!
+    private var streams: [Int32: ServerStream] = [:]
+    private var closed = false
+    private var pingOutstanding = false
+    private var housekeepingTimer: UInt64?
+    private var draining = false
+    private let pending = Mutex<(streams: [ServerStream], scheduled: Bool)>(([], false))
+
+    init(fd: Int32, peer: String, loop: EventLoop, server: HTTP2ServerCore) {
+        self.socket = HTTP2Socket(fd: fd, loop: loop)
+        self.peer = peer
+        self.server = server
+    }
+
+    /// Registers with the loop and sends our SETTINGS. Loop thread.
+    func start() {
+        session = HTTP2Session(server: true, limits: server.configuration.limits, delegate: self)
+        do {
+            try loop.register(socket.fd, readable: true, writable: false, handler: self)
+        } catch {
+            server.logger.warning("cannot watch connection from \(peer): \(error)")
+            System.close(socket.fd)
+            closed = true
+            return
+        }
+        scheduleHousekeeping()
+        flushOutput()
+    }
+
+    // MARK: Socket events
+
+    func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+        if writable { flushOutput() }
+        guard readable || hangup, !closed else { return }
+        if case .closed(let reason) = socket.readAvailable(into: session) {
+            close(reason: reason)
+            return
+        }
+        flushOutput()
+    }
+
+    /// Writes everything nghttp2 has queued; closes when the session is done.
+    func flushOutput() {
+        guard !closed else { return }
+        if let failure = socket.flush(session) {
+            close(reason: failure)
+        } else if !session.isAlive {
+            close(reason: nil)
+        }
+    }
+
+    // MARK: Handler-side requests
+
+    /// Asks the loop to push a stream's new output (or grant its window). Any thread.
+    func scheduleFlush(_ stream: ServerStream) {
+        let schedule = pending.withLock { state -> Bool in
+            state.streams.append(stream)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        if schedule { loop.execute { self.processPending() } }
+    }
+
+    private func processPending() {
+        let ready = pending.withLock { state -> [ServerStream] in
+            state.scheduled = false
+            defer { state.streams.removeAll(keepingCapacity: true) }
+            return state.streams
+        }
+        for stream in ready where !stream.streamClosed {
+            pushResponse(stream)
+            if stream.ungranted > 0 && stream.canGrantWindow {
+                session.consume(streamID: stream.id, count: stream.ungranted)
+                stream.ungranted = 0
+            }
+        }
+        flushOutput()
+    }
+
+    private func pushResponse(_ stream: ServerStream) {
+        guard !stream.responseSubmitted else {
+            session.resumeBody(streamID: stream.id)
+            return
+        }
+        let (finished, wrote, trailers) = stream.shared.withLock { ($0.finished, $0.buffers.everWrote, $0.trailers) }
+        guard finished || wrote else { return }
+        stream.responseSubmitted = true
+        var headers = [(":status", "200"), ("content-type", stream.contentType)]
+        if finished && !wrote, let trailers {
+            headers += trailers  // Trailers-Only
+            session.submitResponse(streamID: stream.id, headers: headers, body: false)
+        } else {
+            session.submitResponse(streamID: stream.id, headers: headers, body: true)
+        }
+    }
+
+    // MARK: HTTP2SessionDelegate
+
+    func sessionBeginHeaders(streamID: Int32) {
+        guard streams[streamID] == nil else { return }  // trailers of a known stream
+        streams[streamID] = ServerStream(id: streamID, connection: self, maxMessageSize: server.configuration.maxMessageSize)
+    }
+
+    func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        guard let stream = streams[streamID], !stream.headersComplete else { return }
+        stream.headerBytes += name.count + value.count + 32
+        guard stream.headerBytes <= server.configuration.limits.maxHeaderListSize else { return }
+        // Known names are matched on bytes: most headers never become Strings.
+        switch KnownHeader(name) {
+        case .path: stream.path = String(decoding: value, as: UTF8.self)
+        case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
+        case .contentType: stream.contentType = String(decoding: value, as: UTF8.self)
+        case .timeout: stream.timeout = String(decoding: value, as: UTF8.self)
+        case .encoding: stream.encoding = String(decoding: value, as: UTF8.self)
+        case .ignored: break
+        case .other:
+            let name = String(decoding: name, as: UTF8.self)
+            if Metadata.isCustom(name) { stream.metadata.add(name, String(decoding: value, as: UTF8.self)) }
+        }
+    }
+
+    func sessionHeadersComplete(streamID: Int32, endStream: Bool) {
+        guard let stream = streams[streamID] else { return }
+        if !stream.headersComplete {
+            stream.headersComplete = true
+            admit(stream)
+        }
+        if endStream { endOfRequest(stream) }
+    }
+
+    func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
+        guard let stream = streams[streamID], stream.route != nil, !stream.requestEnded else {
+            session.consume(streamID: streamID, count: bytes.count)
+            return
+        }
+        let messages: [Data]
+        do {
+            messages = try stream.deframer.process(bytes)
+        } catch {
+            stream.route = nil  // ignore the rest of the request
+            session.consume(streamID: streamID, count: bytes.count)
+            fail(stream, error)
+            return
+        }
+        let grant = messages.isEmpty ? stream.canGrantWindow : stream.deliver(messages)
+        if grant {
+            session.consume(streamID: streamID, count: stream.ungranted + bytes.count)
+            stream.ungranted = 0
+        } else {
+            stream.ungranted += bytes.count
+        }
+    }
+
+    func sessionDataEndStream(streamID: Int32) {
+        if let stream = streams[streamID] { endOfRequest(stream) }
+    }
+
+    func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
+        guard let stream = streams.removeValue(forKey: streamID) else { return }
+        stream.streamClosed = true
+        // Window withheld for unread messages belongs to the connection again.
+        session.consume(streamID: streamID, count: stream.ungranted)
+        stream.ungranted = 0
+        if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
+        let finished = stream.shared.withLock { $0.finished }
+        if !finished || errorCode != 0 {
+            // The client reset the stream or the connection went away: stop the handler.
+            stream.finish(RPCError(code: .cancelled, message: "The client cancelled the call."))
+            stream.cancel()
+        }
+        if stream.route != nil && !stream.started {
+            server.logCall(stream: stream, status: RPCError(code: .cancelled, message: ""), requestID: stream.metadata[MetadataKey.requestID])
+        }
+        if draining && streams.isEmpty { flushOutput() }
+    }
+
+    func sessionSentEndStream(streamID: Int32) {
+        // Our response is complete; a client still sending is told to stop without error
+        // (RFC 9113 §8.1).
+        if let stream = streams[streamID], !stream.requestEnded {
+            session.reset(streamID: streamID, errorCode: 0)
+        }
+    }
+
+    func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
+        guard let stream = streams[streamID] else { return .bytes(count: 0, end: true, trailers: nil) }
+        return stream.readBody(into: buffer)
+    }
+
+    func sessionGoAway(lastStreamID: Int32, errorCode: UInt32) {}
+
+    func sessionPingAcknowledged() { pingOutstanding = false }
+
+    // MARK: Admission and handler start
+
+    /// Validates request headers and routes the call, or answers it at once.
+    private func admit(_ stream: ServerStream) {
+        if stream.headerBytes > server.configuration.limits.maxHeaderListSize {
+            stream.contentType = "application/grpc+json"
+            return fail(stream, RPCError(code: .resourceExhausted, reason: "HEADER_LIST_TOO_LARGE", message: "The request headers exceed \(server.configuration.limits.maxHeaderListSize) bytes."))
+        }
+        guard stream.httpMethod == "POST" else {
+            return answerHTTP(stream, status: 405)
+        }
+        guard stream.contentType.hasPrefix("application/grpc") else {
+            return answerHTTP(stream, status: 415)
+        }
+        if let encoding = stream.encoding, encoding != "identity" {
+            return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding '\(encoding)' is not supported; use identity."))
+        }
+        guard let route = server.router.method(forPath: stream.path) else {
+            return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: \(stream.path)"))
+        }
+        stream.route = route
+        if let timeout = stream.timeout {
+            guard let duration = GRPCTimeout.parse(timeout) else {
+                stream.route = nil
+                return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(timeout)'."))
+            }
+            stream.deadlineTimer = loop.scheduleTimer(after: duration) { [weak self, weak stream] in
+                guard let self, let stream else { return }
+                stream.deadlineTimer = nil
+                stream.finish(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
+                stream.cancel()
+                self.flushOutput()
+            }
+        }
+        if !route.info.kind.isUnaryRequest { startHandler(stream) }
+    }
+
+    private func endOfRequest(_ stream: ServerStream) {
+        guard !stream.requestEnded else { return }
+        stream.requestEnded = true
+        guard stream.route != nil else { return }
+        if stream.deframer.hasPartialMessage {
+            stream.route = nil
+            return fail(stream, RPCError(code: .internal, reason: "TRUNCATED_MESSAGE", message: "The request ended inside a message."))
+        }
+        stream.endInbound()
+        if !stream.started { startHandler(stream) }
+    }
+
+    /// Ends a call with an error before or during its handler.
+    private func fail(_ stream: ServerStream, _ error: RPCError) {
+        if stream.contentType.isEmpty || !stream.contentType.hasPrefix("application/grpc") {
+            stream.contentType = "application/grpc+json"
+        }
+        stream.finish(error)
+        stream.cancel()
+        if !stream.started {
+            server.logCall(stream: stream, status: error, requestID: stream.metadata[MetadataKey.requestID])
+        }
+    }
+
+    private func answerHTTP(_ stream: ServerStream, status: Int) {
+        stream.responseSubmitted = true
+        stream.shared.withLock { $0.finished = true }
+        session.submitResponse(streamID: stream.id, headers: [(":status", String(status))], body: false)
+        server.logger.info("rejected \(stream.httpMethod) \(stream.path) from \(peer) with HTTP \(status)")
+    }
+
+    private func startHandler(_ stream: ServerStream) {
+        guard let route = stream.route else { return }
+        stream.started = true
+        let requestID = stream.metadata[MetadataKey.requestID] ?? RequestID.make()
+        let deadline = stream.timeout.flatMap(GRPCTimeout.parse).map { stream.startTime + $0 }
+        let context = ServerContext(
+            method: route.info, metadata: stream.metadata, deadline: deadline, requestID: requestID, peer: peer,
+            contentType: stream.contentType, logger: server.logger)
+        let server = self.server
+        server.callStarted()
+        let task = Task {
+            var context = context
+            var status: RPCError?
+            do {
+                try await server.router.prepare(&context)
+                try await route.handler(stream, context)
+            } catch {
+                status = RPCError(converting: error)
+            }
+            let sent = stream.finish(status)
+            server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
+            server.callEnded()
+        }
+        let cancelled = stream.shared.withLock { state -> Bool in
+            state.task = task
+            return state.buffers.cancellation != nil
+        }
+        if cancelled { task.cancel() }
+    }
+
+    // MARK: Life cycle
+
+    /// Starts a graceful shutdown: the GOAWAY notice now, the final GOAWAY a moment later.
+    func beginDrain() {
+        guard !closed, !draining else { return }
+        draining = true
+        session.submitShutdownNotice()
+        flushOutput()
+        loop.scheduleTimer(after: .milliseconds(100)) { [weak self] in
+            guard let self, !self.closed else { return }
+            self.session.submitGoAway()
+            self.flushOutput()
+        }
+    }
+
+    /// Closes at once, cancelling every call still running.
+    func close(reason: String?) {
+        guard !closed else { return }
+        closed = true
+        if let reason { server.logger.debug("connection from \(peer) closed: \(reason)") }
+        if let timer = housekeepingTimer { loop.cancelTimer(timer) }
+        socket.close()
+        for stream in streams.values {
+            stream.streamClosed = true
+            stream.finish(RPCError(code: .cancelled, message: "The connection closed."))
+            stream.cancel()
+        }
+        streams.removeAll()
+        server.connectionClosed(self)
+    }
+
+    private func scheduleHousekeeping() {
+        let interval = server.configuration.keepaliveInterval
+        housekeepingTimer = loop.scheduleTimer(after: min(interval, server.configuration.idleTimeout)) { [weak self] in
+            self?.housekeeping()
+        }
+    }
+
+    /// Closes idle connections and pings quiet ones; a ping unanswered for a whole interval
+    /// means the peer is gone.
+    private func housekeeping() {
+        guard !closed else { return }
+        let idleFor = Duration.nanoseconds(Int64(System.monotonicNanoseconds() - socket.lastActivity))
+        if streams.isEmpty && idleFor >= server.configuration.idleTimeout {
+            session.submitGoAway()
+            flushOutput()
+            close(reason: "idle")
+            return
+        }
+        if pingOutstanding {
+            close(reason: "keepalive ping unanswered")
+            return
+        }
+        if idleFor >= server.configuration.keepaliveInterval {
+            pingOutstanding = true
+            session.submitPing()
+            flushOutput()
+        }
+        scheduleHousekeeping()
+    }
+}

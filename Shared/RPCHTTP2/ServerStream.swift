@@ -1,0 +1,158 @@
+internal import Foundation
+internal import RPC
+internal import Synchronization
+
+/// One server call, shared by its connection's loop thread and its handler task.
+///
+/// The loop feeds request messages in and drains framed response bytes out; the handler
+/// reads messages and writes responses through ``ServerCallIO``. Thread-safety: the fields
+/// under "loop only" are touched on the loop thread only; everything the handler touches is
+/// in `shared`, behind a Mutex.
+final class ServerStream: ServerCallIO, @unchecked Sendable {
+    struct Shared {
+        var buffers = StreamBuffers()
+        var trailers: [(String, String)]?
+        var status: RPCError?
+        var finished = false
+        var task: Task<Void, Never>?
+    }
+
+    let shared = Mutex(Shared())
+    /// The stream id.
+    let id: Int32
+    unowned let connection: ServerConnection
+
+    // Loop only.
+    var path = ""
+    var httpMethod = ""
+    var contentType = ""
+    var timeout: String?
+    var encoding: String?
+    var metadata = Metadata()
+    var headerBytes = 0
+    var headersComplete = false
+    var requestEnded = false
+    var responseSubmitted = false
+    var streamClosed = false
+    var route: RegisteredMethod?
+    var deframer: MessageDeframer
+    var ungranted = 0
+    var deadlineTimer: UInt64?
+    var started = false
+    let startTime = ContinuousClock.now
+
+    init(id: Int32, connection: ServerConnection, maxMessageSize: Int) {
+        self.id = id
+        self.connection = connection
+        self.deframer = MessageDeframer(maxMessageSize: maxMessageSize)
+    }
+
+    // MARK: ServerCallIO (handler side)
+
+    func nextMessage() async throws -> Data? {
+        switch shared.withLock({ $0.buffers.take(nil) }) {
+        case .message(let message, let regrant):
+            if regrant { connection.scheduleFlush(self) }
+            return message
+        case .end(let end):
+            try end.get()
+            return nil
+        case .wait:
+            break
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            switch shared.withLock({ $0.buffers.take(continuation) }) {
+            case .message(let message, let regrant):
+                if regrant { connection.scheduleFlush(self) }
+                continuation.resume(returning: message)
+            case .end(let end):
+                continuation.resume(with: end.map { nil })
+            case .wait:
+                break
+            }
+        }
+    }
+
+    func write(_ message: Data) async throws {
+        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool)? in
+            if state.finished || state.buffers.cancellation != nil { return nil }
+            return state.buffers.enqueue(message)
+        }
+        guard let outcome else { throw CancellationError() }
+        if outcome.schedule { connection.scheduleFlush(self) }
+        guard outcome.wait else { return }
+        try await withCheckedThrowingContinuation { (continuation: StreamBuffers.Writer) in
+            let proceed = shared.withLock { state -> Result<Bool, any Error> in
+                if let cancellation = state.buffers.cancellation { return .failure(cancellation) }
+                return .success(state.buffers.proceedOrWait(continuation))
+            }
+            switch proceed {
+            case .success(true): continuation.resume()
+            case .success(false): break
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    /// Ends the call with a status (`nil` for OK); later calls are ignored. Returns the status
+    /// that actually ended the call. Callable from any thread.
+    @discardableResult
+    func finish(_ status: RPCError?) -> RPCError? {
+        let (schedule, effective) = shared.withLock { state -> (Bool, RPCError?) in
+            if state.finished { return (false, state.status) }
+            state.finished = true
+            state.status = status
+            state.trailers = status?.trailers ?? RPCError.okTrailers
+            let schedule = !state.buffers.flushScheduled
+            state.buffers.flushScheduled = true
+            return (schedule, status)
+        }
+        if schedule { connection.scheduleFlush(self) }
+        return effective
+    }
+
+    /// Cancels the handler and fails its waiting reads and writes. Callable from any thread.
+    func cancel() {
+        let (reader, writer, task) = shared.withLock { state in
+            let (reader, writer) = state.buffers.cancel(CancellationError())
+            return (reader, writer, state.task)
+        }
+        reader?.resume(throwing: CancellationError())
+        writer?.resume(throwing: CancellationError())
+        task?.cancel()
+    }
+
+    // MARK: Loop side
+
+    /// Queues decoded request messages for the handler; returns whether window may be granted.
+    func deliver(_ messages: [Data]) -> Bool {
+        let (handoff, belowMark) = shared.withLock { ($0.buffers.deliver(messages), $0.buffers.belowInboundMark) }
+        if let (reader, message) = handoff { reader.resume(returning: message) }
+        return belowMark
+    }
+
+    /// Marks the request as complete; a waiting reader sees the end.
+    func endInbound() {
+        shared.withLock { $0.buffers.endInbound(.success(())) }?.resume(returning: nil)
+    }
+
+    /// Whether the handler has drained enough that withheld window may be granted.
+    var canGrantWindow: Bool { shared.withLock { $0.buffers.belowInboundMark } }
+
+    /// Copies unsent response bytes into nghttp2's buffer (called from the body read callback).
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
+        let (result, writer) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?) in
+            let (count, writer) = state.buffers.drain(into: buffer)
+            if state.buffers.unsent == 0, let trailers = state.trailers {
+                return (.bytes(count: count, end: true, trailers: trailers), writer)
+            }
+            if count == 0 {
+                state.buffers.flushScheduled = false
+                return (.deferred, writer)
+            }
+            return (.bytes(count: count, end: false, trailers: nil), writer)
+        }
+        writer?.resume()
+        return result
+    }
+}

@@ -1,0 +1,190 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A `host:port` pair as written in flags (`127.0.0.1:7002`, `[::1]:7002`, `localhost:7002`).
+public struct SocketAddressText: Sendable, Hashable, CustomStringConvertible {
+    /// Host name or literal address.
+    public let host: String
+    /// TCP port.
+    public let port: Int
+
+    /// Creates an address.
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `host:port`; `nil` when it is malformed.
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.init(host: host, port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// Socket set-up calls; every one goes through ``System``.
+enum Socket {
+    /// Resolves an address (blocking: call off the event loops for names that are not literals).
+    static func resolve(_ address: SocketAddressText, passive: Bool) throws(SystemError) -> [(family: Int32, storage: sockaddr_storage, length: socklen_t)] {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        hints.ai_flags = passive ? AI_PASSIVE : 0
+        var list: UnsafeMutablePointer<addrinfo>?
+        let status = getaddrinfo(address.host, String(address.port), &hints, &list)
+        guard status == 0, let first = list else {
+            throw SystemError(function: "getaddrinfo(\(address.host))", errno: status == EAI_SYSTEM ? Glibc.errno : EHOSTUNREACH)
+        }
+        defer { freeaddrinfo(list) }
+        var results: [(Int32, sockaddr_storage, socklen_t)] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { target in
+                target.copyMemory(from: UnsafeRawBufferPointer(start: entry.pointee.ai_addr, count: Int(entry.pointee.ai_addrlen)))
+            }
+            results.append((entry.pointee.ai_family, storage, entry.pointee.ai_addrlen))
+            cursor = entry.pointee.ai_next
+        }
+        return results
+    }
+
+    /// Opens a non-blocking listening socket and returns it with the port actually bound.
+    static func listen(on address: SocketAddressText, backlog: Int32 = 1024) throws(SystemError) -> (fd: Int32, port: Int) {
+        guard let target = try resolve(address, passive: true).first else {
+            throw SystemError(function: "getaddrinfo", errno: EADDRNOTAVAIL)
+        }
+        let fd = try System.call("socket") {
+            socket(target.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        do {
+            try setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+            var storage = target.storage
+            _ = try withUnsafePointer(to: &storage) { pointer throws(SystemError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemError) in
+                    try System.call("bind") { bind(fd, address, target.length) }
+                }
+            }
+            _ = try System.call("listen") { Glibc.listen(fd, backlog) }
+            return (fd, try localPort(fd))
+        } catch {
+            System.close(fd)
+            throw error
+        }
+    }
+
+    /// Accepts one connection; `nil` when none is waiting.
+    static func accept(_ listener: Int32) throws(SystemError) -> (fd: Int32, peer: String)? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let fd = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemError) in
+                try System.nonBlocking("accept") { Glibc.accept(listener, address, &length) }
+            }
+        }
+        guard let fd else { return nil }
+        // Glibc's module hides accept4, so the flags are set in two more calls.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        return (fd, describe(storage))
+    }
+
+    /// Starts a non-blocking connect; the caller waits for writability and checks ``pendingError(_:)``.
+    static func startConnect(family: Int32, storage: sockaddr_storage, length: socklen_t) throws(SystemError) -> Int32 {
+        let fd = try System.call("socket") {
+            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
+        var storage = storage
+        let result = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
+        }
+        if result == -1 && Glibc.errno != EINPROGRESS && Glibc.errno != EINTR {
+            let error = SystemError(function: "connect", errno: Glibc.errno)
+            System.close(fd)
+            throw error
+        }
+        try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+        return fd
+    }
+
+    /// The error of a finished non-blocking connect, or `nil` on success.
+    static func pendingError(_ fd: Int32) -> SystemError? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) == -1 {
+            return SystemError(function: "getsockopt", errno: Glibc.errno)
+        }
+        return value == 0 ? nil : SystemError(function: "connect", errno: value)
+    }
+
+    /// Reads into a buffer; 0 means the peer closed, `nil` means it would block.
+    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        try System.nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+    }
+
+    /// Writes from a buffer; `nil` means it would block.
+    static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
+        try System.nonBlocking("send") { send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Half-closes or closes both directions without releasing the descriptor.
+    static func shutdownBoth(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
+        var value = value
+        _ = try System.call("setsockopt") { setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
+    }
+
+    private static func localPort(_ fd: Int32) throws(SystemError) -> Int {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemError) in
+                try System.call("getsockname") { getsockname(fd, address, &length) }
+            }
+        }
+        return port(of: storage)
+    }
+
+    private static func port(of storage: sockaddr_storage) -> Int {
+        let family = Int32(storage.ss_family)
+        var storage = storage
+        return withUnsafePointer(to: &storage) { pointer in
+            if family == AF_INET6 {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    /// `host:port` text of an address, for logs.
+    static func describe(_ storage: sockaddr_storage) -> String {
+        var storage = storage
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        let family = Int32(storage.ss_family)
+        let capacity = socklen_t(text.count)
+        let port = port(of: storage)
+        withUnsafeMutablePointer(to: &storage) { pointer in
+            if family == AF_INET6 {
+                pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    _ = inet_ntop(AF_INET6, &$0.pointee.sin6_addr, &text, capacity)
+                }
+            } else {
+                pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+                    _ = inet_ntop(AF_INET, &$0.pointee.sin_addr, &text, capacity)
+                }
+            }
+        }
+        let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}

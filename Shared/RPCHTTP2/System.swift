@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A failed system call: the call's name and `errno`.
+package struct SystemError: Error, CustomStringConvertible {
+    /// The function that failed, e.g. `connect`.
+    package let function: String
+    /// The `errno` it set.
+    package let errno: Int32
+
+    package var description: String {
+        "\(function): \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// The one wrapper every syscall of the transport goes through: retries `EINTR`, turns other
+/// failures into ``SystemError``, and treats `EBADF`/`EFAULT` as programmer errors.
+enum System {
+    /// Runs `body` until it does not fail with `EINTR`; `-1` becomes a thrown error.
+    @inline(__always)
+    static func call<Result: FixedWidthInteger>(_ function: String, _ body: () -> Result) throws(SystemError) -> Result {
+        while true {
+            let result = body()
+            if result != -1 { return result }
+            let code = Glibc.errno
+            if code == EINTR { continue }
+            precondition(code != EBADF && code != EFAULT, "\(function) on a bad descriptor or buffer")
+            throw SystemError(function: function, errno: code)
+        }
+    }
+
+    /// Like ``call(_:_:)`` for non-blocking I/O: `nil` when the call would block.
+    @inline(__always)
+    static func nonBlocking<Result: FixedWidthInteger>(_ function: String, _ body: () -> Result) throws(SystemError) -> Result? {
+        do {
+            return try call(function, body)
+        } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+            return nil
+        }
+    }
+
+    /// Closes a descriptor; errors other than `EBADF` are ignored, as the fd is gone either way.
+    static func close(_ fd: Int32) {
+        _ = Glibc.close(fd)
+    }
+
+    /// The number of cores this process may use.
+    static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// Monotonic time in nanoseconds, for timers.
+    static func monotonicNanoseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+}

@@ -1,0 +1,55 @@
+public import Contracts
+internal import Synchronization
+
+/// The serving status of a process and of each service in it, with watchers for changes.
+///
+/// Thread-safe. The process itself (service "") starts `SERVING`.
+public final class HealthMonitor: Sendable {
+    private struct State {
+        var statuses: [String: ServingStatus] = ["": .serving]
+        var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] = [:]
+        var nextWatcher = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// Creates a monitor with the process `SERVING`.
+    public init() {}
+
+    /// The status of `service`; `nil` when it is not known.
+    public func status(of service: String) -> ServingStatus? {
+        state.withLock { $0.statuses[service] }
+    }
+
+    /// Sets the status of `service` and tells its watchers.
+    public func setStatus(_ status: ServingStatus, for service: String = "") {
+        let continuations = state.withLock { state in
+            state.statuses[service] = status
+            return state.watchers.values.filter { $0.service == service }.map(\.continuation)
+        }
+        for continuation in continuations { continuation.yield(status) }
+    }
+
+    /// Marks every service `NOT_SERVING` (at the start of a shutdown).
+    public func markAllNotServing() {
+        let services = state.withLock { Array($0.statuses.keys) }
+        for service in services { setStatus(.notServing, for: service) }
+    }
+
+    /// The current status of `service` (`SERVICE_UNKNOWN` if unknown), then every change. A
+    /// slow watcher sees only the latest status.
+    public func updates(for service: String) -> AsyncStream<ServingStatus> {
+        let (stream, continuation) = AsyncStream<ServingStatus>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state -> Int in
+            let id = state.nextWatcher
+            state.nextWatcher += 1
+            state.watchers[id] = (service, continuation)
+            continuation.yield(state.statuses[service] ?? .serviceUnknown)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import Testing
+
+extension LiveTests {
+    /// Flow control: a slow reader holds its writer back instead of buffering without bound,
+    /// and the window held back for a stream comes back when the stream ends.
+    @Suite("Backpressure")
+    struct BackpressureTests {
+        @Test("a server-streaming handler writing 64 MiB is held back while the client does not read")
+        func slowReaderBlocksWriter() async throws {
+            try await withLiveServer { live in
+                let total = FixtureContract.downloadChunk * FixtureContract.downloadCount
+                let probe = live.probe
+                let (received, paused) = try await live.client.withCall(
+                    path: FixtureContract.download.path, options: CallOptions(timeout: .seconds(40))
+                ) { call in
+                    try await call.send(Data("{}".utf8))
+                    call.finishSending()
+                    var received = try await call.nextMessage()?.count ?? 0
+                    // Stop reading, and watch the handler until it stalls or clearly does not.
+                    let paused = await Self.watchWriter(probe, limit: 8 * mebibyte)
+                    while let message = try await call.nextMessage() { received += message.count }
+                    return (received, paused)
+                }
+                // What may legitimately be in flight: the handler's outbound buffer (256 KiB), the
+                // stream window (1 MiB), the client's unread messages (256 KiB) and a few messages.
+                // 8 MiB is a generous bound; without backpressure the handler writes all 64 MiB.
+                #expect(
+                    paused.stalled && paused.written < 8 * mebibyte,
+                    """
+                    while the client was not reading, the handler wrote \(paused.written / 1024) KiB of \
+                    \(total / 1024) KiB\(paused.finished ? " (all of it)" : "") and \(paused.stalled ? "then stalled" : "did not stall")
+                    """)
+                #expect(received == total)
+                #expect(probe.bytesWritten == total)
+            }
+        }
+
+        /// What a writer did while its reader was not reading.
+        struct PausedWriter {
+            var written: Int
+            var stalled: Bool
+            var finished: Bool
+        }
+
+        /// Watches the download handler while the client does not read.
+        static func watchWriter(_ probe: Probe, limit: Int) async -> PausedWriter {
+            await watchProgress(limit: limit, written: { probe.bytesWritten }, finished: { probe.count(.downloadFinished) > 0 })
+        }
+
+        /// Watches a writer whose reader does not read: it has stalled when it makes no
+        /// progress for `quiet`; it has not when it writes past `limit` or finishes.
+        static func watchProgress(
+            limit: Int, quiet: Duration = .milliseconds(500), written: () -> Int, finished: () -> Bool
+        ) async -> PausedWriter {
+            var last = written()
+            var lastProgress = ContinuousClock.now
+            let giveUp = ContinuousClock.now + .seconds(15)
+            while ContinuousClock.now < giveUp {
+                try? await Task.sleep(for: .milliseconds(50))
+                let now = written()
+                let done = finished()
+                if now > limit || done {
+                    return PausedWriter(written: now, stalled: false, finished: done)
+                }
+                if now != last {
+                    last = now
+                    lastProgress = .now
+                } else if ContinuousClock.now - lastProgress >= quiet {
+                    return PausedWriter(written: now, stalled: true, finished: false)
+                }
+            }
+            return PausedWriter(written: written(), stalled: false, finished: finished())
+        }
+
+        @Test("a client-streaming upload of 64 MiB is held back while the handler does not read")
+        func slowHandlerBlocksUploader() async throws {
+            try await withLiveServer { live in
+                let total = FixtureContract.downloadChunk * FixtureContract.downloadCount
+                let probe = live.probe
+                let sent = Counter()
+                let (answer, paused) = try await live.client.withCall(
+                    path: FixtureContract.gatedUpload.path, options: CallOptions(timeout: .seconds(40))
+                ) { call in
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            let chunk = Data(repeating: UInt8(ascii: "u"), count: FixtureContract.downloadChunk)
+                            for _ in 0..<FixtureContract.downloadCount {
+                                try await call.send(chunk)
+                                sent.add(chunk.count)
+                            }
+                            call.finishSending()
+                        }
+                        let started = await eventually(within: .seconds(10)) { probe.count(.uploadStarted) == 1 }
+                        try #require(started, "the upload handler never started")
+                        // The handler does not read until the gate opens.
+                        let paused = await Self.watchProgress(
+                            limit: 8 * mebibyte, written: { sent.value }, finished: { sent.value == total })
+                        probe.openGate()
+                        try await group.waitForAll()
+                        return (try await call.nextMessage(), paused)
+                    }
+                }
+                #expect(
+                    paused.stalled && paused.written < 8 * mebibyte,
+                    """
+                    while the handler was not reading, the client sent \(paused.written / 1024) KiB of \
+                    \(total / 1024) KiB\(paused.finished ? " (all of it)" : "") and \(paused.stalled ? "then stalled" : "did not stall")
+                    """)
+                #expect(answer.map { String(decoding: $0, as: UTF8.self) } == String(total))
+            }
+        }
+
+        @Test("uploads cancelled while their handlers are not reading give their window back to the connection")
+        func cancelledUploadsReturnWindow() async throws {
+            try await withLiveServer { live in
+                // The gate stays closed: no upload handler ever reads. Each call pushes until it
+                // stalls (at most 2 MiB), then is cancelled. 20 calls hold back more than the
+                // 16 MiB connection window if withheld bytes of closed streams are never given back.
+                for round in 0..<20 {
+                    let sent = Counter()
+                    try await live.client.withCall(path: FixtureContract.gatedUpload.path, options: CallOptions(timeout: .seconds(5))) { call in
+                        await withTaskGroup(of: Void.self) { group in
+                            group.addTask {
+                                let chunk = Data(repeating: UInt8(ascii: "u"), count: FixtureContract.downloadChunk)
+                                for _ in 0..<32 {
+                                    guard (try? await call.send(chunk)) != nil else { return }
+                                    sent.add(chunk.count)
+                                }
+                            }
+                            _ = await Self.watchProgress(
+                                limit: 2 * mebibyte - 1, quiet: .milliseconds(150), written: { sent.value }, finished: { false })
+                            call.cancel()
+                        }
+                    }
+                    #expect(sent.value > 0, "round \(round) sent nothing")
+                }
+                let text = String(repeating: "w", count: mebibyte)
+                let echoed = try await live.client.unary(
+                    EchoContract.unary, TextMessage(text: text), options: CallOptions(timeout: .seconds(5)))
+                #expect(echoed.text.count == text.count)
+            }
+        }
+
+        @Test("downloads cancelled while the client is not reading give their window back to the connection")
+        func cancelledDownloadsReturnWindow() async throws {
+            try await withLiveServer { live in
+                // Each download is cancelled after one message; the handler has written more by
+                // then. 20 of them exceed the 16 MiB connection window if the client never gives
+                // back the window of the bytes it dropped.
+                for _ in 0..<20 {
+                    try await live.client.withCall(path: FixtureContract.download.path, options: CallOptions(timeout: .seconds(5))) { call in
+                        try await call.send(Data("{}".utf8))
+                        call.finishSending()
+                        _ = try await call.nextMessage()
+                        try await Task.sleep(for: .milliseconds(20))
+                        call.cancel()
+                    }
+                }
+                let text = String(repeating: "w", count: mebibyte)
+                let echoed = try await live.client.unary(
+                    EchoContract.unary, TextMessage(text: text), options: CallOptions(timeout: .seconds(5)))
+                #expect(echoed.text.count == text.count)
+            }
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import Testing
+
+extension LiveTests {
+    /// Every RPC kind over real loopback sockets, with our own client.
+    @Suite("Call kinds over loopback")
+    struct CallKindTests {
+        @Test("a unary call echoes its text, unicode included")
+        func unary() async throws {
+            try await withLiveServer { live in
+                let response = try await live.client.unary(EchoContract.unary, TextMessage(text: "héllo ✓ 世界"))
+                #expect(response == TextMessage(text: "héllo ✓ 世界"))
+                let empty = try await live.client.unary(EchoContract.unary, TextMessage(text: ""))
+                #expect(empty == TextMessage(text: ""))
+            }
+        }
+
+        @Test("custom metadata reaches the handler")
+        func metadata() async throws {
+            try await withLiveServer { live in
+                let options = CallOptions(metadata: [MetadataKey.requestID: "live-test-1"])
+                let response = try await live.client.unary(EchoContract.unary, TextMessage(text: "metadata"), options: options)
+                #expect(response.text == "live-test-1")
+            }
+        }
+
+        @Test("a server-streaming call delivers every message in order, or none", arguments: [5, 0])
+        func serverStreaming(count: Int) async throws {
+            try await withLiveServer { live in
+                let responses = try await live.client.collect(EchoContract.serverStream, StreamRequest(text: "s", count: count))
+                #expect(responses.map(\.text) == (0..<count).map { "s-\($0)" })
+            }
+        }
+
+        @Test("a client-streaming call sees every request before answering")
+        func clientStreaming() async throws {
+            try await withLiveServer { live in
+                let response = try await live.client.clientStreaming(EchoContract.clientStream) { sender in
+                    for text in ["a", "b", "c"] { try await sender.send(TextMessage(text: text)) }
+                }
+                #expect(response == JoinedTexts(text: "a,b,c", count: 3))
+            }
+        }
+
+        @Test("a client-streaming call with no requests answers with an empty join")
+        func clientStreamingEmpty() async throws {
+            try await withLiveServer { live in
+                let response = try await live.client.clientStreaming(EchoContract.clientStream) { _ in }
+                #expect(response == JoinedTexts(text: "", count: 0))
+            }
+        }
+
+        @Test("a bidirectional call interleaves: each echo arrives before the next request is sent")
+        func bidirectionalInterleaved() async throws {
+            try await withLiveServer { live in
+                let (acknowledgements, acknowledge) = AsyncStream<Void>.makeStream()
+                // A server that waited for the half-close before answering would hang here, so the
+                // deadline turns that into a failure.
+                let texts = try await live.client.bidirectional(
+                    EchoContract.bidi, options: CallOptions(timeout: .seconds(5)),
+                    requests: { sender in
+                        var echoed = acknowledgements.makeAsyncIterator()
+                        for index in 0..<4 {
+                            try await sender.send(TextMessage(text: "b\(index)"))
+                            guard await echoed.next() != nil else { return }
+                        }
+                    },
+                    responses: { responses in
+                        var texts: [String] = []
+                        for try await response in responses {
+                            texts.append(response.text)
+                            acknowledge.yield()
+                        }
+                        acknowledge.finish()
+                        return texts
+                    })
+                #expect(texts == ["b0", "b1", "b2", "b3"])
+            }
+        }
+
+        @Test("1000 concurrent unary calls on one client all succeed")
+        func thousandConcurrentCalls() async throws {
+            try await withLiveServer { live in
+                let client = live.client
+                let mismatches = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<1000 {
+                        group.addTask {
+                            let text = "concurrent-\(index)"
+                            let response = try await client.unary(EchoContract.unary, TextMessage(text: text))
+                            return response.text == text
+                        }
+                    }
+                    var mismatches = 0
+                    for try await matched in group where !matched { mismatches += 1 }
+                    return mismatches
+                }
+                #expect(mismatches == 0)
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import Testing
+
+extension LiveTests {
+    /// Deadlines and cancellation reach the server handler's task.
+    @Suite("Deadlines and cancellation")
+    struct DeadlineAndCancellationTests {
+        @Test("a deadline on a sleeping handler fails fast with DEADLINE_EXCEEDED and cancels the handler")
+        func deadlineCancelsHandler() async throws {
+            try await withLiveServer { live in
+                let (_, elapsed) = await timed {
+                    await expectRPCError(.deadlineExceeded) {
+                        try await live.client.unary(
+                            EchoContract.sleep, SleepRequest(millis: 10_000), options: CallOptions(timeout: .milliseconds(500)))
+                    }
+                }
+                #expect(elapsed < .seconds(3), "the call took \(elapsed) for a 500 ms deadline on a 10 s sleep")
+                try #require(live.probe.count(.sleepStarted) == 1, "the Sleep handler did not start within the deadline")
+                let cancelled = await eventually(within: .seconds(3)) { live.probe.count(.sleepCancelled) == 1 }
+                #expect(cancelled, "the handler never saw its task cancelled")
+                #expect(live.probe.count(.sleepFinished) == 0)
+            }
+        }
+
+        @Test("the server enforces grpc-timeout by itself: the handler is cancelled and the call is answered")
+        func serverEnforcesTimeout() async throws {
+            try await withLiveServer { live in
+                // A raw client that sends grpc-timeout but keeps no timer of its own.
+                let socket = try RawSocket(port: live.port)
+                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings)
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
+                    payload: HTTP2Bytes.requestBlock(path: EchoContract.sleep.path, extra: [("grpc-timeout", "300m")]))
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1,
+                    payload: MessageFraming.frame(Data(#"{"millis":10000}"#.utf8)))
+                let start = ContinuousClock.now
+                socket.send(bytes)
+                let cancelled = await eventually(within: .seconds(5)) { live.probe.count(.sleepCancelled) == 1 }
+                let elapsed = ContinuousClock.now - start
+                let (received, _) = await socket.readUntilClosed(timeout: .milliseconds(500))
+                socket.close()
+                #expect(cancelled, "the handler was not cancelled at the 300 ms grpc-timeout")
+                #expect(elapsed < .seconds(3), "the handler was cancelled after \(elapsed)")
+                let frames = HTTP2Bytes.parseFrames(received)
+                #expect(
+                    frames.contains { $0.type == HTTP2Bytes.headers && $0.stream == 1 && $0.flags & HTTP2Bytes.endStream != 0 },
+                    "no final HEADERS on stream 1; frames: \(frames)")
+            }
+        }
+
+        @Test("a deadline that leaves enough time lets the call succeed")
+        func generousDeadline() async throws {
+            try await withLiveServer { live in
+                let response = try await live.client.unary(
+                    EchoContract.sleep, SleepRequest(millis: 50), options: CallOptions(timeout: .seconds(5)))
+                #expect(response.text == "slept")
+                #expect(live.probe.count(.sleepCancelled) == 0)
+            }
+        }
+
+        @Test("cancelling the calling task resets the stream and stops the server handler")
+        func clientCancellationStopsHandler() async throws {
+            try await withLiveServer { live in
+                let client = live.client
+                let call = Task {
+                    try await client.unary(EchoContract.sleep, SleepRequest(millis: 5000))
+                }
+                let started = await eventually(within: .seconds(10)) { live.probe.count(.sleepStarted) == 1 }
+                try #require(started, "the Sleep handler never started")
+                let (result, elapsed) = await timed {
+                    call.cancel()
+                    return await call.result
+                }
+                switch result {
+                case .success(let response):
+                    Issue.record("the cancelled call succeeded with \(response)")
+                case .failure(let error as RPCError):
+                    #expect(error.code == .cancelled, "got \(error)")
+                case .failure(let error):
+                    #expect(error is CancellationError, "got \(type(of: error)): \(error)")
+                }
+                #expect(elapsed < .seconds(2), "the cancelled call took \(elapsed) to end")
+                let cancelled = await eventually(within: .seconds(3)) { live.probe.count(.sleepCancelled) == 1 }
+                #expect(cancelled, "the handler never saw its task cancelled")
+                // The connection is still usable.
+                let after = try await client.unary(EchoContract.unary, TextMessage(text: "after"))
+                #expect(after.text == "after")
+            }
+        }
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import Testing
+
+extension LiveTests {
+    /// Statuses, reasons, messages and details as the client receives them.
+    @Suite("Errors over loopback")
+    struct ErrorTests {
+        @Test("a handler's error arrives with its code, reason and message")
+        func codeReasonAndMessage() async throws {
+            try await withLiveServer { live in
+                let error = await expectRPCError(.notFound, reason: "PRODUCT_NOT_FOUND") {
+                    try await live.client.unary(EchoContract.unary, TextMessage(text: "fail:NOT_FOUND:PRODUCT_NOT_FOUND"))
+                }
+                #expect(error?.message == "requested failure")
+                #expect(error?.details == nil)
+            }
+        }
+
+        @Test("a message with non-ASCII, percent signs and newlines round-trips through grpc-message")
+        func messageEncoding() async throws {
+            try await withLiveServer { live in
+                let message = "100% sûr ✓\nline two"
+                let error = await expectRPCError(.failedPrecondition, reason: "AS_REQUESTED") {
+                    try await live.client.unary(FixtureContract.failWithMessage, TextMessage(text: message))
+                }
+                #expect(error?.message == message)
+            }
+        }
+
+        @Test("error details round-trip: fieldViolations of invalidField")
+        func details() async throws {
+            try await withLiveServer { live in
+                let error = await expectRPCError(.invalidArgument) {
+                    try await live.client.unary(FixtureContract.invalidEmail, TextMessage(text: "x"))
+                }
+                #expect(error?.message == "email: is invalid")
+                let violations = error?.details?["fieldViolations"]?.arrayValue
+                #expect(violations?.count == 1)
+                #expect(violations?.first?["field"]?.stringValue == "email")
+                #expect(violations?.first?["description"]?.stringValue == "is invalid")
+            }
+        }
+
+        @Test("an error from a server-streaming handler ends the stream with its status")
+        func streamingError() async throws {
+            try await withLiveServer { live in
+                await expectRPCError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
+                    try await live.client.collect(EchoContract.serverStream, StreamRequest(text: "s", count: -1))
+                }
+            }
+        }
+
+        @Test("an unknown method and an unknown service are UNIMPLEMENTED")
+        func unknownMethodAndService() async throws {
+            try await withLiveServer { live in
+                await expectRPCError(.unimplemented) {
+                    try await live.client.unary(EchoContract.unknownMethod, TextMessage(text: "x"))
+                }
+                await expectRPCError(.unimplemented) {
+                    try await live.client.unary(EchoContract.unknownService, TextMessage(text: "x"))
+                }
+                // The connection is still fine afterwards.
+                let next = try await live.client.unary(EchoContract.unary, TextMessage(text: "ok"))
+                #expect(next.text == "ok")
+            }
+        }
+
+        @Test("a request that is not JSON is INVALID_ARGUMENT with reason MALFORMED_MESSAGE")
+        func malformedJSON() async throws {
+            try await withLiveServer { live in
+                await expectRPCError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
+                    try await live.client.withCall(path: EchoContract.unary.path, options: CallOptions(timeout: .seconds(5))) { call in
+                        try await call.send(Data("not json".utf8))
+                        call.finishSending()
+                        return try await call.nextMessage()
+                    }
+                }
+            }
+        }
+
+        @Test("a field of the wrong type is INVALID_ARGUMENT naming the field")
+        func wrongFieldType() async throws {
+            try await withLiveServer { live in
+                let error = await expectRPCError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
+                    try await live.client.withCall(path: EchoContract.serverStream.path, options: CallOptions(timeout: .seconds(5))) { call in
+                        try await call.send(Data(#"{"text":"s","count":"five"}"#.utf8))
+                        call.finishSending()
+                        return try await call.nextMessage()
+                    }
+                }
+                #expect(error?.details?["fieldViolations"]?.arrayValue?.first?["field"]?.stringValue == "count")
+            }
+        }
+
+        @Test("a unary call with zero request messages is UNIMPLEMENTED")
+        func unaryWithoutRequest() async throws {
+            try await withLiveServer { live in
+                await expectRPCError(.unimplemented) {
+                    try await live.client.withCall(path: EchoContract.unary.path, options: CallOptions(timeout: .seconds(5))) { call in
+                        call.finishSending()
+                        return try await call.nextMessage()
+                    }
+                }
+            }
+        }
+
+        @Test("a unary call with two request messages is UNIMPLEMENTED")
+        func unaryWithTwoRequests() async throws {
+            try await withLiveServer { live in
+                await expectRPCError(.unimplemented) {
+                    try await live.client.withCall(path: EchoContract.unary.path, options: CallOptions(timeout: .seconds(5))) { call in
+                        try await call.send(Data(#"{"text":"one"}"#.utf8))
+                        try await call.send(Data(#"{"text":"two"}"#.utf8))
+                        call.finishSending()
+                        return try await call.nextMessage()
+                    }
+                }
+            }
+        }
+    }
+}

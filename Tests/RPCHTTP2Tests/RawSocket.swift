@@ -1,0 +1,239 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A plain blocking TCP connection to a loopback port, for sending bytes no HTTP/2 library
+/// would: bad prefaces, truncated frames, header floods. Receives time out, so a test never
+/// hangs on a server that stays silent, and run on a thread of their own, so they never
+/// block the (small) cooperative pool the servers' handlers need.
+///
+/// Invariant for @unchecked Sendable: one test uses a socket, one call at a time.
+final class RawSocket: @unchecked Sendable {
+    private var fd: Int32
+
+    /// Connects to `127.0.0.1:port`.
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            let error = RawSocketError(function: "connect", errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    deinit { if fd >= 0 { Glibc.close(fd) } }
+
+    /// Sends all of `bytes`; returns false when the peer has already closed.
+    @discardableResult
+    func send(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { buffer in
+                Glibc.send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+            }
+            if sent < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Closes our sending side (the peer reads end-of-file) but keeps reading.
+    func finishSending() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Closes the socket.
+    func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    /// Reads until the peer closes or `timeout` passes. Returns what arrived and whether the
+    /// peer closed (end-of-file or reset) within the time.
+    func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
+        await onThread { self.blockingReadUntilClosed(timeout: timeout) }
+    }
+
+    private func blockingReadUntilClosed(timeout: Duration) -> (bytes: [UInt8], closed: Bool) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let remaining = deadline - ContinuousClock.now
+            guard remaining > .zero else { return (received, false) }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let millis = Int32(max(1, remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+            let ready = poll(&poller, 1, millis)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                return (received, false)
+            }
+            if ready == 0 { continue }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count == 0 { return (received, true) }
+            if count < 0 {
+                if errno == EINTR || errno == EAGAIN { continue }
+                return (received, true)  // ECONNRESET: the peer closed hard
+            }
+            received.append(contentsOf: buffer[0..<count])
+        }
+    }
+}
+
+/// Runs blocking work on a new thread and waits for it without holding a cooperative thread.
+func onThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: work()) }.start()
+    }
+}
+
+/// A failed call on a ``RawSocket``.
+struct RawSocketError: Error, CustomStringConvertible {
+    let function: String
+    let errno: Int32
+    var description: String { "\(function): \(String(cString: strerror(errno)))" }
+}
+
+/// A loopback port with nothing listening on it: bound once to find a free port, then closed.
+func deadPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+            bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0
+        }
+    }
+    guard bound else { throw RawSocketError(function: "bind", errno: errno) }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// A TCP listener that accepts every connection and closes it at once, counting them: a
+/// server that is "there" but fails every call before any response header.
+final class SlammingListener: Sendable {
+    private let fd: Int32
+    /// The bound port.
+    let port: Int
+    private let state = Mutex<(accepted: Int, stopped: Bool, finished: Bool)>((0, false, false))
+
+    init() throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let fd = self.fd
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0 && listen(fd, 64) == 0
+            }
+        }
+        guard bound else {
+            let error = RawSocketError(function: "bind/listen", errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in self.acceptLoop() }
+        thread.start()
+    }
+
+    /// Connections accepted so far.
+    var accepted: Int { state.withLock { $0.accepted } }
+
+    private func acceptLoop() {
+        while !state.withLock({ $0.stopped }) {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, 20) > 0 else { continue }
+            let connection = accept(fd, nil, nil)
+            guard connection >= 0 else { continue }
+            state.withLock { $0.accepted += 1 }
+            // A plain close: the client sees its connection established, then end-of-file.
+            Glibc.close(connection)
+        }
+        state.withLock { $0.finished = true }
+    }
+
+    /// Stops accepting and closes the listening socket.
+    func stop() async {
+        state.withLock { $0.stopped = true }
+        _ = await eventually(within: .seconds(1)) { state.withLock { $0.finished } }
+        Glibc.close(fd)
+    }
+}
+
+/// Builds HTTP/2 frames and HPACK blocks by hand (RFC 9113 §4.1, RFC 7541 §6.2.2).
+enum HTTP2Bytes {
+    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+
+    /// Frame types and flags used here.
+    static let data: UInt8 = 0, headers: UInt8 = 1, settings: UInt8 = 4, goAway: UInt8 = 7, continuation: UInt8 = 9
+    static let endStream: UInt8 = 0x1, endHeaders: UInt8 = 0x4
+
+    /// One frame: 24-bit length, type, flags, 31-bit stream id, payload.
+    static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+        let length = payload.count
+        return [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
+                UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)]
+            + payload
+    }
+
+    /// An HPACK integer with a 7-bit prefix (the high bit, Huffman, stays 0).
+    static func integer(_ value: Int) -> [UInt8] {
+        guard value >= 127 else { return [UInt8(value)] }
+        var bytes: [UInt8] = [127]
+        var rest = value - 127
+        while rest >= 128 {
+            bytes.append(UInt8(rest % 128 + 128))
+            rest /= 128
+        }
+        bytes.append(UInt8(rest))
+        return bytes
+    }
+
+    /// A literal header field without indexing, with a literal name.
+    static func literal(_ name: String, _ value: String) -> [UInt8] {
+        [0x00] + integer(name.utf8.count) + Array(name.utf8) + integer(value.utf8.count) + Array(value.utf8)
+    }
+
+    /// A header block of gRPC request headers for `path`, plus `extra` fields.
+    static func requestBlock(path: String, contentType: String = "application/grpc+json", extra: [(String, String)] = []) -> [UInt8] {
+        let fields = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "127.0.0.1"),
+                      ("content-type", contentType), ("te", "trailers")] + extra
+        return fields.flatMap { literal($0.0, $0.1) }
+    }
+
+    /// Splits received bytes into frames: (type, flags, stream id, payload length).
+    static func parseFrames(_ bytes: [UInt8]) -> [(type: UInt8, flags: UInt8, stream: UInt32, length: Int)] {
+        var frames: [(UInt8, UInt8, UInt32, Int)] = []
+        var offset = 0
+        while offset + 9 <= bytes.count {
+            let length = Int(bytes[offset]) << 16 | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2])
+            let stream = UInt32(bytes[offset + 5] & 0x7F) << 24 | UInt32(bytes[offset + 6]) << 16
+                | UInt32(bytes[offset + 7]) << 8 | UInt32(bytes[offset + 8])
+            frames.append((bytes[offset + 3], bytes[offset + 4], stream, length))
+            offset += 9 + length
+        }
+        return frames
+    }
+}

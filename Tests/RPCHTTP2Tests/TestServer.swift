@@ -1,0 +1,137 @@
+import Foundation
+import Logging
+import RPC
+import RPCHTTP2
+import Synchronization
+import Testing
+
+/// A logger that only speaks up about problems, to keep test output short.
+let quietLogger: Logger = {
+    var logger = Logger(label: "rpchttp2-tests")
+    logger.logLevel = .warning
+    return logger
+}()
+
+/// The live tests, over real loopback sockets. Serialized: they assert on timing (deadlines,
+/// "at once", a stalled writer) and some are heavy (1000 concurrent calls, 64 MiB, 4 MiB JSON,
+/// a Python peer); run all at once on a two-core machine they starve the cooperative pool
+/// that handlers and clients share, and the timings stop meaning anything.
+@Suite("Live RPC over loopback", .serialized)
+struct LiveTests {}
+
+/// One test's server on a free loopback port, with a client connected to it and the probe
+/// its handlers report to. Every test starts its own.
+struct LiveServer: Sendable {
+    let server: HTTP2Server
+    let client: RPCClient
+    let probe: Probe
+    let port: Int
+
+    /// The server's address.
+    var address: SocketAddressText { SocketAddressText(host: "127.0.0.1", port: port) }
+
+    /// A further client of this server; the caller closes it.
+    func makeClient(configuration: ClientConfiguration = ClientConfiguration()) throws -> RPCClient {
+        try RPCClient(target: address, configuration: configuration)
+    }
+}
+
+/// Starts the echo server on port 0 and a client, runs `body`, then closes both, whether
+/// `body` returned or threw.
+@discardableResult
+func withLiveServer<Result>(
+    configure: (inout ServerConfiguration) -> Void = { _ in },
+    _ body: (LiveServer) async throws -> Result
+) async throws -> Result {
+    var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+    configure(&configuration)
+    let probe = Probe()
+    let server = try HTTP2Server(configuration: configuration, router: .echoRouter(probe: probe), logger: quietLogger)
+    let port = try server.start()
+    let client: RPCClient
+    do {
+        client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
+    } catch {
+        await server.shutdown()
+        throw error
+    }
+    let live = LiveServer(server: server, client: client, probe: probe, port: port)
+    let result: Result
+    do {
+        result = try await body(live)
+    } catch {
+        await client.close()
+        await server.shutdown()
+        throw error
+    }
+    // The client goes first so the server has no open connection to wait for.
+    await client.close()
+    await server.shutdown()
+    return result
+}
+
+/// Runs `body` and returns the ``RPCError`` it threw, recording an issue when it succeeded,
+/// threw something else, or threw another code or reason than expected.
+@discardableResult
+func expectRPCError<Value>(
+    _ code: RPCCode, reason: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> Value
+) async -> RPCError? {
+    do {
+        let value = try await body()
+        Issue.record("expected \(code.name), but the call succeeded with \(value)", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as RPCError {
+        #expect(error.code == code, "got \(error)", sourceLocation: sourceLocation)
+        if let reason {
+            #expect(error.reason == reason, "got \(error)", sourceLocation: sourceLocation)
+        }
+        return error
+    } catch {
+        Issue.record("expected RPCError \(code.name), got \(type(of: error)): \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
+func eventually(within timeout: Duration = .seconds(3), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { return false }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return true
+}
+
+/// Runs `body` and returns its result with the time it took.
+func timed<Value>(_ body: () async throws -> Value) async rethrows -> (Value, Duration) {
+    let start = ContinuousClock.now
+    let value = try await body()
+    return (value, ContinuousClock.now - start)
+}
+
+extension RPCClient {
+    /// Reads every response of a server-streaming call into an array.
+    func collect<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, options: CallOptions = CallOptions()
+    ) async throws -> [Response] {
+        try await serverStreaming(method, request, options: options) { responses in
+            var collected: [Response] = []
+            for try await response in responses { collected.append(response) }
+            return collected
+        }
+    }
+}
+
+let mebibyte = 1024 * 1024
+
+/// A number several tasks add to. Thread-safe.
+final class Counter: Sendable {
+    private let state = Mutex(0)
+
+    /// Adds `amount`.
+    func add(_ amount: Int) { state.withLock { $0 += amount } }
+
+    /// The current total.
+    var value: Int { state.withLock { $0 } }
+}

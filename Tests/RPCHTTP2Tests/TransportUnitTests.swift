@@ -1,0 +1,98 @@
+@testable import RPCHTTP2
+import Foundation
+import Testing
+
+@Suite("Transport units")
+struct TransportUnitTests {
+    @Test("the timer heap pops due timers earliest first and leaves future ones")
+    func timerHeapOrder() {
+        var heap = TimerHeap()
+        for (deadline, id) in [(50, 5), (10, 1), (30, 3), (20, 2), (40, 4), (90, 9)] as [(UInt64, UInt64)] {
+            heap.push(deadline: deadline, id: id)
+        }
+        var popped: [UInt64] = []
+        while let id = heap.popExpired(now: 45) { popped.append(id) }
+        #expect(popped == [1, 2, 3, 4])
+        #expect(heap.millisecondsUntilNext(now: 45) == 1)  // 5 ns away rounds up to 1 ms
+        #expect(heap.popExpired(now: 100) == 5)
+        #expect(heap.popExpired(now: 100) == 9)
+        #expect(heap.isEmpty)
+        #expect(heap.millisecondsUntilNext(now: 0) == -1)
+    }
+
+    @Test("timeouts until the next timer are capped at a minute")
+    func timerHeapCap() {
+        var heap = TimerHeap()
+        heap.push(deadline: 10 * 60 * 1_000_000_000, id: 1)
+        #expect(heap.millisecondsUntilNext(now: 0) == 60_000)
+    }
+
+    @Test("host:port text parses names, IPv4 and bracketed IPv6", arguments: [
+        ("127.0.0.1:7001", "127.0.0.1", 7001),
+        ("localhost:80", "localhost", 80),
+        ("[::1]:8080", "::1", 8080),
+        ("auth-svc.default.svc:7001", "auth-svc.default.svc", 7001),
+    ])
+    func addressParsing(text: String, host: String, port: Int) throws {
+        let address = try #require(SocketAddressText(text))
+        #expect(address.host == host)
+        #expect(address.port == port)
+        #expect(SocketAddressText(address.description) == address)
+    }
+
+    @Test("malformed host:port text is rejected", arguments: ["", "7001", ":7001", "host:", "host:99999", "host:x", "[]:1"])
+    func addressRejects(text: String) {
+        #expect(SocketAddressText(text) == nil)
+    }
+
+    @Test("stream buffers hand a waiting reader the first message and keep the rest in order")
+    func streamBuffersOrder() {
+        var buffers = StreamBuffers()
+        _ = buffers.deliver([.init([1]), .init([2, 2])])
+        guard case .message(let first, _) = buffers.take(nil), case .message(let second, _) = buffers.take(nil) else {
+            Issue.record("expected two messages")
+            return
+        }
+        #expect(Array(first) == [1])
+        #expect(Array(second) == [2, 2])
+        guard case .wait = buffers.take(nil) else {
+            Issue.record("expected to wait")
+            return
+        }
+        _ = buffers.endInbound(.success(()))
+        guard case .end = buffers.take(nil) else {
+            Issue.record("expected the end")
+            return
+        }
+    }
+
+    @Test("stream buffers withhold window above the high-water mark and regrant below it")
+    func streamBuffersWindow() {
+        var buffers = StreamBuffers()
+        let big = [UInt8](repeating: 7, count: StreamBuffers.inboundHighWater)
+        _ = buffers.deliver([.init(big)])
+        #expect(!buffers.belowInboundMark)
+        guard case .message(_, let regrant) = buffers.take(nil) else {
+            Issue.record("expected a message")
+            return
+        }
+        #expect(regrant)
+        #expect(buffers.belowInboundMark)
+    }
+
+    @Test("stream buffers drain framed bytes across several reads")
+    func streamBuffersDrain() {
+        var buffers = StreamBuffers()
+        let (schedule, wait) = buffers.enqueue(.init([1, 2, 3]))
+        #expect(schedule && !wait)
+        #expect(buffers.unsent == 8)
+        var out = [UInt8](repeating: 0, count: 5)
+        let first = out.withUnsafeMutableBytes { buffers.drain(into: $0).count }
+        #expect(first == 5)
+        #expect(out == [0, 0, 0, 0, 3])
+        let rest = out.withUnsafeMutableBytes { buffers.drain(into: $0).count }
+        #expect(rest == 3)
+        #expect(Array(out.prefix(3)) == [1, 2, 3])
+        #expect(buffers.unsent == 0)
+    }
+}

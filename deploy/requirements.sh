@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Installs what Storefront needs on a Debian machine, or says exactly what to run.
+# Sourced by deploy/compose and Tests/run; `ensure_requirements build|test`.
+
+APT_BUILD=(libnghttp2-dev libsqlite3-dev)
+APT_TEST=(libnghttp2-dev libsqlite3-dev nghttp2-client sqlite3)
+PIP_TEST=(grpcio)
+
+missing_apt() {
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || printf '%s ' "$pkg"
+  done
+}
+
+missing_pip() {
+  local pkg
+  for pkg in "$@"; do
+    python3 -c "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec('${pkg//-/_}') else 1)" 2>/dev/null || printf '%s ' "$pkg"
+  done
+}
+
+ensure_requirements() {
+  local mode=$1 apt pip
+  command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 (https://www.swift.org/install/linux/) and retry." >&2; return 1; }
+  if [ "$mode" = test ]; then apt=$(missing_apt "${APT_TEST[@]}"); else apt=$(missing_apt "${APT_BUILD[@]}"); fi
+  if [ -n "$apt" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+      echo "installing Debian packages: $apt"
+      # shellcheck disable=SC2086
+      (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $apt) >/dev/null || {
+        echo "apt-get failed; run: sudo apt-get install -y $apt" >&2; return 1; }
+    else
+      echo "missing Debian packages; run: sudo apt-get install -y $apt" >&2
+      return 1
+    fi
+  fi
+  if [ "$mode" = test ]; then
+    command -v python3 >/dev/null || { echo "python3 is missing; run: sudo apt-get install -y python3 python3-pip" >&2; return 1; }
+    pip=$(missing_pip "${PIP_TEST[@]}")
+    if [ -n "$pip" ]; then
+      echo "installing Python packages: $pip"
+      # shellcheck disable=SC2086
+      python3 -m pip install -q $pip 2>/dev/null || python3 -m pip install -q --break-system-packages $pip || {
+        echo "pip failed; run: python3 -m pip install $pip" >&2; return 1; }
+    fi
+  fi
+  return 0
+}
