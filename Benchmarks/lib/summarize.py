@@ -46,6 +46,7 @@ def parse(server, shape, stdout_path, log_path, load1=None, cores=None):
         # The run itself (server + h2load) keeps up to ~1.5 runnable threads per core busy.
         if float(load1) > 1.5 * float(cores):
             row["warnings"].append(f"busy machine: load {float(load1):.1f} on {cores} cores")
+            row["busy"] = True
     with open(stdout_path, encoding="utf-8", errors="replace") as f:
         out = f.read()
 
@@ -149,6 +150,34 @@ def fmt_ratio(v):
     return "-" if v is None else f"{v:.2f}x"
 
 
+def pick_medians(rows):
+    """With BENCH_REPEAT > 1 there are several rows per (server, shape): keep the median
+    valid run by req/s (an invalid run makes the whole group invalid), noting the spread."""
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["server"], r["shape"]), []).append(r)
+    picked = []
+    for group in groups.values():
+        if len(group) == 1:
+            picked.append(group[0])
+            continue
+        bad = [r for r in group if not r.get("ok")]
+        if bad:
+            chosen = dict(bad[0])
+            chosen["problems"] = [f"{len(bad)} of {len(group)} runs invalid"] + chosen.get("problems", [])
+            picked.append(chosen)
+            continue
+        by_rps = sorted(group, key=lambda r: r.get("rps") or 0)
+        chosen = dict(by_rps[(len(by_rps) - 1) // 2])
+        rps = [r.get("rps") or 0 for r in by_rps]
+        warnings = sorted({w for r in group for w in r.get("warnings", [])})
+        chosen["warnings"] = [
+            f"median of {len(group)} runs; req/s {fmt_rps(rps[0])}..{fmt_rps(rps[-1])}"
+        ] + warnings
+        picked.append(chosen)
+    return picked
+
+
 def table(results_path, markdown_out=None):
     rows = []
     with open(results_path, encoding="utf-8") as f:
@@ -162,6 +191,8 @@ def table(results_path, markdown_out=None):
         c, m = (int(x) for x in r["shape"].split("x"))
         return (s, c * m)
 
+    all_rows = rows
+    rows = pick_medians(rows)
     rows.sort(key=key)
     header = ["server", "shape (conns x streams)", "req/s", "mean", "p50", "p99", "notes"]
     body = []
@@ -218,7 +249,7 @@ def table(results_path, markdown_out=None):
             verdict = f"  goal {'>=' if higher else '<='} {goal:g}x: {'MET' if met else 'NOT MET'}"
         ratio_lines.append(f"  {label.ljust(36)} {fmt_ratio(value)}{verdict}")
 
-    if any(r.get("warnings") for r in rows):
+    if any(r.get("busy") for r in all_rows):
         lines.append("")
         lines.append("Warning: some runs started on a busy machine (1-minute load average above 1.5x the cores);")
         lines.append("other processes took CPU from the servers and h2load, so those figures are low and noisy.")

@@ -80,6 +80,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             defer { state.streams.removeAll(keepingCapacity: true) }
             return state.streams
         }
+        guard !closed else { return }
         for stream in ready where !stream.streamClosed {
             pushResponse(stream)
             if stream.ungranted > 0 && stream.canGrantWindow {
@@ -230,6 +231,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 stream.route = nil
                 return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(timeout)'."))
             }
+            stream.deadline = stream.startTime + duration
             stream.deadlineTimer = loop.scheduleTimer(after: duration) { [weak self, weak stream] in
                 guard let self, let stream else { return }
                 stream.deadlineTimer = nil
@@ -276,9 +278,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         guard let route = stream.route else { return }
         stream.started = true
         let requestID = stream.metadata[MetadataKey.requestID] ?? RequestID.make()
-        let deadline = stream.timeout.flatMap(GRPCTimeout.parse).map { stream.startTime + $0 }
         let context = ServerContext(
-            method: route.info, metadata: stream.metadata, deadline: deadline, requestID: requestID, peer: peer,
+            method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
             contentType: stream.contentType, logger: server.logger)
         let server = self.server
         server.callStarted()

@@ -20,7 +20,9 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     let shared = Mutex(Shared())
     /// The stream id.
     let id: Int32
-    unowned let connection: ServerConnection
+    /// Strong on purpose: a handler may outlive its connection (closed under it) and must still
+    /// be able to finish; the cycle through `ServerConnection.streams` ends when the stream does.
+    let connection: ServerConnection
 
     // Loop only.
     var path = ""
@@ -38,6 +40,7 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     var deframer: MessageDeframer
     var ungranted = 0
     var deadlineTimer: UInt64?
+    var deadline: ContinuousClock.Instant?
     var started = false
     let startTime = ContinuousClock.now
 

@@ -84,6 +84,10 @@ enum FixtureContract {
         service: service, method: "GatedUpload", kind: .clientStreaming, auth: .none, idempotent: false,
         requestFields: [], responseFields: [])
 
+    /// Waits `millis` without noticing cancellation, then answers: a handler that outlives
+    /// its call's connection.
+    static let stubbornSleep = MethodDescriptor<SleepRequest, TextMessage>(service: service, method: "StubbornSleep", kind: .unary)
+
     static let downloadChunk = 64 * 1024
     static let downloadCount = 1024
 }
@@ -93,7 +97,7 @@ enum FixtureContract {
 final class Probe: Sendable {
     /// Something a handler reports.
     enum Event: Hashable, Sendable {
-        case sleepStarted, sleepCancelled, sleepFinished, downloadFinished, uploadStarted
+        case sleepStarted, sleepCancelled, sleepFinished, downloadFinished, uploadStarted, stubbornStarted, stubbornFinished
     }
 
     private let state = Mutex<(events: [Event: Int], bytesWritten: Int, gateOpen: Bool)>(([:], 0, false))
@@ -189,6 +193,15 @@ extension Router {
             var total = 0
             while let message = try await io.nextMessage() { total += message.count }
             try await io.write(Data(String(total).utf8))
+        }
+
+        router.unary(FixtureContract.stubbornSleep) { request, _ in
+            probe.record(.stubbornStarted)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(request.millis)) { continuation.resume() }
+            }
+            probe.record(.stubbornFinished)
+            return TextMessage(text: "slept")
         }
 
         router.addStandardServices(health: HealthMonitor())

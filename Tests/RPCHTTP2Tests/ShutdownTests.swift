@@ -7,6 +7,26 @@ extension LiveTests {
     /// Graceful shutdown: in-flight calls finish, new ones are refused.
     @Suite("Graceful shutdown")
     struct ShutdownTests {
+        @Test("a handler that outlives its connection finishes without harm, and the server keeps serving")
+        func handlerOutlivesConnection() async throws {
+            // Full per-call logging, which reads the call's connection after the handler ends.
+            try await withLiveServer(logger: discardingLogger) { live in
+                let other = try live.makeClient()
+                let call = Task {
+                    try await other.unary(FixtureContract.stubbornSleep, SleepRequest(millis: 300), options: CallOptions(timeout: .seconds(10)))
+                }
+                let started = await eventually(within: .seconds(10)) { live.probe.count(.stubbornStarted) == 1 }
+                try #require(started, "the handler never started")
+                await other.close()  // the server closes the connection under the running handler
+                _ = await call.result
+                let finished = await eventually(within: .seconds(5)) { live.probe.count(.stubbornFinished) == 1 }
+                #expect(finished)
+                try await Task.sleep(for: .milliseconds(50))  // let the handler's finish reach the closed connection
+                let answer = try await live.client.unary(EchoContract.unary, TextMessage(text: "still serving"))
+                #expect(answer.text == "still serving")
+            }
+        }
+
         @Test("shutdown lets an in-flight call finish, then new calls fail with UNAVAILABLE")
         func inFlightCallFinishes() async throws {
             try await withLiveServer { live in

@@ -12,6 +12,21 @@ let quietLogger: Logger = {
     return logger
 }()
 
+/// A logger that accepts every level and throws the lines away: the server's per-call logging
+/// code runs in full, without filling the test output.
+let discardingLogger = Logger(label: "rpchttp2-tests-discard") { _ in DiscardingLogHandler() }
+
+/// A log handler that enables every level and writes nothing.
+struct DiscardingLogHandler: LogHandler {
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {}
+}
+
 /// The live tests, over real loopback sockets. Serialized: they assert on timing (deadlines,
 /// "at once", a stalled writer) and some are heavy (1000 concurrent calls, 64 MiB, 4 MiB JSON,
 /// a Python peer); run all at once on a two-core machine they starve the cooperative pool
@@ -41,12 +56,13 @@ struct LiveServer: Sendable {
 @discardableResult
 func withLiveServer<Result>(
     configure: (inout ServerConfiguration) -> Void = { _ in },
+    logger: Logger = quietLogger,
     _ body: (LiveServer) async throws -> Result
 ) async throws -> Result {
     var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
     configure(&configuration)
     let probe = Probe()
-    let server = try HTTP2Server(configuration: configuration, router: .echoRouter(probe: probe), logger: quietLogger)
+    let server = try HTTP2Server(configuration: configuration, router: .echoRouter(probe: probe), logger: logger)
     let port = try server.start()
     let client: RPCClient
     do {
