@@ -54,6 +54,9 @@ let package = Package(
         .testTarget(
             name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts"],
+            path: "Tests/ServiceKitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]
 )

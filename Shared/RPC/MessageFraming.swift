@@ -41,7 +41,6 @@ public struct MessageDeframer: Sendable {
     /// Creates a deframer with a size limit.
     public init(maxMessageSize: Int) {
         self.maxMessageSize = maxMessageSize
-        header.reserveCapacity(MessageFraming.prefixSize)
     }
 
     /// Whether a message has started but not finished (a truncated stream if it ends now).

@@ -1,16 +1,38 @@
 internal import Synchronization
 
-/// Request ids for calls that arrive without `x-request-id`.
-public enum RequestID {
+/// A call's request id: the caller's `x-request-id`, or one made up here. A made-up id is
+/// kept as a number and only turned into text when something reads it (a log line, the next
+/// hop), since most calls never do.
+public struct RequestID: Sendable, Hashable, CustomStringConvertible {
+    private enum Storage: Sendable, Hashable {
+        case given(String)
+        case generated(UInt32)
+    }
+
+    private let storage: Storage
+
+    /// The id a caller sent.
+    public init(_ text: String) { storage = .given(text) }
+
+    private init(sequence: UInt32) { storage = .generated(sequence) }
+
     /// A random prefix per process, so ids from different processes do not collide.
     private static let processPrefix = UInt32.random(in: .min ... .max)
     private static let counter = Atomic<UInt32>(0)
 
-    /// A new id: 16 lower-case hex digits — 8 for the process, 8 counting its calls. Cheap
-    /// enough for every call (no system randomness per call).
-    public static func make() -> String {
-        let sequence = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return hex(processPrefix) + hex(sequence)
+    /// A new id for a call that arrived without one.
+    public static func next() -> RequestID {
+        RequestID(sequence: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+
+    /// A new id as text: 16 lower-case hex digits — 8 for the process, 8 counting its calls.
+    public static func make() -> String { next().description }
+
+    public var description: String {
+        switch storage {
+        case .given(let text): text
+        case .generated(let sequence): Self.hex(Self.processPrefix) + Self.hex(sequence)
+        }
     }
 
     private static func hex(_ value: UInt32) -> String {

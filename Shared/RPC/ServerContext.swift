@@ -9,7 +9,9 @@ public struct ServerContext: Sendable {
     /// When the caller gives up, from `grpc-timeout`; `nil` for no deadline.
     public let deadline: ContinuousClock.Instant?
     /// The request id: the caller's `x-request-id`, or one made up for this call.
-    public let requestID: String
+    public var requestID: String { requestIDValue.description }
+    /// The request id before it is formatted.
+    public let requestIDValue: RequestID
     /// The remote address, `host:port`.
     public let peer: String
     /// The request's content type, echoed in the response.
@@ -27,15 +29,25 @@ public struct ServerContext: Sendable {
     /// Values attached by interceptors, e.g. the authenticated user.
     public var attributes: Attributes
 
-    /// Creates a context; transports and in-process tests call this.
+    /// Creates a context with a request id given as text (tests, in-process calls).
     public init(
         method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: String,
+        peer: String, contentType: String = "application/grpc+json", logger: Logger
+    ) {
+        self.init(
+            method: method, metadata: metadata, deadline: deadline, requestID: RequestID(requestID), peer: peer,
+            contentType: contentType, logger: logger)
+    }
+
+    /// Creates a context; transports call this.
+    public init(
+        method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
         peer: String, contentType: String = "application/grpc+json", logger: Logger
     ) {
         self.method = method
         self.metadata = metadata
         self.deadline = deadline
-        self.requestID = requestID
+        self.requestIDValue = requestID
         self.peer = peer
         self.contentType = contentType
         self.baseLogger = logger

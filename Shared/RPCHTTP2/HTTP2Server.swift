@@ -137,7 +137,7 @@ final class HTTP2ServerCore: Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let logger: Logger
-    private let calls = Mutex<(count: Int, waiters: [CheckedContinuation<Void, Never>])>((0, []))
+    private let calls = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger) {
@@ -146,7 +146,7 @@ final class HTTP2ServerCore: Sendable {
         self.logger = logger
     }
 
-    var inFlight: Int { calls.withLock { $0.count } }
+    var inFlight: Int { calls.load(ordering: .relaxed) }
     var openConnections: [ServerConnection] { connections.withLock { Array($0.values) } }
 
     func connectionOpened(_ connection: ServerConnection) {
@@ -157,17 +157,9 @@ final class HTTP2ServerCore: Sendable {
         connections.withLock { $0[ObjectIdentifier(connection)] = nil }
     }
 
-    func callStarted() { calls.withLock { $0.count += 1 } }
+    func callStarted() { calls.add(1, ordering: .relaxed) }
 
-    func callEnded() {
-        let waiters = calls.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.count -= 1
-            guard state.count == 0 else { return [] }
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
+    func callEnded() { calls.subtract(1, ordering: .relaxed) }
 
     /// Waits until no call is in flight or `limit` passes; returns whether calls drained.
     func waitForCalls(upTo limit: Duration) async -> Bool {
@@ -188,13 +180,13 @@ final class HTTP2ServerCore: Sendable {
     }
 
     /// The one log line per call: request id, method, status, duration, peer.
-    func logCall(stream: ServerStream, status: RPCError?, requestID: String?, cause: (any Error)? = nil) {
+    func logCall(stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil) {
         let level: Logger.Level = (status?.code == .internal || status?.code == .unknown) ? .error : .info
         guard logger.logLevel <= level else { return }
         let millis = Double((ContinuousClock.now - stream.startTime).components.attoseconds / 1_000_000_000_000) / 1000
             + Double((ContinuousClock.now - stream.startTime).components.seconds) * 1000
         var metadata: Logger.Metadata = [
-            "request-id": "\(requestID ?? "-")", "method": "\(stream.path)",
+            "request-id": "\(requestID?.description ?? "-")", "method": "\(stream.path)",
             "status": "\(status.map { $0.code.name } ?? "OK")", "duration-ms": "\(millis)", "peer": "\(stream.connection.peer)",
         ]
         if let reason = status?.reason { metadata["reason"] = "\(reason)" }

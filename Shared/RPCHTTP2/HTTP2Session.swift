@@ -1,4 +1,5 @@
 private import CNGHTTP2
+internal import RPC
 
 /// Events an ``HTTP2Session`` reports while it processes received bytes. Called on the
 /// session's loop thread, synchronously from ``HTTP2Session/receive(_:)`` or
@@ -30,7 +31,7 @@ protocol HTTP2SessionDelegate: AnyObject {
 enum HTTP2BodyRead {
     /// `count` bytes were copied; `end` finishes the body, and `trailers` (when given) are sent
     /// after it in a HEADERS frame carrying END_STREAM.
-    case bytes(count: Int, end: Bool, trailers: [(String, String)]?)
+    case bytes(count: Int, end: Bool, trailers: HTTP2HeaderBlock?)
     /// Nothing to send now; ``HTTP2Session/resumeBody(streamID:)`` resumes it later.
     case deferred
 }
@@ -60,7 +61,10 @@ public struct HTTP2Limits: Sendable {
 /// thread-safe: owned by one connection on one loop.
 final class HTTP2Session {
     private var session: OpaquePointer?
-    private unowned let delegate: any HTTP2SessionDelegate
+    // unowned(unsafe): the delegate (a connection) owns this session and outlives it, and
+    // callbacks only run inside calls the delegate makes; a checked reference would cost an
+    // atomic retain on every nghttp2 callback.
+    private unowned(unsafe) let delegate: any HTTP2SessionDelegate
     private let isServer: Bool
 
     /// Creates a server or client session reporting to `delegate`, and queues our SETTINGS.
@@ -141,12 +145,11 @@ final class HTTP2Session {
 
     /// Submits response headers; with `body`, DATA follows from ``HTTP2SessionDelegate/sessionReadBody(streamID:into:)``,
     /// without it the HEADERS frame ends the stream (a Trailers-Only response).
-    func submitResponse(streamID: Int32, headers: [(String, String)], body: Bool) {
-        withHeaderFields(headers) { fields, count in
-            var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
-            _ = body ? nghttp2_submit_response(session, streamID, fields, count, &provider)
-                : nghttp2_submit_response(session, streamID, fields, count, nil)
-        }
+    func submitResponse(streamID: Int32, headers: HTTP2HeaderBlock, body: Bool) {
+        let fields = headers.fields.assumingMemoryBound(to: nghttp2_nv.self)
+        var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
+        _ = body ? nghttp2_submit_response(session, streamID, fields, headers.count, &provider)
+            : nghttp2_submit_response(session, streamID, fields, headers.count, nil)
     }
 
     /// Submits a request; returns its stream id, or a negative error when no stream is left.
@@ -223,13 +226,52 @@ final class HTTP2Session {
         Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
     }
 
-    fileprivate func submitTrailers(streamID: Int32, _ trailers: [(String, String)]) {
-        withHeaderFields(trailers) { fields, count in
-            _ = nghttp2_submit_trailer(session, streamID, fields, count)
-        }
+    fileprivate func submitTrailers(streamID: Int32, _ trailers: HTTP2HeaderBlock) {
+        _ = nghttp2_submit_trailer(session, streamID, trailers.fields.assumingMemoryBound(to: nghttp2_nv.self), trailers.count)
     }
 
     fileprivate var delegateForCallbacks: any HTTP2SessionDelegate { delegate }
+}
+
+/// A header list encoded once as nghttp2 name/value pairs whose bytes nghttp2 may use
+/// without copying, so response headers and the OK trailers cost nothing per call.
+///
+/// Immutable after init; its memory lives as long as the block, which must outlive every
+/// frame submitted with it (blocks are cached per connection or for the whole process).
+final class HTTP2HeaderBlock: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `storage` and `fields` are written only in init.
+    fileprivate let fields: UnsafeMutableRawPointer
+    fileprivate let count: Int
+    private let storage: UnsafeMutableRawPointer
+
+    /// Encodes `headers` (lower-case names).
+    init(_ headers: [(String, String)]) {
+        let size = headers.reduce(1) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        let bytes = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        let fields = UnsafeMutablePointer<nghttp2_nv>.allocate(capacity: max(1, headers.count))
+        var offset = 0
+        for (index, (name, value)) in headers.enumerated() {
+            let nameStart = bytes + offset
+            for byte in name.utf8 { bytes[offset] = byte; offset += 1 }
+            let valueStart = bytes + offset
+            for byte in value.utf8 { bytes[offset] = byte; offset += 1 }
+            (fields + index).initialize(to: nghttp2_nv(
+                name: nameStart, value: valueStart, namelen: name.utf8.count, valuelen: value.utf8.count,
+                flags: UInt8(NGHTTP2_NV_FLAG_NO_COPY_NAME.rawValue | NGHTTP2_NV_FLAG_NO_COPY_VALUE.rawValue)))
+        }
+        self.storage = UnsafeMutableRawPointer(bytes)
+        self.fields = UnsafeMutableRawPointer(fields)
+        self.count = headers.count
+    }
+
+    deinit {
+        fields.assumingMemoryBound(to: nghttp2_nv.self).deinitialize(count: count)
+        fields.deallocate()
+        storage.deallocate()
+    }
+
+    /// The trailers of every successful call.
+    static let ok = HTTP2HeaderBlock(RPCError.okTrailers)
 }
 
 /// A fatal nghttp2 error; the connection is closed.

@@ -17,6 +17,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private var pingOutstanding = false
     private var housekeepingTimer: UInt64?
     private var draining = false
+    private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
     private let pending = Mutex<(streams: [ServerStream], scheduled: Bool)>(([], false))
 
     init(fd: Int32, peer: String, loop: EventLoop, server: HTTP2ServerCore) {
@@ -96,16 +97,27 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             session.resumeBody(streamID: stream.id)
             return
         }
-        let (finished, wrote, trailers) = stream.shared.withLock { ($0.finished, $0.buffers.everWrote, $0.trailers) }
+        let (finished, wrote, trailers) = stream.shared.withLock { ($0.finished, $0.buffers.everWrote, $0.errorTrailers) }
         guard finished || wrote else { return }
         stream.responseSubmitted = true
-        var headers = [(":status", "200"), ("content-type", stream.contentType)]
-        if finished && !wrote, let trailers {
-            headers += trailers  // Trailers-Only
+        if finished && !wrote {
+            // Trailers-Only: one HEADERS frame carries the status and ends the stream.
+            let headers = HTTP2HeaderBlock([(":status", "200"), ("content-type", stream.contentType)] + trailers)
+            stream.heldHeaders = headers
             session.submitResponse(streamID: stream.id, headers: headers, body: false)
         } else {
+            let headers = responseHeaders(for: stream.contentType)
+            stream.heldHeaders = headers
             session.submitResponse(streamID: stream.id, headers: headers, body: true)
         }
+    }
+
+    /// The response headers for a content type, built once per connection.
+    private func responseHeaders(for contentType: String) -> HTTP2HeaderBlock {
+        if let block = headerBlocks[contentType] { return block }
+        let block = HTTP2HeaderBlock([(":status", "200"), ("content-type", contentType)])
+        if headerBlocks.count < 8 { headerBlocks[contentType] = block }  // clients use one or two
+        return block
     }
 
     // MARK: HTTP2SessionDelegate
@@ -183,7 +195,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             stream.cancel()
         }
         if stream.route != nil && !stream.started {
-            server.logCall(stream: stream, status: RPCError(code: .cancelled, message: ""), requestID: stream.metadata[MetadataKey.requestID])
+            server.logCall(stream: stream, status: RPCError(code: .cancelled, message: ""), requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
         }
         if draining && streams.isEmpty { flushOutput() }
     }
@@ -263,21 +275,23 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         stream.finish(error)
         stream.cancel()
         if !stream.started {
-            server.logCall(stream: stream, status: error, requestID: stream.metadata[MetadataKey.requestID])
+            server.logCall(stream: stream, status: error, requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
         }
     }
 
     private func answerHTTP(_ stream: ServerStream, status: Int) {
         stream.responseSubmitted = true
         stream.shared.withLock { $0.finished = true }
-        session.submitResponse(streamID: stream.id, headers: [(":status", String(status))], body: false)
+        let headers = HTTP2HeaderBlock([(":status", String(status))])
+        stream.heldHeaders = headers
+        session.submitResponse(streamID: stream.id, headers: headers, body: false)
         server.logger.info("rejected \(stream.httpMethod) \(stream.path) from \(peer) with HTTP \(status)")
     }
 
     private func startHandler(_ stream: ServerStream) {
         guard let route = stream.route else { return }
         stream.started = true
-        let requestID = stream.metadata[MetadataKey.requestID] ?? RequestID.make()
+        let requestID = stream.metadata[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next()
         let context = ServerContext(
             method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
             contentType: stream.contentType, logger: server.logger)

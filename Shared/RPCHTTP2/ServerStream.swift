@@ -11,10 +11,12 @@ internal import Synchronization
 final class ServerStream: ServerCallIO, @unchecked Sendable {
     struct Shared {
         var buffers = StreamBuffers()
-        var trailers: [(String, String)]?
+        var trailers: HTTP2HeaderBlock?
         var status: RPCError?
         var finished = false
         var task: Task<Void, Never>?
+        /// The error trailers as fields, for a Trailers-Only response.
+        var errorTrailers: [(String, String)] { status?.trailers ?? RPCError.okTrailers }
     }
 
     let shared = Mutex(Shared())
@@ -41,6 +43,9 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     var ungranted = 0
     var deadlineTimer: UInt64?
     var deadline: ContinuousClock.Instant?
+    /// The submitted response headers: nghttp2 reads their bytes uncopied until the frame is
+    /// sent, so the stream keeps them alive.
+    var heldHeaders: HTTP2HeaderBlock?
     var started = false
     let startTime = ContinuousClock.now
 
@@ -105,7 +110,7 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
             if state.finished { return (false, state.status) }
             state.finished = true
             state.status = status
-            state.trailers = status?.trailers ?? RPCError.okTrailers
+            state.trailers = status.map { HTTP2HeaderBlock($0.trailers) } ?? .ok
             let schedule = !state.buffers.flushScheduled
             state.buffers.flushScheduled = true
             return (schedule, status)
