@@ -36,6 +36,15 @@ package final class EventLoop: @unchecked Sendable {
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     /// A name for logs and thread names.
     package let name: String
+    /// Until when (monotonic ns) the loop polls instead of sleeping. Loop only.
+    private var spinUntil: UInt64 = 0
+
+    /// Polls instead of sleeping for a short while: call after starting work whose answer is
+    /// expected soon. Loop only.
+    func expectWorkSoon() {
+        spinUntil = System.monotonicNanoseconds() &+ 50_000
+    }
+
     /// Scratch space for socket reads, shared by every connection of this loop. Loop only.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
@@ -137,14 +146,18 @@ package final class EventLoop: @unchecked Sendable {
         threadID.withLock { $0 = pthread_self() }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
+            // Right after handing work to handlers, poll briefly instead of sleeping: their
+            // answers usually come within microseconds, and a sleeping loop needs a wake-up.
+            let spinning = spinUntil > 0 && System.monotonicNanoseconds() < spinUntil
             let (sleep, stop) = queue.withLock { state -> (Bool, Bool) in
                 if state.tasks.isEmpty && !state.stopped {
-                    state.sleeping = true
-                    return (true, false)
+                    state.sleeping = !spinning
+                    return (!spinning, false)
                 }
                 return (false, state.stopped && state.tasks.isEmpty)
             }
             if stop { break }
+            if !spinning { spinUntil = 0 }
             let timeout = sleep ? timers.millisecondsUntilNext(now: System.monotonicNanoseconds()) : 0
             let count = epoll_wait(epollFD, &events, Int32(events.count), timeout)
             queue.withLock { $0.sleeping = false }

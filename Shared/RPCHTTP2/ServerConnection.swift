@@ -297,6 +297,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             contentType: stream.contentType, logger: server.logger)
         let server = self.server
         server.callStarted()
+        loop.expectWorkSoon()
         let task = Task {
             var context = context
             var status: RPCError?
