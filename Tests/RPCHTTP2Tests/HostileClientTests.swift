@@ -62,6 +62,51 @@ extension LiveTests {
             }
         }
 
+        @Test("a rapid-reset flood (open and cancel streams without end) ends that connection only")
+        func rapidResetFlood() async throws {
+            try await withLiveServer { live in
+                let socket = try RawSocket(port: live.port)
+                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings)
+                let block = HTTP2Bytes.requestBlock(path: EchoContract.sleep.path)
+                for index in 0..<3000 {
+                    let stream = UInt32(2 * index + 1)
+                    bytes += HTTP2Bytes.frame(type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: stream, payload: block)
+                    bytes += HTTP2Bytes.frame(type: 3, stream: stream, payload: [0, 0, 0, 8])  // RST_STREAM(CANCEL)
+                }
+                socket.send(bytes)
+                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(5))
+                socket.close()
+                #expect(closed, "the server kept serving a connection that reset 3000 streams at once")
+                #expect(HTTP2Bytes.parseFrames(received).contains { $0.type == HTTP2Bytes.goAway }, "no GOAWAY was sent")
+                try await Self.expectServing(live)
+            }
+        }
+
+        @Test("a peer opening more streams than the advertised 256 loses that connection only")
+        func concurrentStreamLimit() async throws {
+            try await withLiveServer { live in
+                let socket = try RawSocket(port: live.port)
+                // Our SETTINGS are acknowledged, so the limit of 256 is in force; 300 open streams
+                // (HEADERS without END_STREAM) exceed it. nghttp2 1.52 treats that as a
+                // connection error (GOAWAY PROTOCOL_ERROR) rather than refusing each extra stream.
+                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings)
+                bytes += HTTP2Bytes.frame(type: HTTP2Bytes.settings, flags: 0x1)
+                socket.send(bytes)
+                try await Task.sleep(for: .milliseconds(100))
+                let block = HTTP2Bytes.requestBlock(path: EchoContract.clientStream.path)
+                var streams: [UInt8] = []
+                for index in 0..<300 {
+                    streams += HTTP2Bytes.frame(type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: UInt32(2 * index + 1), payload: block)
+                }
+                socket.send(streams)
+                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(5))
+                socket.close()
+                #expect(closed)
+                #expect(HTTP2Bytes.parseFrames(received).contains { $0.type == HTTP2Bytes.goAway })
+                try await Self.expectServing(live)
+            }
+        }
+
         @Test("a request with more than 16 KiB of header block is answered, not served, and the connection survives")
         func oversizedHeaderBlock() async throws {
             try await withLiveServer { live in

@@ -1,0 +1,60 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import Testing
+
+extension LiveTests {
+    /// Idle connections are closed; quiet peers are PINGed and dropped when they do not answer.
+    @Suite("Connection lifetime")
+    struct ConnectionLifetimeTests {
+        @Test("an idle connection is closed with GOAWAY, and the client reconnects for the next call")
+        func idleConnectionCloses() async throws {
+            try await withLiveServer(configure: {
+                $0.idleTimeout = .milliseconds(200)
+                $0.keepaliveInterval = .milliseconds(100)
+            }) { live in
+                let socket = try RawSocket(port: live.port)
+                socket.send(HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings))
+                let (bytes, closed) = await socket.readUntilClosed(timeout: .seconds(5))
+                socket.close()
+                #expect(closed, "the server kept an idle connection open")
+                let frames = HTTP2Bytes.parseFrames(bytes)
+                #expect(frames.contains { $0.type == HTTP2Bytes.goAway }, "no GOAWAY before closing: \(frames)")
+
+                // Our client notices the close and makes a new connection.
+                let first = try await live.client.unary(EchoContract.unary, TextMessage(text: "one"))
+                try await Task.sleep(for: .milliseconds(600))
+                let second = try await live.client.unary(EchoContract.unary, TextMessage(text: "two"))
+                #expect(first.text == "one" && second.text == "two")
+            }
+        }
+
+        @Test("a connection with a call in flight is kept open past the idle timeout, answering PINGs")
+        func busyConnectionStays() async throws {
+            try await withLiveServer(configure: {
+                $0.idleTimeout = .milliseconds(100)
+                $0.keepaliveInterval = .milliseconds(100)
+            }) { live in
+                // Our client answers PINGs (nghttp2 acknowledges them), so a long call survives.
+                let answer = try await live.client.unary(EchoContract.sleep, SleepRequest(millis: 700), options: CallOptions(timeout: .seconds(5)))
+                #expect(answer.text == "slept")
+            }
+        }
+
+        @Test("a peer that never answers the keepalive PING is disconnected")
+        func unansweredPingDisconnects() async throws {
+            try await withLiveServer(configure: {
+                $0.idleTimeout = .seconds(30)
+                $0.keepaliveInterval = .milliseconds(100)
+            }) { live in
+                let socket = try RawSocket(port: live.port)
+                // A handshake, then silence: no SETTINGS ACK, no PING ACK.
+                socket.send(HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings))
+                let (bytes, closed) = await socket.readUntilClosed(timeout: .seconds(5))
+                socket.close()
+                #expect(closed, "the server kept a connection whose peer ignores PINGs")
+                #expect(HTTP2Bytes.parseFrames(bytes).contains { $0.type == 6 }, "no PING was sent")
+            }
+        }
+    }
+}
