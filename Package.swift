@@ -11,6 +11,8 @@ let strictSettings: [SwiftSetting] = [
 
 let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swift-crypto")
 
 let package = Package(
     name: "Storefront",
@@ -19,6 +21,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
     ],
     targets: [
         // C libraries and Linux headers enter here and nowhere else.
@@ -38,6 +41,10 @@ let package = Package(
             swiftSettings: strictSettings),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
+        // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.
+        .target(
+            name: "Credentials", dependencies: [crypto, cryptoExtras], path: "Shared/Credentials",
+            swiftSettings: strictSettings),
         // Every message type and method descriptor of API.md.
         .target(name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
@@ -57,6 +64,12 @@ let package = Package(
         .testTarget(
             name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts"],
             path: "Tests/ServiceKitTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "CredentialsTests", dependencies: ["Credentials", crypto, cryptoExtras], path: "Tests/CredentialsTests",
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContractsTests", dependencies: ["Contracts", "RPC"], path: "Tests/ContractsTests",
+            swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]
 )

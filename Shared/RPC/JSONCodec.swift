@@ -3,26 +3,21 @@ public import Foundation
 /// Encodes and decodes messages as JSON, turning decoding failures into
 /// `INVALID_ARGUMENT`/`MALFORMED_MESSAGE` with a field violation that names the bad field.
 ///
-/// Thread-safe: it holds only immutable, thread-safe Foundation coders.
+/// Uses our own coders (``FastJSONEncoder``, ``FastJSONDecoder``), several times faster than
+/// Foundation's; output has sorted keys and unescaped slashes, as Foundation's would with
+/// `[.sortedKeys, .withoutEscapingSlashes]`. Thread-safe: it has no state.
 public struct JSONCodec: Sendable {
     /// The shared codec; it has no per-call state.
     public static let shared = JSONCodec()
 
-    private let encoder: JSONEncoder
-    private let decoder: JSONDecoder
-
     /// Creates a codec; keys are written sorted so output is stable.
-    public init() {
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        decoder = JSONDecoder()
-    }
+    public init() {}
 
     /// Encodes a message. Encoding our own types only fails on a programming error (a
     /// non-finite Double), which reaches the client as `INTERNAL`.
     public func encode<Message: Encodable>(_ message: Message) throws(RPCError) -> Data {
         do {
-            return try encoder.encode(message)
+            return try FastJSONEncoder.encode(message)
         } catch {
             throw RPCError.internalError(cause: error)
         }
@@ -31,7 +26,7 @@ public struct JSONCodec: Sendable {
     /// Decodes a message; bad JSON or a wrong field type is `MALFORMED_MESSAGE`.
     public func decode<Message: Decodable>(_ type: Message.Type, from data: Data) throws(RPCError) -> Message {
         do {
-            return try decoder.decode(type, from: data)
+            return try FastJSONDecoder.decode(type, from: data)
         } catch let error as DecodingError {
             throw Self.malformed(error)
         } catch {
@@ -70,8 +65,8 @@ public struct JSONCodec: Sendable {
         switch type {
         case is String.Type: return "a string"
         case is Bool.Type: return "a boolean"
-        case is Int.Type, is Int64.Type, is Int32.Type: return "an integer"
-        case is Double.Type, is Float.Type: return "a number"
+        case is any FixedWidthInteger.Type: return "an integer"
+        case is any BinaryFloatingPoint.Type: return "a number"
         default:
             let name = String(describing: type)
             if name.hasPrefix("Array") { return "an array" }

@@ -63,19 +63,33 @@ struct JSONToken: Sendable {
 struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What was wrong.
     enum Problem: String, Sendable {
+        /// The input ended inside a value.
         case unexpectedEnd = "unexpected end of input"
+        /// A byte that cannot start a value.
         case unexpectedByte = "unexpected byte"
+        /// A misspelt `true`, `false` or `null`.
         case invalidLiteral = "invalid literal"
+        /// A number outside the JSON grammar (leading zero, missing digits, `+`).
         case invalidNumber = "invalid number"
+        /// A backslash followed by something other than a JSON escape.
         case invalidEscape = "invalid escape sequence"
+        /// A `\u` escape without four hex digits, or a surrogate without its partner.
         case invalidUnicodeEscape = "invalid \\u escape or lone surrogate"
+        /// A raw byte below 0x20 inside a string.
         case controlCharacter = "unescaped control character in a string"
+        /// Bytes that are not UTF-8.
         case invalidUTF8 = "invalid UTF-8"
+        /// Something other than a string where an object key belongs.
         case expectedKey = "expected a string key"
+        /// A key not followed by a colon.
         case expectedColon = "expected ':' after a key"
+        /// A value not followed by a comma or the closing bracket.
         case expectedSeparator = "expected ',' or the end of the container"
+        /// More than whitespace after the top-level value.
         case trailingBytes = "unexpected bytes after the value"
+        /// Arrays and objects nested deeper than ``JSONScanner/maximumDepth``.
         case tooDeep = "nesting is too deep"
+        /// Input of 4 GiB or more, whose offsets do not fit the tokens.
         case tooLarge = "input is too large"
     }
 
@@ -84,5 +98,6 @@ struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     /// The byte offset where it was found.
     var offset: Int
 
+    /// The problem and its offset, for logs.
     var description: String { "invalid JSON at byte \(offset): \(problem.rawValue)" }
 }

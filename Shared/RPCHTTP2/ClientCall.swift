@@ -61,16 +61,14 @@ public final class ClientCall: @unchecked Sendable {
         let (schedule, wait) = try outcome.get()
         if schedule { connection?.scheduleFlush(self) }
         guard wait else { return }
-        try await withCheckedThrowingContinuation { (continuation: StreamBuffers.Writer) in
-            let proceed = shared.withLock { state -> Result<Bool, any Error> in
+        try await StreamBuffers.waitUntilDrained { continuation in
+            shared.withLock { state in
                 if let cancellation = state.buffers.cancellation { return .failure(cancellation) }
-                if case .failure(let error) = state.status { return .failure(error) }
-                return .success(state.buffers.proceedOrWait(continuation))
-            }
-            switch proceed {
-            case .success(true): continuation.resume()
-            case .success(false): break
-            case .failure(let error): continuation.resume(throwing: error)
+                switch state.status {
+                case .failure(let error): return .failure(error)
+                case .success: return .success(true)  // the call is over; nothing will drain
+                case nil: return .success(state.buffers.proceedOrWait(continuation))
+                }
             }
         }
     }
@@ -89,27 +87,9 @@ public final class ClientCall: @unchecked Sendable {
     /// The next response message; `nil` after the last one of a successful call.
     /// - Throws: the call's ``RPCError`` once the messages before it have been read.
     public func nextMessage() async throws -> Data? {
-        switch shared.withLock({ $0.buffers.take(nil) }) {
-        case .message(let message, let regrant):
-            if regrant { connection?.scheduleFlush(self) }
-            return message
-        case .end(let end):
-            try end.get()
-            return nil
-        case .wait:
-            break
-        }
-        return try await withCheckedThrowingContinuation { continuation in
-            switch shared.withLock({ $0.buffers.take(continuation) }) {
-            case .message(let message, let regrant):
-                if regrant { connection?.scheduleFlush(self) }
-                continuation.resume(returning: message)
-            case .end(let end):
-                continuation.resume(with: end.map { nil })
-            case .wait:
-                break
-            }
-        }
+        try await StreamBuffers.nextMessage(
+            take: { continuation in shared.withLock { $0.buffers.take(continuation) } },
+            regrant: { connection?.scheduleFlush(self) })
     }
 
     /// The response headers (initial metadata), once they arrive.

@@ -96,7 +96,8 @@ package final class EventLoop: @unchecked Sendable {
 
     private func signal() {
         var one: UInt64 = 1
-        _ = Glibc.write(wakeFD, &one, 8)
+        // EAGAIN means the counter is already non-zero: the loop will wake anyway.
+        _ = try? System.nonBlocking("write(eventfd)") { Glibc.write(wakeFD, &one, 8) }
     }
 
     // MARK: Loop-thread API
@@ -115,7 +116,8 @@ package final class EventLoop: @unchecked Sendable {
     /// Stops watching `fd`; call before closing it.
     func deregister(_ fd: Int32) {
         handlers[fd] = nil
-        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        // ENOENT (never added) is fine: the descriptor is not watched either way.
+        _ = try? System.call("epoll_ctl(DEL)") { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
     }
 
     /// Runs `action` on the loop thread after `delay`; returns an id for ``cancelTimer(_:)``.
@@ -159,7 +161,8 @@ package final class EventLoop: @unchecked Sendable {
             if stop { break }
             if !spinning { spinUntil = 0 }
             let timeout = sleep ? timers.millisecondsUntilNext(now: System.monotonicNanoseconds()) : 0
-            let count = epoll_wait(epollFD, &events, Int32(events.count), timeout)
+            // EINTR is retried by the wrapper; any other failure would be a programming error.
+            let count = (try? System.call("epoll_wait") { epoll_wait(epollFD, &events, Int32(events.count), timeout) }) ?? 0
             queue.withLock { $0.sleeping = false }
             if count > 0 {
                 for index in 0..<Int(count) {
@@ -167,7 +170,7 @@ package final class EventLoop: @unchecked Sendable {
                     let fd = event.data.fd
                     if fd == wakeFD {
                         var value: UInt64 = 0
-                        _ = Glibc.read(wakeFD, &value, 8)
+                        _ = try? System.nonBlocking("read(eventfd)") { Glibc.read(wakeFD, &value, 8) }
                         continue
                     }
                     let flags = event.events

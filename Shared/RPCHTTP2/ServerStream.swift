@@ -58,27 +58,9 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     // MARK: ServerCallIO (handler side)
 
     func nextMessage() async throws -> Data? {
-        switch shared.withLock({ $0.buffers.take(nil) }) {
-        case .message(let message, let regrant):
-            if regrant { connection.scheduleFlush(self) }
-            return message
-        case .end(let end):
-            try end.get()
-            return nil
-        case .wait:
-            break
-        }
-        return try await withCheckedThrowingContinuation { continuation in
-            switch shared.withLock({ $0.buffers.take(continuation) }) {
-            case .message(let message, let regrant):
-                if regrant { connection.scheduleFlush(self) }
-                continuation.resume(returning: message)
-            case .end(let end):
-                continuation.resume(with: end.map { nil })
-            case .wait:
-                break
-            }
-        }
+        try await StreamBuffers.nextMessage(
+            take: { continuation in shared.withLock { $0.buffers.take(continuation) } },
+            regrant: { connection.scheduleFlush(self) })
     }
 
     func write(_ message: Data) async throws {
@@ -89,15 +71,10 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
         guard let outcome else { throw CancellationError() }
         if outcome.schedule { connection.scheduleFlush(self) }
         guard outcome.wait else { return }
-        try await withCheckedThrowingContinuation { (continuation: StreamBuffers.Writer) in
-            let proceed = shared.withLock { state -> Result<Bool, any Error> in
+        try await StreamBuffers.waitUntilDrained { continuation in
+            shared.withLock { state in
                 if let cancellation = state.buffers.cancellation { return .failure(cancellation) }
                 return .success(state.buffers.proceedOrWait(continuation))
-            }
-            switch proceed {
-            case .success(true): continuation.resume()
-            case .success(false): break
-            case .failure(let error): continuation.resume(throwing: error)
             }
         }
     }

@@ -90,8 +90,14 @@ enum Socket {
         }
         guard let fd else { return nil }
         // Glibc's module hides accept4, so the flags are set in two more calls.
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL, 0) | O_NONBLOCK)
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        do {
+            let flags = try System.call("fcntl(F_GETFL)") { fcntl(fd, F_GETFL, 0) }
+            _ = try System.call("fcntl(F_SETFL)") { fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+            _ = try System.call("fcntl(F_SETFD)") { fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        } catch {
+            System.close(fd)
+            throw error
+        }
         try? setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
         return (fd, describe(storage))
     }
@@ -102,11 +108,15 @@ enum Socket {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
         var storage = storage
-        let result = withUnsafePointer(to: &storage) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, length) }
-        }
-        if result == -1 && Glibc.errno != EINPROGRESS && Glibc.errno != EINTR {
-            let error = SystemError(function: "connect", errno: Glibc.errno)
+        do {
+            _ = try withUnsafePointer(to: &storage) { pointer throws(SystemError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemError) in
+                    try System.call("connect") { connect(fd, address, length) }
+                }
+            }
+        } catch where error.errno == EINPROGRESS || error.errno == EALREADY {
+            // The usual outcome on a non-blocking socket: completion is reported as writability.
+        } catch {
             System.close(fd)
             throw error
         }
@@ -118,8 +128,10 @@ enum Socket {
     static func pendingError(_ fd: Int32) -> SystemError? {
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        if getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) == -1 {
-            return SystemError(function: "getsockopt", errno: Glibc.errno)
+        do {
+            _ = try System.call("getsockopt") { getsockopt(fd, SOL_SOCKET, SO_ERROR, &value, &length) }
+        } catch {
+            return error
         }
         return value == 0 ? nil : SystemError(function: "connect", errno: value)
     }
@@ -132,11 +144,6 @@ enum Socket {
     /// Writes from a buffer; `nil` means it would block.
     static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try System.nonBlocking("send") { send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
-    }
-
-    /// Half-closes or closes both directions without releasing the descriptor.
-    static func shutdownBoth(_ fd: Int32) {
-        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }
 
     private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {

@@ -135,3 +135,45 @@ struct StreamBuffers {
         return (reader, writer)
     }
 }
+
+// The calling task's side of a stream, shared by server streams and client calls. `take` and
+// `check` run one step under the owner's lock.
+extension StreamBuffers {
+    /// The next message: at once when one is ready (no suspension), else when one arrives.
+    /// `regrant` runs when reading brought the inbox back under the window mark.
+    static func nextMessage(take: (Reader?) -> Take, regrant: () -> Void) async throws -> Data? {
+        switch take(nil) {
+        case .message(let message, let grant):
+            if grant { regrant() }
+            return message
+        case .end(let end):
+            try end.get()
+            return nil
+        case .wait:
+            break
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            switch take(continuation) {
+            case .message(let message, let grant):
+                if grant { regrant() }
+                continuation.resume(returning: message)
+            case .end(let end):
+                continuation.resume(with: end.map { nil })
+            case .wait:
+                break
+            }
+        }
+    }
+
+    /// Suspends a writer until unsent bytes drop below the low-water mark. `check` returns
+    /// `true` to go on at once, `false` once it stored the continuation, or the stream's error.
+    static func waitUntilDrained(check: (Writer) -> Result<Bool, any Error>) async throws {
+        try await withCheckedThrowingContinuation { (continuation: Writer) in
+            switch check(continuation) {
+            case .success(true): continuation.resume()
+            case .success(false): break
+            case .failure(let error): continuation.resume(throwing: error)
+            }
+        }
+    }
+}

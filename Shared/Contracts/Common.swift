@@ -1,0 +1,103 @@
+public import RPC
+
+/// An amount of money in minor units (API.md §2): never a floating-point number.
+public struct Money: RPCMessage, Hashable {
+    /// The amount in the currency's minor units, e.g. cents.
+    public var amount: Int
+    /// The ISO 4217 currency code, e.g. "USD".
+    public var currency: String
+
+    /// Creates an amount of money.
+    public init(amount: Int, currency: String) {
+        self.amount = amount
+        self.currency = currency
+    }
+
+    /// No money in `currency`, the start of a sum.
+    public static func zero(currency: String) -> Money { Money(amount: 0, currency: currency) }
+
+    /// This amount times `count`, e.g. a line total from a unit price.
+    public func multiplied(by count: Int) -> Money { Money(amount: amount * count, currency: currency) }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [FieldDescriptor("amount", "Int"), FieldDescriptor("currency", "String")]
+}
+
+/// Page-size rules shared by every list method (API.md §2; AIP-158).
+public enum PageSize {
+    /// The page size served when a request gives none, or 0.
+    public static let `default` = 20
+    /// The largest page served; larger requests are capped to it rather than rejected.
+    public static let maximum = 100
+
+    /// The page size to serve for `requested`: the default for absent, zero or negative, capped at the maximum.
+    public static func effective(_ requested: Int?) -> Int {
+        guard let requested, requested > 0 else { return PageSize.default }
+        return min(requested, maximum)
+    }
+}
+
+/// A request with an optional `pageSize` field.
+public protocol PageSizedRequest {
+    /// The requested page size; absent means the default.
+    var pageSize: Int? { get }
+}
+
+extension PageSizedRequest {
+    /// The page size to serve: 20 when absent or 0, never more than 100.
+    public var effectivePageSize: Int { PageSize.effective(pageSize) }
+
+    /// Rejects a negative page size with `INVALID_ARGUMENT` naming `pageSize`, as AIP-158 asks.
+    public func validatePageSize() throws(RPCError) {
+        if let pageSize, pageSize < 0 {
+            throw RPCError.invalidField("pageSize", "must not be negative")
+        }
+    }
+}
+
+/// A list request with the page fields of API.md §2: `pageSize?` and `pageToken?`.
+public protocol PagedRequest: PageSizedRequest {
+    /// The `nextPageToken` of the previous page; absent or "" for the first page.
+    var pageToken: String? { get }
+}
+
+extension PagedRequest {
+    /// The page token, "" meaning the first page.
+    public var effectivePageToken: String { pageToken ?? "" }
+}
+
+/// A request that is nothing but a page: `{pageSize?, pageToken?}` (ListFavorites, ListOrders).
+public struct PageRequest: RPCMessage, Hashable, PagedRequest {
+    /// The page size; 20 when absent, at most 100.
+    public var pageSize: Int?
+    /// The previous page's `nextPageToken`; absent for the first page.
+    public var pageToken: String?
+
+    /// Creates a request.
+    public init(pageSize: Int? = nil, pageToken: String? = nil) {
+        self.pageSize = pageSize
+        self.pageToken = pageToken
+    }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [
+        FieldDescriptor("pageSize", "Int", optional: true), FieldDescriptor("pageToken", "String", optional: true),
+    ]
+}
+
+/// A stable error reason of API.md, sent in the `shop-error-reason` trailer, with the one gRPC
+/// code it always travels with.
+public protocol ErrorReason: RawRepresentable, CaseIterable, Hashable, Sendable where RawValue == String {
+    /// The gRPC status code this reason is sent with.
+    var code: RPCCode { get }
+}
+
+extension ErrorReason {
+    /// An error carrying this reason and its code, with `message` for people.
+    public func error(_ message: String, details: JSONValue? = nil) -> RPCError {
+        RPCError(code: code, reason: rawValue, message: message, details: details)
+    }
+
+    /// Whether `error` carries this reason.
+    public func matches(_ error: RPCError) -> Bool { error.reason == rawValue }
+}

@@ -1,0 +1,95 @@
+public import RPC
+
+/// A product of the catalog (API.md §2).
+public struct Product: RPCMessage, Hashable {
+    /// The product id; 0 (or absent) in an `UpsertProduct` or `ImportProducts` request creates a new product.
+    public var id: Int
+    /// The product's name.
+    public var title: String
+    /// The long description, searched together with the title.
+    public var description: String
+    /// The category the product is listed under.
+    public var category: String
+    /// The unit price.
+    public var price: Money
+    /// The URL of the product's image.
+    public var image: String
+    /// The customers' rating.
+    public var rating: Rating
+    /// Units in stock.
+    public var stock: Int
+
+    /// Creates a product; id 0 stands for "not created yet".
+    public init(
+        id: Int = 0, title: String, description: String, category: String, price: Money, image: String,
+        rating: Rating, stock: Int
+    ) {
+        self.id = id
+        self.title = title
+        self.description = description
+        self.category = category
+        self.price = price
+        self.image = image
+        self.rating = rating
+        self.stock = stock
+    }
+
+    /// Decodes a product, taking 0 for an absent id so that admin requests may leave it out.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decodeIfPresent(Int.self, forKey: .id) ?? 0
+        title = try container.decode(String.self, forKey: .title)
+        description = try container.decode(String.self, forKey: .description)
+        category = try container.decode(String.self, forKey: .category)
+        price = try container.decode(Money.self, forKey: .price)
+        image = try container.decode(String.self, forKey: .image)
+        rating = try container.decode(Rating.self, forKey: .rating)
+        stock = try container.decode(Int.self, forKey: .stock)
+    }
+
+    /// The JSON fields, for `Describe`; `id` may be absent only in admin requests.
+    public static let fields = [
+        FieldDescriptor("id", "Int", optional: true),
+        FieldDescriptor("title", "String"),
+        FieldDescriptor("description", "String"),
+        FieldDescriptor("category", "String"),
+        FieldDescriptor("price", "Money"),
+        FieldDescriptor("image", "String"),
+        FieldDescriptor("rating", "Rating"),
+        FieldDescriptor("stock", "Int"),
+    ]
+}
+
+/// A product's rating: the mean of the customers' rates and how many there are.
+public struct Rating: RPCMessage, Hashable {
+    /// The mean rate, 0...5.
+    public var rate: Double
+    /// How many customers rated the product.
+    public var count: Int
+
+    /// Creates a rating.
+    public init(rate: Double, count: Int) {
+        self.rate = rate
+        self.count = count
+    }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [FieldDescriptor("rate", "Double"), FieldDescriptor("count", "Int")]
+}
+
+/// A category and how many products it lists: `{name, productCount}`.
+public struct Category: RPCMessage, Hashable {
+    /// The category's name, as `ListProducts` takes it.
+    public var name: String
+    /// How many products the category lists.
+    public var productCount: Int
+
+    /// Creates a category.
+    public init(name: String, productCount: Int) {
+        self.name = name
+        self.productCount = productCount
+    }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [FieldDescriptor("name", "String"), FieldDescriptor("productCount", "Int")]
+}
