@@ -183,14 +183,20 @@ final class HTTP2ServerCore: Sendable {
     func logCall(stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil) {
         let level: Logger.Level = (status?.code == .internal || status?.code == .unknown) ? .error : .info
         guard logger.logLevel <= level else { return }
-        let millis = Double((ContinuousClock.now - stream.startTime).components.attoseconds / 1_000_000_000_000) / 1000
-            + Double((ContinuousClock.now - stream.startTime).components.seconds) * 1000
+        let micros = (ContinuousClock.now - stream.startTime) / .microseconds(1)
         var metadata: Logger.Metadata = [
-            "request-id": "\(requestID?.description ?? "-")", "method": "\(stream.path)",
-            "status": "\(status.map { $0.code.name } ?? "OK")", "duration-ms": "\(millis)", "peer": "\(stream.connection.peer)",
+            "request-id": .string(requestID?.description ?? "-"), "method": .string(stream.path),
+            "status": .string(status.map { $0.code.name } ?? "OK"),
+            "duration-ms": .string(Self.milliseconds(fromMicroseconds: Int(micros))), "peer": .string(stream.connection.peer),
         ]
-        if let reason = status?.reason { metadata["reason"] = "\(reason)" }
-        if let cause { metadata["cause"] = "\(cause)" }
+        if let reason = status?.reason { metadata["reason"] = .string(reason) }
+        if let cause { metadata["cause"] = .string(String(describing: cause)) }
         logger.log(level: level, "call", metadata: metadata)
+    }
+
+    /// `1234` µs as `"1.234"`.
+    static func milliseconds(fromMicroseconds micros: Int) -> String {
+        let fraction = String(micros % 1000)
+        return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }

@@ -11,11 +11,7 @@ internal import Glibc
 public enum ServiceRunner {
     /// Sets up swift-log once per process: one line per event on standard error.
     public static func bootstrapLogging(level: Logger.Level) {
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
+        LoggingSystem.bootstrap { label in LogLineHandler(label: label, level: level) }
     }
 
     /// Starts `server`, marks `health` serving, waits for a termination signal, then marks it
