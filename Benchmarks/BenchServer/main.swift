@@ -27,6 +27,9 @@ struct BenchServer: AsyncParsableCommand {
     @Option(help: "Event loops (default: one per core).")
     var loops: Int?
 
+    @Option(help: "Start handlers of unary requests up to this many bytes on the event loop (0: always on the pool).")
+    var inlineStartLimit = ServerConfiguration(port: 0).inlineStartLimit
+
     func run() async throws {
         ServiceRunner.bootstrapLogging(level: options.level)
         let logger = Logger(label: "bench-server")
@@ -36,6 +39,7 @@ struct BenchServer: AsyncParsableCommand {
         router.addStandardServices(health: health)
         var configuration = ServerConfiguration(host: options.host, port: options.resolvedPort(default: 7100))
         configuration.loopCount = loops
+        configuration.inlineStartLimit = inlineStartLimit
         configuration.gracePeriod = .seconds(options.graceSeconds)
         let server = try HTTP2Server(configuration: configuration, router: router, logger: logger)
         try await ServiceRunner.run(server, health: health, logger: logger)

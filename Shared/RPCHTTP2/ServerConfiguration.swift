@@ -12,6 +12,13 @@ public struct ServerConfiguration: Sendable {
     public var keepaliveInterval: Duration = .seconds(60)
     /// How long in-flight calls may run after a shutdown begins before they are cancelled.
     public var gracePeriod: Duration = .seconds(10)
+    /// Unary and server-streaming calls whose whole request is at most this many bytes start
+    /// their handler on the event loop's thread and run there until the first suspension —
+    /// no thread hand-off for handlers that finish without one. Larger requests, streaming
+    /// requests, and everything after a suspension run on the cooperative pool. Handlers never
+    /// block either way (blocking work goes to a `BlockingPool` or the database's threads).
+    /// 0 starts every handler on the pool.
+    public var inlineStartLimit = 64 * 1024
     /// Event loops (threads); default one per core.
     public var loopCount: Int?
 

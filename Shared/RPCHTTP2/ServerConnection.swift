@@ -159,6 +159,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             session.consume(streamID: streamID, count: bytes.count)
             return
         }
+        stream.receivedBytes += bytes.count
         let messages: [Data]
         do {
             messages = try stream.deframer.process(bytes)
@@ -297,8 +298,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             contentType: stream.contentType, logger: server.logger)
         let server = self.server
         server.callStarted()
-        loop.expectWorkSoon()
-        let task = Task {
+        let body: @Sendable () async -> Void = {
             var context = context
             var status: RPCError?
             do {
@@ -311,11 +311,19 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
             server.callEnded()
         }
+        // A small unary request that has fully arrived starts right here, on the loop thread,
+        // and runs until its first suspension: most such handlers finish without one, so the
+        // call costs no thread hand-off. Anything else starts on the cooperative pool.
+        let inline = route.info.kind.isUnaryRequest && stream.requestEnded
+            && stream.receivedBytes <= server.configuration.inlineStartLimit
+        let task = inline ? Task.immediate(operation: body) : Task(operation: body)
         let cancelled = stream.shared.withLock { state -> Bool in
             state.task = task
             return state.buffers.cancellation != nil
         }
         if cancelled { task.cancel() }
+        // An answer (or the next request) usually comes within microseconds: poll, don't sleep.
+        loop.expectWorkSoon()
     }
 
     // MARK: Life cycle

@@ -41,6 +41,8 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     var route: RegisteredMethod?
     var deframer: MessageDeframer
     var ungranted = 0
+    /// Request body bytes received so far.
+    var receivedBytes = 0
     var deadlineTimer: UInt64?
     var deadline: ContinuousClock.Instant?
     /// The submitted response headers: nghttp2 reads their bytes uncopied until the frame is

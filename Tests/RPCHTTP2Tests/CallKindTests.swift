@@ -7,13 +7,19 @@ extension LiveTests {
     /// Every RPC kind over real loopback sockets, with our own client.
     @Suite("Call kinds over loopback")
     struct CallKindTests {
-        @Test("a unary call echoes its text, unicode included")
-        func unary() async throws {
-            try await withLiveServer { live in
+        @Test("a unary call echoes its text, unicode included, whether its handler starts on the loop or the pool",
+              arguments: [64 * 1024, 0])
+        func unary(inlineStartLimit: Int) async throws {
+            try await withLiveServer(configure: { $0.inlineStartLimit = inlineStartLimit }) { live in
                 let response = try await live.client.unary(EchoContract.unary, TextMessage(text: "héllo ✓ 世界"))
                 #expect(response == TextMessage(text: "héllo ✓ 世界"))
                 let empty = try await live.client.unary(EchoContract.unary, TextMessage(text: ""))
                 #expect(empty == TextMessage(text: ""))
+                await expectRPCError(.notFound, reason: "PRODUCT_NOT_FOUND") {
+                    try await live.client.unary(EchoContract.unary, TextMessage(text: "fail:NOT_FOUND:PRODUCT_NOT_FOUND"))
+                }
+                let slept = try await live.client.unary(EchoContract.sleep, SleepRequest(millis: 20))
+                #expect(slept.text == "slept")  // a handler that suspends, then finishes on the pool
             }
         }
 
