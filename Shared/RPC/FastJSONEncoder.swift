@@ -89,7 +89,7 @@ struct JSONByteEncoder: Encoder {
 }
 
 /// Writes one value of a ``JSONByteWriter`` directly; only one value may be written.
-struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
+struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer, IntegerEncoding {
     /// Where the value is written.
     let writer: JSONByteWriter
     /// How many frames were open when the value began.
@@ -110,12 +110,12 @@ struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
         }
     }
 
-    private mutating func write(_ value: Int64) throws {
+    mutating func write(_ value: Int64) throws {
         try checkUnwritten(value)
         writer.writeInteger(value)
     }
 
-    private mutating func write(_ value: UInt64) throws {
+    mutating func write(_ value: UInt64) throws {
         try checkUnwritten(value)
         writer.writeInteger(value)
     }
@@ -152,26 +152,6 @@ struct JSONSingleValueEncodingContainer: SingleValueEncodingContainer {
         writer.writeFloat(value)
     }
 
-    /// Writes an `Int`.
-    mutating func encode(_ value: Int) throws { try write(Int64(value)) }
-    /// Writes an `Int8`.
-    mutating func encode(_ value: Int8) throws { try write(Int64(value)) }
-    /// Writes an `Int16`.
-    mutating func encode(_ value: Int16) throws { try write(Int64(value)) }
-    /// Writes an `Int32`.
-    mutating func encode(_ value: Int32) throws { try write(Int64(value)) }
-    /// Writes an `Int64`.
-    mutating func encode(_ value: Int64) throws { try write(value) }
-    /// Writes a `UInt`.
-    mutating func encode(_ value: UInt) throws { try write(UInt64(value)) }
-    /// Writes a `UInt8`.
-    mutating func encode(_ value: UInt8) throws { try write(UInt64(value)) }
-    /// Writes a `UInt16`.
-    mutating func encode(_ value: UInt16) throws { try write(UInt64(value)) }
-    /// Writes a `UInt32`.
-    mutating func encode(_ value: UInt32) throws { try write(UInt64(value)) }
-    /// Writes a `UInt64`.
-    mutating func encode(_ value: UInt64) throws { try write(value) }
 
     /// Writes any `Encodable`.
     mutating func encode<Value: Encodable>(_ value: Value) throws {

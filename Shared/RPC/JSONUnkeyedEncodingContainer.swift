@@ -1,6 +1,6 @@
 /// Writes the elements of one array of a ``JSONByteWriter``, in order. Nested containers and
 /// super encoders get their own writer, so they may be filled in any order.
-struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
+struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer, IntegerEncoding {
     /// Where the array is written.
     let writer: JSONByteWriter
     /// The array's frame.
@@ -18,12 +18,12 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         return index
     }
 
-    private mutating func write(_ value: Int64) throws {
+    mutating func write(_ value: Int64) throws {
         _ = try begin(value)
         writer.writeInteger(value)
     }
 
-    private mutating func write(_ value: UInt64) throws {
+    mutating func write(_ value: UInt64) throws {
         _ = try begin(value)
         writer.writeInteger(value)
     }
@@ -64,26 +64,6 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
         writer.writeFloat(value)
     }
 
-    /// Writes an `Int`.
-    mutating func encode(_ value: Int) throws { try write(Int64(value)) }
-    /// Writes an `Int8`.
-    mutating func encode(_ value: Int8) throws { try write(Int64(value)) }
-    /// Writes an `Int16`.
-    mutating func encode(_ value: Int16) throws { try write(Int64(value)) }
-    /// Writes an `Int32`.
-    mutating func encode(_ value: Int32) throws { try write(Int64(value)) }
-    /// Writes an `Int64`.
-    mutating func encode(_ value: Int64) throws { try write(value) }
-    /// Writes a `UInt`.
-    mutating func encode(_ value: UInt) throws { try write(UInt64(value)) }
-    /// Writes a `UInt8`.
-    mutating func encode(_ value: UInt8) throws { try write(UInt64(value)) }
-    /// Writes a `UInt16`.
-    mutating func encode(_ value: UInt16) throws { try write(UInt64(value)) }
-    /// Writes a `UInt32`.
-    mutating func encode(_ value: UInt32) throws { try write(UInt64(value)) }
-    /// Writes a `UInt64`.
-    mutating func encode(_ value: UInt64) throws { try write(value) }
 
     /// Writes any `Encodable`.
     mutating func encode<Value: Encodable>(_ value: Value) throws {
@@ -119,4 +99,36 @@ struct JSONUnkeyedEncodingContainer: UnkeyedEncodingContainer {
     private func attachChild() -> JSONByteWriter {
         writer.attach(JSONByteWriter(basePath: codingPath + [JSONPathKey(index: count)]), key: nil, in: frame)
     }
+}
+
+/// The integer `encode` overloads that single-value and unkeyed containers must both offer,
+/// written once: every width goes through a 64-bit signed or unsigned `write`.
+protocol IntegerEncoding {
+    /// Writes a signed integer.
+    mutating func write(_ value: Int64) throws
+    /// Writes an unsigned integer.
+    mutating func write(_ value: UInt64) throws
+}
+
+extension IntegerEncoding {
+    /// Writes an `Int`.
+    mutating func encode(_ value: Int) throws { try write(Int64(value)) }
+    /// Writes an `Int8`.
+    mutating func encode(_ value: Int8) throws { try write(Int64(value)) }
+    /// Writes an `Int16`.
+    mutating func encode(_ value: Int16) throws { try write(Int64(value)) }
+    /// Writes an `Int32`.
+    mutating func encode(_ value: Int32) throws { try write(Int64(value)) }
+    /// Writes an `Int64`.
+    mutating func encode(_ value: Int64) throws { try write(value) }
+    /// Writes a `UInt`.
+    mutating func encode(_ value: UInt) throws { try write(UInt64(value)) }
+    /// Writes a `UInt8`.
+    mutating func encode(_ value: UInt8) throws { try write(UInt64(value)) }
+    /// Writes a `UInt16`.
+    mutating func encode(_ value: UInt16) throws { try write(UInt64(value)) }
+    /// Writes a `UInt32`.
+    mutating func encode(_ value: UInt32) throws { try write(UInt64(value)) }
+    /// Writes a `UInt64`.
+    mutating func encode(_ value: UInt64) throws { try write(value) }
 }
