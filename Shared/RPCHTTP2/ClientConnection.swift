@@ -297,7 +297,4 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         calls = [:]
         onClose(self, everConnected)
     }
-
-    /// Whether this connection was ever established (for reconnect backoff).
-    var wasConnected: Bool { everConnected }
 }

@@ -104,17 +104,20 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Registers `handler` for readiness on `fd` (level-triggered).
     func register(_ fd: Int32, readable: Bool, writable: Bool, handler: any EventHandler) throws(SystemError) {
+        assert(inEventLoop, "EventLoop.register off its thread")
         handlers[fd] = handler
         try control(EPOLL_CTL_ADD, fd, readable: readable, writable: writable)
     }
 
     /// Changes which readiness `fd` is watched for.
     func modify(_ fd: Int32, readable: Bool, writable: Bool) {
+        assert(inEventLoop, "EventLoop.modify off its thread")
         try? control(EPOLL_CTL_MOD, fd, readable: readable, writable: writable)
     }
 
     /// Stops watching `fd`; call before closing it.
     func deregister(_ fd: Int32) {
+        assert(inEventLoop, "EventLoop.deregister off its thread")
         handlers[fd] = nil
         // ENOENT (never added) is fine: the descriptor is not watched either way.
         _ = try? System.call("epoll_ctl(DEL)") { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
@@ -123,6 +126,7 @@ package final class EventLoop: @unchecked Sendable {
     /// Runs `action` on the loop thread after `delay`; returns an id for ``cancelTimer(_:)``.
     @discardableResult
     func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
         let (seconds, attoseconds) = delay.components
         let nanos = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
         let id = nextTimerID

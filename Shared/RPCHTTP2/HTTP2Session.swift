@@ -140,9 +140,6 @@ final class HTTP2Session {
     /// Whether the session wants to read or write more; when neither, the connection is done.
     var isAlive: Bool { nghttp2_session_want_read(session) != 0 || nghttp2_session_want_write(session) != 0 }
 
-    /// Whether output is pending.
-    var wantsWrite: Bool { nghttp2_session_want_write(session) != 0 }
-
     /// Submits response headers; with `body`, DATA follows from ``HTTP2SessionDelegate/sessionReadBody(streamID:into:)``,
     /// without it the HEADERS frame ends the stream (a Trailers-Only response).
     func submitResponse(streamID: Int32, headers: HTTP2HeaderBlock, body: Bool) {
@@ -193,11 +190,6 @@ final class HTTP2Session {
     /// Sends a PING (keepalive).
     func submitPing() {
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
-    }
-
-    /// The largest stream id the peer may still open, per its own SETTINGS.
-    var remoteMaxConcurrentStreams: UInt32 {
-        nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
     }
 
     private func withHeaderFields<Result>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
