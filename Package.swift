@@ -49,7 +49,7 @@ let package = Package(
         .target(name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
-            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", log, argumentParser],
+            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", "Credentials", log, argumentParser],
             path: "Shared/ServiceKit", swiftSettings: strictSettings),
 
         // Measurements only (see Benchmarks/README.md); not part of any service.
@@ -62,7 +62,7 @@ let package = Package(
             name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
-            name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts"],
+            name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials"],
             path: "Tests/ServiceKitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CredentialsTests", dependencies: ["Credentials", crypto, cryptoExtras], path: "Tests/CredentialsTests",
