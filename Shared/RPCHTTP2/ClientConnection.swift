@@ -36,21 +36,37 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     // MARK: Connecting
 
-    /// Starts connecting. Loop thread.
+    /// Starts connecting. Loop thread. A literal address connects at once; a host name is
+    /// resolved on a short-lived thread of its own, since resolving may block on DNS.
     func connect() {
+        loop.scheduleTimer(after: configuration.connectTimeout) { [weak self] in
+            guard let self, self.phase == .connecting else { return }
+            self.shutDown(reason: "connect to \(self.target) timed out")
+        }
+        if let address = try? Socket.resolve(target, passive: false, numericOnly: true).first {
+            return connect(to: address)
+        }
+        let target = self.target
+        let thread = Thread { [self] in
+            let result = Result { () throws(SystemError) in try Socket.resolve(target, passive: false).first }
+            loop.execute { [self] in
+                guard phase == .connecting else { return }  // timed out meanwhile
+                switch result {
+                case .success(let address?): connect(to: address)
+                case .success(nil): shutDown(reason: "cannot resolve \(target)")
+                case .failure(let error): shutDown(reason: "cannot resolve \(target): \(error)")
+                }
+            }
+        }
+        thread.name = "resolve \(target.host)"
+        thread.start()
+    }
+
+    private func connect(to address: ResolvedAddress) {
         do {
-            // Literal addresses resolve without I/O; names read /etc/hosts or DNS.
-            guard let address = try Socket.resolve(target, passive: false).first else {
-                throw SystemError(function: "getaddrinfo", errno: 0)
-            }
-            let fd = try Socket.startConnect(family: address.family, storage: address.storage, length: address.length)
-            let socket = HTTP2Socket(fd: fd, loop: loop)
-            self.socket = socket
+            let fd = try Socket.startConnect(to: address)
+            socket = HTTP2Socket(fd: fd, loop: loop)
             try loop.register(fd, readable: false, writable: true, handler: self)
-            loop.scheduleTimer(after: configuration.connectTimeout) { [weak self] in
-                guard let self, self.phase == .connecting else { return }
-                self.shutDown(reason: "connect to \(self.target) timed out")
-            }
         } catch {
             shutDown(reason: "cannot connect to \(target): \(error)")
         }

@@ -29,27 +29,38 @@ public struct SocketAddressText: Sendable, Hashable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
+/// One resolved socket address. A plain C value, safe to hand between threads.
+struct ResolvedAddress: @unchecked Sendable {
+    // Invariant for @unchecked Sendable: immutable plain bytes with no pointers inside.
+    let family: Int32
+    let storage: sockaddr_storage
+    let length: socklen_t
+}
+
 /// Socket set-up calls; every one goes through ``System``.
 enum Socket {
-    /// Resolves an address (blocking: call off the event loops for names that are not literals).
-    static func resolve(_ address: SocketAddressText, passive: Bool) throws(SystemError) -> [(family: Int32, storage: sockaddr_storage, length: socklen_t)] {
+    /// Resolves an address. With `numericOnly` only literal addresses resolve (no I/O, safe on
+    /// an event loop); otherwise names may read /etc/hosts or ask DNS, which blocks.
+    static func resolve(
+        _ address: SocketAddressText, passive: Bool, numericOnly: Bool = false
+    ) throws(SystemError) -> [ResolvedAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = passive ? AI_PASSIVE : 0
+        hints.ai_flags = (passive ? AI_PASSIVE : 0) | (numericOnly ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(address.host, String(address.port), &hints, &list)
         guard status == 0, let first = list else {
             throw SystemError(function: "getaddrinfo(\(address.host))", errno: status == EAI_SYSTEM ? Glibc.errno : EHOSTUNREACH)
         }
         defer { freeaddrinfo(list) }
-        var results: [(Int32, sockaddr_storage, socklen_t)] = []
+        var results: [ResolvedAddress] = []
         var cursor: UnsafeMutablePointer<addrinfo>? = first
         while let entry = cursor {
             var storage = sockaddr_storage()
             withUnsafeMutableBytes(of: &storage) { target in
                 target.copyMemory(from: UnsafeRawBufferPointer(start: entry.pointee.ai_addr, count: Int(entry.pointee.ai_addrlen)))
             }
-            results.append((entry.pointee.ai_family, storage, entry.pointee.ai_addrlen))
+            results.append(ResolvedAddress(family: entry.pointee.ai_family, storage: storage, length: entry.pointee.ai_addrlen))
             cursor = entry.pointee.ai_next
         }
         return results
@@ -103,11 +114,12 @@ enum Socket {
     }
 
     /// Starts a non-blocking connect; the caller waits for writability and checks ``pendingError(_:)``.
-    static func startConnect(family: Int32, storage: sockaddr_storage, length: socklen_t) throws(SystemError) -> Int32 {
+    static func startConnect(to address: ResolvedAddress) throws(SystemError) -> Int32 {
+        let (family, length) = (address.family, address.length)
         let fd = try System.call("socket") {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         }
-        var storage = storage
+        var storage = address.storage
         do {
             _ = try withUnsafePointer(to: &storage) { pointer throws(SystemError) in
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address throws(SystemError) in
