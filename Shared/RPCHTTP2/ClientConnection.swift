@@ -39,9 +39,11 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     /// Starts connecting. Loop thread. A literal address connects at once; a host name is
     /// resolved on a short-lived thread of its own, since resolving may block on DNS.
     func connect() {
-        loop.scheduleTimer(after: configuration.connectTimeout) { [weak self] in
-            guard let self, self.phase == .connecting else { return }
-            self.shutDown(reason: "connect to \(self.target) timed out")
+        // Strong capture: weak references would give the connection a side table and slow
+        // every retain and release of it; the timer holds it for the connect timeout at most.
+        loop.scheduleTimer(after: configuration.connectTimeout) { [self] in
+            guard phase == .connecting else { return }
+            shutDown(reason: "connect to \(self.target) timed out")
         }
         if let address = try? Socket.resolve(target, passive: false, numericOnly: true).first {
             return connect(to: address)
@@ -131,11 +133,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             call.streamID = id
             calls[id] = call
             if let deadline = call.deadline {
-                call.deadlineTimer = loop.scheduleTimer(after: deadline - .now) { [weak self, weak call] in
-                    guard let self, let call else { return }
+                call.deadlineTimer = loop.scheduleTimer(after: deadline - .now) { [self, call] in
                     call.deadlineTimer = nil
                     call.complete(.failure(RPCError(code: .deadlineExceeded, message: "The deadline passed.")))
-                    self.resetNow(call)
+                    resetNow(call)
                 }
             }
             flushOutput()
@@ -308,7 +309,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         socket?.close()
         let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)
         for call in waiting { call.complete(.failure(error)) }
-        for call in calls.values { call.complete(.failure(error)) }
+        for call in calls.values {
+            if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
+            call.complete(.failure(error))
+        }
         waiting = []
         calls = [:]
         onClose(self, everConnected)

@@ -245,12 +245,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(timeout)'."))
             }
             stream.deadline = stream.startTime + duration
-            stream.deadlineTimer = loop.scheduleTimer(after: duration) { [weak self, weak stream] in
-                guard let self, let stream else { return }
+            // Strong captures on purpose: a weak reference would give the stream and the
+            // connection side tables, slowing every retain and release on the hot path; the
+            // timer is cancelled when the stream or the connection closes.
+            stream.deadlineTimer = loop.scheduleTimer(after: duration) { [self, stream] in
                 stream.deadlineTimer = nil
                 stream.finish(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
                 stream.cancel()
-                self.flushOutput()
+                flushOutput()
             }
         }
         if !route.info.kind.isUnaryRequest { startHandler(stream) }
@@ -334,10 +336,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         draining = true
         session.submitShutdownNotice()
         flushOutput()
-        loop.scheduleTimer(after: .milliseconds(100)) { [weak self] in
-            guard let self, !self.closed else { return }
-            self.session.submitGoAway()
-            self.flushOutput()
+        loop.scheduleTimer(after: .milliseconds(100)) { [self] in
+            guard !closed else { return }
+            session.submitGoAway()
+            flushOutput()
         }
     }
 
@@ -349,6 +351,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
         socket.close()
         for stream in streams.values {
+            if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
             stream.streamClosed = true
             stream.finish(RPCError(code: .cancelled, message: "The connection closed."))
             stream.cancel()
@@ -359,8 +362,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     private func scheduleHousekeeping() {
         let interval = server.configuration.keepaliveInterval
-        housekeepingTimer = loop.scheduleTimer(after: min(interval, server.configuration.idleTimeout)) { [weak self] in
-            self?.housekeeping()
+        // Cancelled in close(); a strong capture keeps refcounting on the fast path (see above).
+        housekeepingTimer = loop.scheduleTimer(after: min(interval, server.configuration.idleTimeout)) { [self] in
+            housekeeping()
         }
     }
 
