@@ -6,14 +6,6 @@ import Testing
 /// errors name.
 @Suite("Fast JSON decoder containers")
 struct FastJSONDecoderContainerTests {
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     private static func decode<Value: Decodable>(_ type: Value.Type, _ json: String) throws(RPCError) -> Value {
         try JSONCodec.shared.decode(type, from: Data(json.utf8))
     }

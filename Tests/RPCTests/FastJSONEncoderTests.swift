@@ -6,14 +6,6 @@ import Testing
 /// `encode(to:)` uses, each checked against Foundation's encoder where it applies.
 @Suite("Fast JSON encoder")
 struct FastJSONEncoderTests {
-    private struct AnyKey: CodingKey {
-        var stringValue: String
-        var intValue: Int? { nil }
-        init(_ string: String) { stringValue = string }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
     private static func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONCodec.shared.encode(value), as: UTF8.self)
     }

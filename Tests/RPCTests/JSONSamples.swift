@@ -131,3 +131,12 @@ extension JSONValue {
     /// Nil for `.null`, else the value.
     fileprivate var nonNull: JSONValue? { self == .null ? nil : self }
 }
+
+/// A coding key made from any string, for hand-written containers in the codec tests.
+struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
