@@ -45,12 +45,20 @@ let package = Package(
         .target(
             name: "Credentials", dependencies: [crypto, cryptoExtras], path: "Shared/Credentials",
             swiftSettings: strictSettings),
+        // Email: RFC 5322 messages, the mail-directory writer and the SMTP client.
+        .target(name: "Mail", dependencies: ["RPCHTTP2"], path: "Shared/Mail", swiftSettings: strictSettings),
         // Every message type and method descriptor of API.md.
         .target(name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
             name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", "Credentials", log, argumentParser],
             path: "Shared/ServiceKit", swiftSettings: strictSettings),
+
+        // The services: one executable each.
+        .executableTarget(
+            name: "auth-svc",
+            dependencies: ["ServiceKit", "Storage", "Credentials", "Contracts", "Mail", "RPC", "RPCHTTP2", log, argumentParser],
+            path: "Services/auth-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         // Measurements only (see Benchmarks/README.md); not part of any service.
         .executableTarget(
@@ -70,6 +78,15 @@ let package = Package(
         .testTarget(
             name: "ContractsTests", dependencies: ["Contracts", "RPC"], path: "Tests/ContractsTests",
             swiftSettings: strictSettings),
+        .testTarget(name: "MailTests", dependencies: ["Mail"], path: "Tests/MailTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "AuthServiceTests",
+            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
+            path: "Tests/AuthServiceTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "AuthServiceUnitTests",
+            dependencies: ["auth-svc", "Storage", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
+            path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]
 )

@@ -4,7 +4,8 @@
 
 APT_BUILD=(libnghttp2-dev libsqlite3-dev)
 APT_TEST=(libnghttp2-dev libsqlite3-dev nghttp2-client sqlite3)
-PIP_TEST=(grpcio)
+# Python packages as pip-name:import-name.
+PIP_TEST=(grpcio:grpc aiosmtpd:aiosmtpd)
 
 missing_apt() {
   local pkg
@@ -14,9 +15,9 @@ missing_apt() {
 }
 
 missing_pip() {
-  local pkg
-  for pkg in "$@"; do
-    python3 -c "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec('${pkg//-/_}') else 1)" 2>/dev/null || printf '%s ' "$pkg"
+  local entry
+  for entry in "$@"; do
+    python3 -c "import importlib.util,sys; sys.exit(0 if importlib.util.find_spec('${entry#*:}') else 1)" 2>/dev/null || printf '%s ' "${entry%%:*}"
   done
 }
 

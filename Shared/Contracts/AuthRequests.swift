@@ -76,16 +76,27 @@ public struct SignInRequest: RPCMessage, Hashable, CustomStringConvertible {
     public static let fields = [FieldDescriptor("email", "String"), FieldDescriptor("password", "String")]
 }
 
-/// An identity provider whose ID tokens `SignInWithIdToken` names.
-public enum IdentityProvider: String, Codable, Sendable, CaseIterable {
+/// An identity provider whose ID tokens `SignInWithIdToken` names: any string, so that a
+/// provider this build does not know is answered `UNSUPPORTED_PROVIDER` rather than as a
+/// malformed message; the four API.md names are constants.
+public struct IdentityProvider: RawRepresentable, Codable, Hashable, Sendable, CaseIterable {
+    /// The provider's name as sent on the wire, e.g. "google".
+    public var rawValue: String
+
+    /// The provider named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
     /// Sign in with Google.
-    case google
+    public static let google = IdentityProvider(rawValue: "google")
     /// Sign in with Apple.
-    case apple
+    public static let apple = IdentityProvider(rawValue: "apple")
     /// Kakao: named by the contract, answered with `UNSUPPORTED_PROVIDER`.
-    case kakao
+    public static let kakao = IdentityProvider(rawValue: "kakao")
     /// Naver: named by the contract, answered with `UNSUPPORTED_PROVIDER`.
-    case naver
+    public static let naver = IdentityProvider(rawValue: "naver")
+
+    /// The providers API.md names.
+    public static let allCases: [IdentityProvider] = [.google, .apple, .kakao, .naver]
 }
 
 /// `SignInWithIdToken` request: `{provider, idToken, rawNonce?}`.

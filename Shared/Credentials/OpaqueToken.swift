@@ -23,7 +23,7 @@ package enum OpaqueToken {
     }
 
     /// `count` bytes drawn from `generator`.
-    static func randomBytes(count: Int, using generator: inout some RandomNumberGenerator) -> [UInt8] {
+    package static func randomBytes(count: Int, using generator: inout some RandomNumberGenerator) -> [UInt8] {
         (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }

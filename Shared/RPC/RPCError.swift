@@ -47,6 +47,13 @@ extension RPCError {
     }
 
     /// The error a client sees for an unexpected server-side failure; the cause stays in the log.
+    /// The same error with `cause` recorded, for logs; the cause is never sent to the caller.
+    public func causedBy(_ cause: any Error) -> RPCError {
+        var error = self
+        error.cause = cause
+        return error
+    }
+
     public static func internalError(cause: any Error) -> RPCError {
         RPCError(code: .internal, message: "Internal error.", cause: cause)
     }

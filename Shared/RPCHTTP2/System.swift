@@ -16,10 +16,10 @@ package struct SystemError: Error, CustomStringConvertible {
 
 /// The one wrapper every syscall of the transport goes through: retries `EINTR`, turns other
 /// failures into ``SystemError``, and treats `EBADF`/`EFAULT` as programmer errors.
-enum System {
+package enum System {
     /// Runs `body` until it does not fail with `EINTR`; `-1` becomes a thrown error.
     @inline(__always)
-    static func call<Result: FixedWidthInteger>(_ function: String, _ body: () -> Result) throws(SystemError) -> Result {
+    package static func call<Result: FixedWidthInteger>(_ function: String, _ body: () -> Result) throws(SystemError) -> Result {
         while true {
             let result = body()
             if result != -1 { return result }
@@ -41,7 +41,7 @@ enum System {
     }
 
     /// Closes a descriptor; errors other than `EBADF` are ignored, as the fd is gone either way.
-    static func close(_ fd: Int32) {
+    package static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
 

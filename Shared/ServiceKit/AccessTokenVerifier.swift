@@ -3,55 +3,51 @@ package import Credentials
 package import Foundation
 internal import RPC
 package import RPCHTTP2
-internal import Synchronization
 
 /// Verifies the `authorization: Bearer <accessToken>` of a call against auth-svc's public keys
-/// and answers with the caller, or with the `RPCError` API.md §3 prescribes.
+/// and the revoked sessions, and answers with the caller or with the `RPCError` API.md §3
+/// prescribes.
 ///
-/// Keys come from a ``KeySource``, fetched lazily on first use and cached by `kid`. A token
-/// naming an unknown `kid` (auth-svc rotated its key) triggers one refetch, at most once per
-/// `refetchInterval` (30 s, DESIGN.md "Security"), and one more verification. Concurrent
-/// fetches share one call to the source. While no keys have ever been fetched, every call
-/// that needs them tries again, and fails with UNAVAILABLE `UPSTREAM_UNAVAILABLE` when the
-/// source does.
+/// Keys come from a ``KeySource`` through a ``CachedJWTVerifier``: fetched on first use,
+/// cached by `kid`, refetched on an unknown `kid` at most once per `refetchInterval` (30 s,
+/// DESIGN.md "Security"). While no keys have ever been fetched, every call that needs them
+/// tries again, and fails with UNAVAILABLE `UPSTREAM_UNAVAILABLE` when the source does. A valid
+/// token whose session the ``RevocationChecker`` reports revoked is refused with
+/// `SESSION_REVOKED`.
 ///
-/// Thread-safe: the state lives behind a `Mutex` that is never held across an `await`.
+/// Thread-safe.
 package final class AccessTokenVerifier: Sendable {
     /// The `iss` every token must carry.
     package let issuer: String
     /// The audience every token's `aud` must name.
     package let audience: String
-    /// The least time between two refetches caused by unknown `kid`s.
-    package let refetchInterval: Duration
 
-    private let source: KeySource
-    private let state = Mutex(State())
+    private let keys: CachedJWTVerifier
+    private let revocations: (any RevocationChecker)?
 
-    /// What the verifier knows; guarded by `state`.
-    private struct State {
-        /// The verifier over the cached keys; nil until the first fetch succeeds.
-        var verifier: JWTVerifier?
-        /// The fetch in progress, which every caller that needs keys awaits.
-        var inFlight: Task<JWTVerifier, any Error>?
-        /// When the last refetch for an unknown `kid` started.
-        var lastRefetch: ContinuousClock.Instant?
-    }
-
-    /// A verifier of tokens issued by `issuer` for `audience`, with keys from `source`.
+    /// A verifier of tokens issued by `issuer` for `audience`, with keys from `source`, and
+    /// sessions checked against `revocations` when given.
     package init(
-        issuer: String, audience: String, source: KeySource, refetchInterval: Duration = .seconds(30)
+        issuer: String, audience: String, source: KeySource, refetchInterval: Duration = .seconds(30),
+        revocations: (any RevocationChecker)? = nil
     ) {
         self.issuer = issuer
         self.audience = audience
-        self.source = source
-        self.refetchInterval = refetchInterval
+        self.revocations = revocations
+        self.keys = CachedJWTVerifier(source: source, refetchInterval: refetchInterval) { keys in
+            JWTVerifier.accessTokens(keys: keys, issuer: issuer, audience: audience)
+        }
     }
+
+    /// The least time between two refetches caused by unknown `kid`s.
+    package var refetchInterval: Duration { keys.refetchInterval }
 
     /// The caller named by an `authorization` header value.
     ///
     /// Throws UNAUTHENTICATED `MISSING_TOKEN` when the value is absent, blank or not a Bearer
-    /// token, `ACCESS_TOKEN_EXPIRED` for an expired token and `INVALID_ACCESS_TOKEN` for any
-    /// other refusal; UNAVAILABLE `UPSTREAM_UNAVAILABLE` when no keys can be had.
+    /// token, `ACCESS_TOKEN_EXPIRED` for an expired token, `SESSION_REVOKED` for a revoked
+    /// session and `INVALID_ACCESS_TOKEN` for any other refusal; UNAVAILABLE
+    /// `UPSTREAM_UNAVAILABLE` when no keys can be had.
     package func authenticate(authorization: String?, now: Date = Date()) async throws -> AuthenticatedUser {
         guard let token = Self.bearerToken(in: authorization) else {
             throw AuthReason.missingToken.error("Send authorization: Bearer <accessToken>.")
@@ -61,27 +57,24 @@ package final class AccessTokenVerifier: Sendable {
 
     /// The caller named by a bare access token; errors as ``authenticate(authorization:now:)``.
     package func authenticate(token: String, now: Date = Date()) async throws -> AuthenticatedUser {
-        let verifier = try await cachedVerifier()
+        let claims: AccessTokenClaims
         do {
-            return try Self.user(verifying: token, with: verifier, now: now)
-        } catch .unknownKey(let kid) {
-            // auth-svc may have rotated its key since the last fetch: refetch (rate-limited)
-            // and try once more with whatever keys that gives.
-            guard let refreshed = await refreshedVerifier() else {
-                throw Self.rpcError(for: .unknownKey(kid: kid))
-            }
-            do {
-                return try Self.user(verifying: token, with: refreshed, now: now)
-            } catch {
-                throw Self.rpcError(for: error)
-            }
-        } catch {
+            claims = try await keys.verify(token, as: AccessTokenClaims.self, now: now)
+        } catch .token(let error) {
             throw Self.rpcError(for: error)
+        } catch .keysUnavailable(let cause) {
+            throw GatewayReason.upstreamUnavailable.error("The keys that verify access tokens are not available.")
+                .causedBy(cause)
         }
+        if let revocations, try await revocations.isRevoked(sessionID: claims.sessionID) {
+            throw AuthReason.sessionRevoked.error("The session has been revoked; sign in again.")
+        }
+        return AuthenticatedUser(
+            id: claims.subject, sessionID: claims.sessionID, email: claims.email, emailVerified: claims.emailVerified)
     }
 
-    /// The token of a `Bearer` header value, or nil when there is none. The scheme is matched
-    /// case-insensitively (RFC 9110 §11.1).
+    /// The token of an `authorization: Bearer <token>` value (scheme case-insensitive, RFC 7235
+    /// §2.1), or nil when the value is absent, blank or another scheme.
     static func bearerToken(in header: String?) -> String? {
         guard let header else { return nil }
         let trimmed = header.trimmingCharacters(in: .whitespaces)
@@ -91,106 +84,24 @@ package final class AccessTokenVerifier: Sendable {
         return token.isEmpty ? nil : token
     }
 
-    /// Verifies `token` and reads the caller from its claims.
-    private static func user(
-        verifying token: String, with verifier: JWTVerifier, now: Date
-    ) throws(TokenError) -> AuthenticatedUser {
-        let claims = try verifier.verifyAccessToken(token, now: now)
-        return AuthenticatedUser(
-            id: claims.subject, sessionID: claims.sessionID, email: claims.email,
-            emailVerified: claims.emailVerified)
-    }
-
-    /// The API answer for a refused token (API.md §3); the cause stays for the log.
+    /// The API.md answer to a refused token: expired, or invalid for any other reason (the
+    /// detail stays in `cause`, for logs, not for the caller).
     static func rpcError(for error: TokenError) -> RPCError {
-        var answer =
-            switch error {
-            case .expired: AuthReason.accessTokenExpired.error("The access token has expired; refresh the session.")
-            default: AuthReason.invalidAccessToken.error("The access token is not valid.")
-            }
-        answer.cause = error
-        return answer
-    }
-
-    // MARK: Keys
-
-    /// The verifier over the cached keys, fetching them first if there are none.
-    private func cachedVerifier() async throws -> JWTVerifier {
-        enum Step {
-            case ready(JWTVerifier)
-            case wait(Task<JWTVerifier, any Error>)
+        switch error {
+        case .expired: AuthReason.accessTokenExpired.error("The access token has expired; refresh the session.").causedBy(error)
+        default: AuthReason.invalidAccessToken.error("The access token is not valid.").causedBy(error)
         }
-        let step: Step = state.withLock { state in
-            if let verifier = state.verifier { return .ready(verifier) }
-            return .wait(state.inFlight ?? startFetch(in: &state))
-        }
-        switch step {
-        case .ready(let verifier):
-            return verifier
-        case .wait(let task):
-            do {
-                return try await task.value
-            } catch {
-                throw RPCError(
-                    code: GatewayReason.upstreamUnavailable.code, reason: GatewayReason.upstreamUnavailable.rawValue,
-                    message: "The keys that verify access tokens are not available.", cause: error)
-            }
-        }
-    }
-
-    /// A verifier over freshly fetched keys, or nil when the last refetch was too recent or
-    /// the fetch failed (the cached keys then stay in use).
-    private func refreshedVerifier() async -> JWTVerifier? {
-        let now = ContinuousClock.now
-        let task: Task<JWTVerifier, any Error>? = state.withLock { state in
-            if let inFlight = state.inFlight { return inFlight }
-            if let last = state.lastRefetch, now - last < refetchInterval { return nil }
-            state.lastRefetch = now
-            return startFetch(in: &state)
-        }
-        return try? await task?.value
-    }
-
-    /// Starts the one fetch that concurrent callers share; it stores its result when done.
-    /// Called with the lock held, so the task cannot finish before it is recorded.
-    private func startFetch(in state: inout State) -> Task<JWTVerifier, any Error> {
-        let task = Task { [source, issuer, audience] in
-            let result: Result<JWTVerifier, any Error>
-            do {
-                let keys = try await source.fetchKeys()
-                result = .success(JWTVerifier.accessTokens(keys: keys, issuer: issuer, audience: audience))
-            } catch {
-                result = .failure(error)
-            }
-            self.state.withLock { state in
-                state.inFlight = nil
-                if case .success(let verifier) = result { state.verifier = verifier }
-            }
-            return try result.get()
-        }
-        state.inFlight = task
-        return task
     }
 }
 
-/// Where ``AccessTokenVerifier`` gets the public keys that verify access tokens.
-///
-/// A closure, so tests pass keys they minted themselves and services pass
-/// ``authService(client:timeout:)``. `Sendable`; the closure may be called from any task.
-package struct KeySource: Sendable {
-    /// Fetches the current key set.
-    private let fetch: @Sendable () async throws -> JWKSet
+/// Tells whether a session has been revoked: auth-svc asks its database, every other service
+/// a ``RevocationFeed``.
+package protocol RevocationChecker: Sendable {
+    /// Whether the session `sessionID` (an access token's `sid`) is revoked.
+    func isRevoked(sessionID: String) async throws -> Bool
+}
 
-    /// A source that calls `fetch` for every fetch.
-    package init(_ fetch: @escaping @Sendable () async throws -> JWKSet) {
-        self.fetch = fetch
-    }
-
-    /// The current key set; throws when it cannot be had right now.
-    package func fetchKeys() async throws -> JWKSet {
-        try await fetch()
-    }
-
+extension KeySource {
     /// A source that calls auth-svc's `GetJwks` through `client`, giving up after `timeout`.
     package static func authService(client: RPCClient, timeout: Duration = .seconds(5)) -> KeySource {
         KeySource {

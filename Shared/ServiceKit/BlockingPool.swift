@@ -2,6 +2,9 @@ internal import Dispatch
 internal import Foundation
 internal import RPC
 internal import Synchronization
+#if canImport(Glibc)
+internal import Glibc
+#endif
 
 /// A fixed set of threads for blocking work — password hashing, file I/O, anything that must
 /// not run on an event loop or hold a thread of Swift's cooperative pool. At most `threads`
@@ -30,12 +33,20 @@ public final class BlockingPool: Sendable {
     /// The number of threads.
     public let threadCount: Int
 
-    /// Starts `threads` threads named `name-N`.
-    public init(threads: Int, name: String, queueLimit: Int = 1024) {
+    /// Starts `threads` threads named `name-N`. A positive `niceness` lowers their scheduling
+    /// priority (Linux per-thread nice): CPU-bound work such as password hashing then yields
+    /// the cores to the event loops, so a flood of it slows itself rather than every call.
+    public init(threads: Int, name: String, queueLimit: Int = 1024, niceness: Int32 = 0) {
         self.threadCount = max(1, threads)
         self.queueLimit = queueLimit
         for index in 0..<threadCount {
-            let thread = Thread { [self] in self.work() }
+            let thread = Thread { [self] in
+                #if os(Linux)
+                // On Linux the nice value is per thread, and `who` 0 names the calling thread (setpriority(2), NOTES).
+                if niceness > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, niceness) }
+                #endif
+                self.work()
+            }
             thread.name = "\(name)-\(index)"
             thread.start()
         }

@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceKit
+
+/// The `auth-svc` executable: accounts, sessions and keys (API.md §3).
+@main
+struct AuthServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth-svc",
+        abstract: "Serves shop.auth.v1.AuthService: accounts, email verification, sessions, Google and Apple sign-in.")
+
+    private static let environment = ProcessInfo.processInfo.environment
+
+    @OptionGroup var options: ServiceOptions
+
+    @Option(help: "The iss claim of access tokens (env SHOP_AUTH_ISSUER).")
+    var issuer = environment["SHOP_AUTH_ISSUER"] ?? "storefront-auth"
+
+    @Option(help: "The aud claim of access tokens (env SHOP_AUTH_AUDIENCE).")
+    var audience = environment["SHOP_AUTH_AUDIENCE"] ?? "storefront"
+
+    @Option(help: "Signing key file, generated when missing; default <data-dir>/signing-key.json (env SHOP_SIGNING_KEY_FILE).")
+    var signingKey: String?
+
+    @Option(help: "SMTP server host:port; without it mail goes to <data-dir>/mail/*.eml (env SHOP_SMTP).")
+    var smtp: String?
+
+    @Option(help: "Sender of every email (env SHOP_MAIL_FROM).")
+    var mailFrom = environment["SHOP_MAIL_FROM"] ?? "Storefront <no-reply@storefront.local>"
+
+    @Option(help: "Base URL of the links in emails (env SHOP_LINK_BASE_URL).")
+    var linkBaseURL = environment["SHOP_LINK_BASE_URL"] ?? "http://127.0.0.1:8080"
+
+    @Option(help: "Google client ids, comma-separated; enables Google sign-in (env SHOP_GOOGLE_CLIENT_ID).")
+    var googleClientId: String?
+
+    @Option(help: "Google's JWK Set: a file path or URL (env SHOP_GOOGLE_JWKS).")
+    var googleJwks: String?
+
+    @Option(help: "Apple client ids (service/bundle ids), comma-separated; enables Apple sign-in (env SHOP_APPLE_CLIENT_ID).")
+    var appleClientId: String?
+
+    @Option(help: "Apple's JWK Set: a file path or URL (env SHOP_APPLE_JWKS).")
+    var appleJwks: String?
+
+    @Option(help: "Threads that hash passwords; default one per core (env SHOP_HASH_THREADS).")
+    var hashThreads = Int(environment["SHOP_HASH_THREADS"] ?? "") ?? ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "scrypt cost exponent, N = 2^n; 17 is OWASP's; lower only for tests (env SHOP_SCRYPT_LOG_N).")
+    var scryptLogN = Int(environment["SHOP_SCRYPT_LOG_N"] ?? "") ?? 17
+
+    mutating func validate() throws {
+        // Optional settings fall back to the environment here (a flag wins).
+        signingKey = signingKey ?? Self.environment["SHOP_SIGNING_KEY_FILE"]
+        smtp = smtp ?? Self.environment["SHOP_SMTP"]
+        googleClientId = googleClientId ?? Self.environment["SHOP_GOOGLE_CLIENT_ID"]
+        googleJwks = googleJwks ?? Self.environment["SHOP_GOOGLE_JWKS"]
+        appleClientId = appleClientId ?? Self.environment["SHOP_APPLE_CLIENT_ID"]
+        appleJwks = appleJwks ?? Self.environment["SHOP_APPLE_JWKS"]
+        if let smtp, Self.hostAndPort(smtp) == nil {
+            throw ValidationError("--smtp must be host:port, e.g. 127.0.0.1:25.")
+        }
+        if (googleClientId == nil) != (googleJwks == nil) {
+            throw ValidationError("Google sign-in needs both --google-client-id and --google-jwks.")
+        }
+        if (appleClientId == nil) != (appleJwks == nil) {
+            throw ValidationError("Apple sign-in needs both --apple-client-id and --apple-jwks.")
+        }
+        guard (1...256).contains(hashThreads) else { throw ValidationError("--hash-threads must be 1...256.") }
+        guard (10...22).contains(scryptLogN) else { throw ValidationError("--scrypt-log-n must be 10...22.") }
+    }
+
+    func run() async throws {
+        ServiceRunner.bootstrapLogging(level: options.level)
+        let logger = Logger(label: "auth-svc")
+        var configuration = AuthConfiguration(dataDirectory: options.dataDir)
+        configuration.host = options.host
+        configuration.port = options.resolvedPort(default: 7001)
+        configuration.issuer = issuer
+        configuration.audience = audience
+        configuration.signingKeyPath = signingKey
+        configuration.smtp = smtp.flatMap(Self.hostAndPort)
+        configuration.mailFrom = mailFrom
+        configuration.linkBaseURL = linkBaseURL
+        if let googleClientId, let googleJwks {
+            configuration.providers.append(.google(clientIDs: Self.list(googleClientId), jwks: googleJwks))
+        }
+        if let appleClientId, let appleJwks {
+            configuration.providers.append(.apple(clientIDs: Self.list(appleClientId), jwks: appleJwks))
+        }
+        configuration.hashThreads = hashThreads
+        configuration.scryptLogN = scryptLogN
+        configuration.gracePeriod = .seconds(options.graceSeconds)
+        do {
+            let server = try await AuthServer.build(configuration: configuration, logger: logger)
+            try await server.run()
+        } catch let error as AuthStartupError {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(78)  // EX_CONFIG
+        }
+    }
+
+    /// `host:port` split, or nil.
+    static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (1...65535).contains(port), colon != text.startIndex
+        else { return nil }
+        return (String(text[..<colon]), port)
+    }
+
+    /// The non-empty items of a comma-separated list.
+    static func list(_ text: String) -> Set<String> {
+        Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
+}

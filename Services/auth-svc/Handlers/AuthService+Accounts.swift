@@ -1,0 +1,105 @@
+import Logging
+import Contracts
+import Credentials
+import RPC
+import ServiceKit
+
+/// Accounts: sign-up, email verification, the current user, profile and deletion.
+extension AuthService {
+    /// `SignUp`: a new unverified password account, and a verification email.
+    func signUp(_ request: SignUpRequest, context: ServerContext) async throws -> UserResponse {
+        try AuthRateLimits.check(limits.signUp, clientAddress(context))
+        let email = try InputRules.requireEmail(request.email)
+        let displayName = try InputRules.displayName(request.displayName)
+        let passwordHash = try await newPasswordHash(request.password, email: email, field: "password")
+        let user: UserRecord
+        do {
+            user = try await store.createUser(email: email, passwordHash: passwordHash, displayName: displayName)
+        } catch AuthStore.Conflict.emailInUse {
+            throw AuthReason.emailAlreadyInUse.error("An account with this email address already exists.")
+        }
+        try await sendVerification(to: user)
+        context.logger.info("account created", metadata: ["user": "\(user.id)"])
+        return UserResponse(user: user.message)
+    }
+
+    /// `VerifyEmail`: redeems a verification token.
+    func verifyEmail(_ request: VerifyEmailRequest, context: ServerContext) async throws -> UserResponse {
+        let hash = try Self.tokenHash(request.token, field: "token")
+        switch try await store.redeemVerificationToken(hash: hash) {
+        case .success(let user): return UserResponse(user: user.message)
+        case .failure(let problem): throw Self.error(for: problem)
+        }
+    }
+
+    /// `ResendVerification`: a new verification email for an unverified account; `{}` whether
+    /// or not the address has an account.
+    func resendVerification(_ request: ResendVerificationRequest, context: ServerContext) async throws -> Empty {
+        try AuthRateLimits.check(limits.emailRequests, clientAddress(context))
+        let email = try InputRules.requireEmail(request.email)
+        if let user = try await store.user(email: email), !user.emailVerified {
+            try await sendVerification(to: user)
+        }
+        return Empty()
+    }
+
+    /// `GetCurrentUser`.
+    func getCurrentUser(_ request: Empty, context: ServerContext) async throws -> UserResponse {
+        let (_, user) = try await currentUser(context)
+        return UserResponse(user: user.message)
+    }
+
+    /// `UpdateProfile`: sets (or, with an empty name, clears) the display name.
+    func updateProfile(_ request: UpdateProfileRequest, context: ServerContext) async throws -> UserResponse {
+        let caller = try context.requireUser()
+        let name = try InputRules.displayName(request.displayName)
+        do {
+            return UserResponse(user: try await store.updateDisplayName(userID: caller.id, to: name).message)
+        } catch AuthStore.Conflict.noSuchUser {
+            throw AuthReason.sessionRevoked.error("The account no longer exists.")
+        }
+    }
+
+    /// `DeleteAccount`: needs the password, or for an account without one a sign-in within the
+    /// last five minutes; revokes every session.
+    func deleteAccount(_ request: DeleteAccountRequest, context: ServerContext) async throws -> Empty {
+        let (caller, user) = try await currentUser(context)
+        if user.passwordHash != nil {
+            guard let password = request.password, !password.isEmpty else {
+                throw AuthReason.requiresRecentLogin.error("Give the account's password to delete it.")
+            }
+            try InputRules.checkPasswordSize(password, field: "password")
+            guard try await checkPassword(password, user: user) else {
+                throw AuthReason.invalidCredentials.error("The password is incorrect.")
+            }
+        } else {
+            guard let session = try await store.session(id: caller.sessionID),
+                Timestamp.now() - session.authenticatedAt <= Self.recentLoginWindow
+            else {
+                throw AuthReason.requiresRecentLogin.error("Sign in again, then delete the account within five minutes.")
+            }
+        }
+        announceRevoked(try await store.deleteUser(id: user.id))
+        context.logger.info("account deleted", metadata: ["user": "\(user.id)"])
+        return Empty()
+    }
+
+    // MARK: Tokens
+
+    /// The stored hash of a verification or reset token; `INVALID_TOKEN` for one too long or
+    /// empty to be ours.
+    static func tokenHash(_ token: String, field: String) throws(RPCError) -> String {
+        guard !token.isEmpty, token.utf8.count <= InputRules.maximumTokenLength else {
+            throw RPCError.invalidField(field, "is not a valid token", reason: AuthReason.invalidToken.rawValue)
+        }
+        return OpaqueToken.hash(token)
+    }
+
+    /// The API.md answer to an unusable verification or reset token.
+    static func error(for problem: AuthStore.EmailTokenProblem) -> RPCError {
+        switch problem {
+        case .invalid: AuthReason.invalidToken.error("The link is not valid or was already used.")
+        case .expired: AuthReason.tokenExpired.error("The link has expired; ask for a new one.")
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Contracts
+import Credentials
+import Foundation
+import Logging
+import RPC
+import ServiceKit
+
+/// The handlers of `shop.auth.v1.AuthService` (API.md §3) and of the internal
+/// `SessionRevocationService`. Stateless itself: its dependencies are stored properties, the
+/// state lives in the store, the throttles and the session events.
+///
+/// The methods are in `AuthService+Accounts.swift` (sign-up, verification, profile, deletion),
+/// `AuthService+Sessions.swift` (sign-in, refresh, sign-out, the auth-state stream) and
+/// `AuthService+Passwords.swift` (reset and change); `AuthService+Routes.swift` wires them to
+/// a router.
+struct AuthService: Sendable {
+    /// The database.
+    let store: AuthStore
+    /// Mints access and refresh tokens.
+    let sessions: SessionIssuer
+    /// The keys `GetJwks` publishes: the signing key's public half first, then retired ones.
+    let publishedKeys: [Contracts.JWK]
+    /// Hashes and verifies passwords (scrypt).
+    let hasher: PasswordHasher
+    /// The bounded threads password hashing runs on.
+    let hashPool: BlockingPool
+    /// API.md's password rules.
+    let policy: PasswordPolicy
+    /// The email texts.
+    let emails: AuthEmails
+    /// Wakes the outbox's delivery loop when an email is queued.
+    let mailQueued: @Sendable () -> Void
+    /// Google and Apple sign-in.
+    let providers: IdentityProviders
+    /// Sign-in failure counting.
+    let throttle: SignInThrottle
+    /// Request rate limits.
+    let limits: AuthRateLimits
+    /// Wakes `WatchAuthState` streams of revoked sessions.
+    let events: SessionEvents
+    /// The internal API key, which makes `x-forwarded-for` trusted; nil when none is set.
+    let internalKey: String?
+
+    /// How recently an account without a password must have signed in to delete itself.
+    static let recentLoginWindow: Int64 = 5 * 60
+
+    // MARK: Helpers shared by the handlers
+
+    /// Runs a password hash or verification on the bounded pool.
+    func hashing<T: Sendable>(_ body: @escaping @Sendable (PasswordHasher) throws -> T) async throws -> T {
+        let hasher = hasher
+        return try await hashPool.run { try body(hasher) }
+    }
+
+    /// The stored hash of `password`, after the policy allowed it for `email`.
+    func newPasswordHash(_ password: String, email: String, field: String) async throws -> String {
+        try InputRules.checkPasswordSize(password, field: field)
+        if let problem = policy.check(password: password, email: email) {
+            throw RPCError.invalidField(field, problem.description, reason: AuthReason.weakPassword.rawValue)
+        }
+        return try await hashing { try $0.hash(password: password) }
+    }
+
+    /// Whether `password` matches `storedHash` (a dummy hash when the account has none, so that
+    /// the answer takes as long either way); re-hashes a match stored at a lower cost.
+    func checkPassword(_ password: String, user: UserRecord?) async throws -> Bool {
+        let stored = user?.passwordHash
+        let (valid, needsRehash) = try await hashing { hasher in
+            hasher.verify(password: password, against: stored ?? hasher.dummyHash)
+        }
+        guard valid, let user, let stored else { return false }
+        if needsRehash {
+            let upgraded = try await hashing { try $0.hash(password: password) }
+            try await store.replacePasswordHash(userID: user.id, old: stored, new: upgraded)
+        }
+        return true
+    }
+
+    /// Queues a verification email for `user` unless the per-recipient limit says not.
+    func sendVerification(to user: UserRecord) async throws {
+        guard !user.email.isEmpty, limits.perRecipient.allow(user.email) else { return }
+        try await sendLink(.verifyEmail, to: user)
+    }
+
+    /// Stores a fresh single-use token for `user` and queues the email carrying it.
+    func sendLink(_ purpose: EmailTokenPurpose, to user: UserRecord) async throws {
+        let token = OpaqueToken.generate()
+        let email =
+            switch purpose {
+            case .verifyEmail: emails.verification(to: user.email, token: token)
+            case .resetPassword: emails.passwordReset(to: user.email, token: token)
+            }
+        try await store.issueEmailToken(
+            userID: user.id, purpose: purpose, tokenHash: OpaqueToken.hash(token), email: email)
+        mailQueued()
+    }
+
+    /// A new session for `user`, signed in by `method`.
+    func startSession(for user: UserRecord, method: String) async throws -> Session {
+        let refresh = sessions.newRefreshToken()
+        let session = try await store.createSession(userID: user.id, method: method, refreshHash: refresh.hash)
+        return try sessions.session(for: user, sessionID: session.id, refreshToken: refresh.token)
+    }
+
+    /// The caller's stored account; `SESSION_REVOKED` when it no longer exists.
+    func currentUser(_ context: ServerContext) async throws -> (AuthenticatedUser, UserRecord) {
+        let caller = try context.requireUser()
+        guard let user = try await store.user(id: caller.id) else {
+            throw AuthReason.sessionRevoked.error("The account no longer exists.")
+        }
+        return (caller, user)
+    }
+
+    /// Tells watchers that `sessionIDs` were revoked.
+    func announceRevoked(_ sessionIDs: [String]) {
+        if !sessionIDs.isEmpty { events.revoked(sessionIDs) }
+    }
+
+    /// The address rate limits and throttling count a call against: the connection's peer, or
+    /// the first `x-forwarded-for` entry when the caller proved to be the gateway (internal key).
+    func clientAddress(_ context: ServerContext) -> String {
+        if let internalKey, let presented = context.metadata[MetadataKey.apiKey],
+            ConstantTime.equals(presented, internalKey),
+            let forwarded = context.metadata["x-forwarded-for"]?.split(separator: ",").first
+        {
+            return forwarded.trimmingCharacters(in: .whitespaces)
+        }
+        return Self.host(ofPeer: context.peer)
+    }
+
+    /// The host part of `host:port` or `[v6]:port`.
+    static func host(ofPeer peer: String) -> String {
+        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
+            return String(peer[peer.index(after: peer.startIndex)..<close])
+        }
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
+    }
+}
+
+/// The request rate limits of auth-svc (README "Choices").
+struct AuthRateLimits: Sendable {
+    /// SignUp per client address.
+    let signUp = RateLimiter(burst: 10, refillInterval: .seconds(30))
+    /// ResendVerification and RequestPasswordReset per client address.
+    let emailRequests = RateLimiter(burst: 5, refillInterval: .seconds(30))
+    /// Emails per recipient address, answered silently.
+    let perRecipient = RateLimiter(burst: 3, refillInterval: .seconds(300))
+
+    /// Throws `RATE_LIMITED` when `limiter` has no token left for `key`.
+    static func check(_ limiter: RateLimiter, _ key: String) throws(RPCError) {
+        guard limiter.allow(key) else {
+            throw AuthReason.rateLimited.error("Too many requests; wait a little and try again.")
+        }
+    }
+}

@@ -1,0 +1,101 @@
+internal import Contracts
+internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+import Storage
+
+/// A user as stored, with the providers it can sign in with.
+struct UserRecord: Sendable, Hashable {
+    /// The user id (a lower-case UUID): the `sub` of access tokens.
+    var id: String
+    /// The lower-cased email address; "" for an ID-token user whose provider gave none.
+    var email: String
+    /// Whether the address was proved: by a verification link, a reset link or a provider.
+    var emailVerified: Bool
+    /// The name to show, if any.
+    var displayName: String?
+    /// The PHC string of the password, or nil for an account without one.
+    var passwordHash: String?
+    /// The sign-in methods: "password", "google", "apple".
+    var providers: [String]
+    /// When the account was created (Unix seconds).
+    var createdAt: Int64
+
+    /// The account as API.md's `User` message.
+    var message: User {
+        User(
+            id: id, email: email, emailVerified: emailVerified, displayName: displayName, providers: providers,
+            createdAt: Timestamp.rfc3339(createdAt))
+    }
+}
+
+/// A session as stored: one sign-in and the refresh tokens rotated within it.
+struct SessionRecord: Sendable, Hashable {
+    /// The session id: the `sid` claim of its access tokens.
+    var id: String
+    /// The signed-in user.
+    var userID: String
+    /// How the user signed in: "password", "google" or "apple".
+    var method: String
+    /// When the user last proved who they are in this session (sign-in, password change).
+    var authenticatedAt: Int64
+    /// When the session ends regardless of use (30 days after sign-in).
+    var expiresAt: Int64
+    /// When it was revoked, if it was.
+    var revokedAt: Int64?
+}
+
+/// What a verification or reset token is for.
+enum EmailTokenPurpose: String, Sendable {
+    /// Proves an email address (`VerifyEmail`); lives 24 hours.
+    case verifyEmail = "verify-email"
+    /// Sets a new password (`ResetPassword`); lives 1 hour.
+    case resetPassword = "reset-password"
+
+    /// How long a token of this purpose stays valid, in seconds (API.md §3).
+    var lifetime: Int64 {
+        switch self {
+        case .verifyEmail: 24 * 3600
+        case .resetPassword: 3600
+        }
+    }
+}
+
+/// An email to queue in the outbox.
+struct OutgoingEmail: Sendable, Hashable {
+    /// The recipient address.
+    var recipient: String
+    /// What the email is for: its `X-Storefront-Kind` header.
+    var kind: EmailTokenPurpose
+    /// The subject line.
+    var subject: String
+    /// The plain-text body.
+    var body: String
+}
+
+/// An email in the outbox, due for a delivery attempt.
+struct OutboxEntry: Sendable, Hashable {
+    /// The outbox row id; stable across attempts, so redelivery overwrites rather than duplicates.
+    var id: Int64
+    /// The email itself.
+    var email: OutgoingEmail
+    /// Delivery attempts made so far.
+    var attempts: Int
+}
+
+/// Unix-seconds clock readings and their RFC 3339 form.
+enum Timestamp {
+    /// The current time in whole Unix seconds.
+    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// `seconds` as an RFC 3339 UTC timestamp, e.g. `2026-11-22T01:41:17Z`.
+    static func rfc3339(_ seconds: Int64) -> String {
+        var time = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&time, &parts)
+        return String(
+            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
+            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
+    }
+}

@@ -1,0 +1,171 @@
+import Storage
+
+/// Single-use verification and reset tokens, and the outbox their emails go through.
+extension AuthStore {
+    /// Why a verification or reset token was refused.
+    enum EmailTokenProblem: Error, Sendable, Hashable {
+        /// Unknown, already used, or for another purpose.
+        case invalid
+        /// Past its lifetime.
+        case expired
+    }
+
+    /// Stores a token (by hash) for `userID` and queues `email`, which carries it, in one
+    /// transaction: a token is never valid without its email on the way. A new reset token
+    /// invalidates the older unused ones.
+    func issueEmailToken(
+        userID: String, purpose: EmailTokenPurpose, tokenHash: String, email: OutgoingEmail,
+        now: Int64 = Timestamp.now()
+    ) async throws {
+        try await database.write { connection in
+            if purpose == .resetPassword {
+                try connection.execute(
+                    "UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL",
+                    [now, userID, purpose.rawValue])
+            }
+            try connection.execute(
+                """
+                INSERT INTO email_tokens (token_hash, user_id, purpose, email, created_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [tokenHash, userID, purpose.rawValue, email.recipient, now, now + purpose.lifetime])
+            try connection.execute(
+                """
+                INSERT INTO outbox (recipient, kind, subject, body, created_at, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, [email.recipient, email.kind.rawValue, email.subject, email.body, now, now])
+        }
+    }
+
+    /// Checks a token without using it: the user it belongs to, or the problem.
+    func checkEmailToken(hash: String, purpose: EmailTokenPurpose, now: Int64 = Timestamp.now()) async throws -> Result<
+        String, EmailTokenProblem
+    > {
+        try await database.read { connection in try Self.checkEmailToken(hash: hash, purpose: purpose, now: now, on: connection) }
+    }
+
+    /// Uses a verification token: marks its address verified and returns the user.
+    func redeemVerificationToken(hash: String, now: Int64 = Timestamp.now()) async throws -> Result<
+        UserRecord, EmailTokenProblem
+    > {
+        try await database.write { connection in
+            let userID: String
+            switch try Self.checkEmailToken(hash: hash, purpose: .verifyEmail, now: now, on: connection) {
+            case .failure(let problem): return .failure(problem)
+            case .success(let id): userID = id
+            }
+            try connection.execute("UPDATE email_tokens SET used_at = ? WHERE token_hash = ?", [now, hash])
+            // Only the address the link was sent to is proved, should the account have changed it.
+            try connection.execute(
+                """
+                UPDATE users SET email_verified = 1, updated_at = ?
+                WHERE id = ? AND email = (SELECT email FROM email_tokens WHERE token_hash = ?)
+                """, [now, userID, hash])
+            guard let user = try Self.user(id: userID, on: connection) else { return .failure(.invalid) }
+            return .success(user)
+        }
+    }
+
+    /// Uses a reset token: sets the new password hash, marks the address verified (the link
+    /// proved it), revokes every session and invalidates the user's other reset tokens.
+    /// Returns the user and the revoked session ids.
+    func redeemResetToken(
+        hash: String, newPasswordHash: String, now: Int64 = Timestamp.now()
+    ) async throws -> Result<(UserRecord, revoked: [String]), EmailTokenProblem> {
+        try await database.write { connection in
+            let userID: String
+            switch try Self.checkEmailToken(hash: hash, purpose: .resetPassword, now: now, on: connection) {
+            case .failure(let problem): return .failure(problem)
+            case .success(let id): userID = id
+            }
+            try connection.execute(
+                "UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL",
+                [now, userID, EmailTokenPurpose.resetPassword.rawValue])
+            try connection.execute(
+                """
+                UPDATE users SET password_hash = ?, email_verified = 1, updated_at = ?
+                WHERE id = ? AND email = (SELECT email FROM email_tokens WHERE token_hash = ?)
+                """, [newPasswordHash, now, userID, hash])
+            let revoked = try Self.revokeSessions(
+                userID: userID, except: nil, reason: "password reset", now: now, on: connection)
+            guard let user = try Self.user(id: userID, on: connection) else { return .failure(.invalid) }
+            return .success((user, revoked))
+        }
+    }
+
+    /// Sets a new password hash and revokes every session of the user but `keeping`.
+    /// Returns the revoked session ids.
+    func changePassword(
+        userID: String, newPasswordHash: String, keeping sessionID: String, now: Int64 = Timestamp.now()
+    ) async throws -> [String] {
+        try await database.write { connection in
+            try connection.execute(
+                "UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?", [newPasswordHash, now, userID])
+            try connection.execute(
+                "UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL",
+                [now, userID, EmailTokenPurpose.resetPassword.rawValue])
+            return try Self.revokeSessions(
+                userID: userID, except: sessionID, reason: "password changed", now: now, on: connection)
+        }
+    }
+
+    // MARK: Outbox
+
+    /// Up to `limit` emails due for delivery at `now`, oldest first.
+    func dueEmails(now: Int64 = Timestamp.now(), limit: Int = 50) async throws -> [OutboxEntry] {
+        try await database.read { connection in
+            try connection.query(
+                """
+                SELECT id, recipient, kind, subject, body, attempts FROM outbox
+                WHERE next_attempt_at <= ? ORDER BY id LIMIT ?
+                """, [now, limit]
+            ).map { row in
+                OutboxEntry(
+                    id: try row.value(at: 0),
+                    email: OutgoingEmail(
+                        recipient: try row.value(at: 1),
+                        kind: EmailTokenPurpose(rawValue: try row.value(at: 2)) ?? .verifyEmail,
+                        subject: try row.value(at: 3), body: try row.value(at: 4)),
+                    attempts: try row.value(at: 5))
+            }
+        }
+    }
+
+    /// When the next email falls due, or nil when the outbox is empty.
+    func nextEmailDue() async throws -> Int64? {
+        try await database.read { connection in
+            try connection.queryValue("SELECT min(next_attempt_at) FROM outbox", as: Int64?.self) ?? nil
+        }
+    }
+
+    /// Removes a delivered email from the outbox.
+    func markDelivered(outboxID: Int64) async throws {
+        try await database.write { connection in
+            try connection.execute("DELETE FROM outbox WHERE id = ?", [outboxID])
+        }
+    }
+
+    /// Records a failed attempt and when to try again.
+    func markFailed(outboxID: Int64, error: String, retryAt: Int64) async throws {
+        try await database.write { connection in
+            try connection.execute(
+                "UPDATE outbox SET attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?",
+                [String(error.prefix(500)), retryAt, outboxID])
+        }
+    }
+
+    // MARK: Shared SQL
+
+    /// The owner of a usable token, or why it is not usable, read on `connection`.
+    static func checkEmailToken(
+        hash: String, purpose: EmailTokenPurpose, now: Int64, on connection: Connection
+    ) throws -> Result<String, EmailTokenProblem> {
+        guard
+            let row = try connection.queryOne(
+                "SELECT user_id, expires_at, used_at FROM email_tokens WHERE token_hash = ? AND purpose = ?",
+                [hash, purpose.rawValue]),
+            try row.value(at: 2, as: Int64?.self) == nil
+        else { return .failure(.invalid) }
+        guard try row.value(at: 1, as: Int64.self) > now else { return .failure(.expired) }
+        return .success(try row.value(at: 0))
+    }
+}

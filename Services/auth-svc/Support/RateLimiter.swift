@@ -1,0 +1,66 @@
+import Synchronization
+
+/// Token buckets by key (a client address, an email address): `burst` requests at once, then
+/// one more every `refillInterval`. Keys idle long enough to be full again are forgotten, so
+/// memory stays bounded by the keys active within one refill of the whole bucket.
+///
+/// Thread-safe: the buckets live behind a `Mutex`.
+final class RateLimiter: Sendable {
+    /// Requests allowed at once.
+    let burst: Int
+    /// The time that earns one more request.
+    let refillInterval: Duration
+
+    private struct Bucket {
+        var tokens: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var buckets: [String: Bucket] = [:]
+        var lastSweep = ContinuousClock.now
+    }
+
+    private let state = Mutex(State())
+
+    /// A limiter allowing `burst` requests at once and one per `refillInterval` after that.
+    init(burst: Int, refillInterval: Duration) {
+        precondition(burst > 0 && refillInterval > .zero, "a rate limit needs a positive burst and interval")
+        self.burst = burst
+        self.refillInterval = refillInterval
+    }
+
+    /// Takes one request's token for `key`; false when the bucket is empty (the request is
+    /// over the limit and should be refused or dropped).
+    func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+        let perSecond = 1 / refillInterval.seconds
+        return state.withLock { state in
+            if now - state.lastSweep > refillInterval * burst {
+                sweep(&state, now: now, perSecond: perSecond)
+            }
+            var bucket = state.buckets[key] ?? Bucket(tokens: Double(burst), updated: now)
+            bucket.tokens = min(Double(burst), bucket.tokens + (now - bucket.updated).seconds * perSecond)
+            bucket.updated = now
+            let allowed = bucket.tokens >= 1
+            if allowed { bucket.tokens -= 1 }
+            state.buckets[key] = bucket
+            return allowed
+        }
+    }
+
+    /// Drops the buckets that have refilled completely: they behave as if never seen.
+    private func sweep(_ state: inout State, now: ContinuousClock.Instant, perSecond: Double) {
+        state.buckets = state.buckets.filter { _, bucket in
+            bucket.tokens + (now - bucket.updated).seconds * perSecond < Double(burst)
+        }
+        state.lastSweep = now
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

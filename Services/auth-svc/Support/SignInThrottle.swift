@@ -1,0 +1,96 @@
+import Synchronization
+
+/// Sign-in throttling (API.md §3): failures in the last `window` are counted per account and
+/// per client address. From the `delayAfter + 1`th failure of an account each attempt is
+/// slowed by `delay`; once `refuseAfter` failures are on record, attempts are refused without
+/// checking the password and without being counted — so a lock ends `window` after the failure
+/// that caused it, whatever a third party keeps sending. An address is refused after
+/// `addressLimit` failures. A success clears the account's record.
+///
+/// Thread-safe: the records live behind a `Mutex`; old ones are swept as time passes.
+final class SignInThrottle: Sendable {
+    /// What to do with a sign-in attempt.
+    enum Decision: Sendable, Equatable {
+        /// Check the password, after waiting `delay` (zero when the account is in good standing).
+        case proceed(delay: Duration)
+        /// Refuse with `TOO_MANY_ATTEMPTS`.
+        case refuse
+    }
+
+    /// The period failures are counted over (15 minutes).
+    let window: Duration
+    /// Failures of an account answered at full speed.
+    let delayAfter: Int
+    /// Failures of an account after which attempts are refused.
+    let refuseAfter: Int
+    /// How long each attempt beyond `delayAfter` waits.
+    let delay: Duration
+    /// Failures from one address after which its attempts are refused.
+    let addressLimit: Int
+
+    private struct State {
+        var accounts: [String: [ContinuousClock.Instant]] = [:]
+        /// Accounts refused until the given time: `window` after the failure that locked them.
+        var lockedUntil: [String: ContinuousClock.Instant] = [:]
+        var addresses: [String: [ContinuousClock.Instant]] = [:]
+        var lastSweep = ContinuousClock.now
+    }
+
+    private let state = Mutex(State())
+
+    /// A throttle with API.md's numbers by default: 15 minutes, delays after 5 failures.
+    init(
+        window: Duration = .seconds(15 * 60), delayAfter: Int = 5, refuseAfter: Int = 10, delay: Duration = .seconds(1),
+        addressLimit: Int = 100
+    ) {
+        self.window = window
+        self.delayAfter = delayAfter
+        self.refuseAfter = refuseAfter
+        self.delay = delay
+        self.addressLimit = addressLimit
+    }
+
+    /// The decision for an attempt on `account` from `address`.
+    func decide(account: String, address: String, now: ContinuousClock.Instant = .now) -> Decision {
+        state.withLock { state in
+            if now - state.lastSweep > window { sweep(&state, now: now) }
+            if let until = state.lockedUntil[account], now < until { return .refuse }
+            let accountFailures = recent(state.accounts[account], now: now)
+            let addressFailures = recent(state.addresses[address], now: now)
+            if addressFailures >= addressLimit { return .refuse }
+            return .proceed(delay: accountFailures >= delayAfter ? delay : .zero)
+        }
+    }
+
+    /// Records a wrong password (or unknown account) for `account` from `address`.
+    func recordFailure(account: String, address: String, now: ContinuousClock.Instant = .now) {
+        state.withLock { state in
+            state.accounts[account, default: []].append(now)
+            state.addresses[address, default: []].append(now)
+            state.accounts[account] = state.accounts[account]?.suffix(refuseAfter).map { $0 }
+            if recent(state.accounts[account], now: now) >= refuseAfter {
+                state.lockedUntil[account] = now + window
+            }
+            state.addresses[address] = state.addresses[address]?.suffix(addressLimit).map { $0 }
+        }
+    }
+
+    /// Clears the record of `account` after a successful sign-in.
+    func recordSuccess(account: String) {
+        state.withLock { state in
+            state.accounts[account] = nil
+            state.lockedUntil[account] = nil
+        }
+    }
+
+    private func recent(_ failures: [ContinuousClock.Instant]?, now: ContinuousClock.Instant) -> Int {
+        failures?.reduce(0) { count, time in now - time < window ? count + 1 : count } ?? 0
+    }
+
+    private func sweep(_ state: inout State, now: ContinuousClock.Instant) {
+        state.accounts = state.accounts.filter { _, failures in failures.contains { now - $0 < window } }
+        state.addresses = state.addresses.filter { _, failures in failures.contains { now - $0 < window } }
+        state.lockedUntil = state.lockedUntil.filter { _, until in now < until }
+        state.lastSweep = now
+    }
+}

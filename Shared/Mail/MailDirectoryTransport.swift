@@ -1,0 +1,113 @@
+internal import Foundation
+internal import RPCHTTP2
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// Delivers mail as `.eml` files in a directory, for development and tests: each message
+/// becomes `<directory>/<yyyyMMdd'T'HHmmss'Z'>-<stem>.eml` holding ``MailMessage/rendered()``,
+/// where the timestamp is the message's `Date` in UTC.
+///
+/// The stem names the delivery. ``deliver(_:)`` uses the message id; ``deliver(_:fileStem:)``
+/// takes one from the caller (an outbox id, say). Delivering the same stem again replaces
+/// the earlier file, whatever its timestamp, so a retry after a crash does not leave a
+/// duplicate. Stems are sanitized to letters, digits and `._@+-`; other characters become `_`.
+///
+/// Writes are atomic: a hidden temporary file in the same directory is written, synced and
+/// renamed into place, so a reader sees a whole message or none. The directory is created
+/// (mode 0700, as messages carry tokens) when missing; files are mode 0600. Thread-safe for
+/// different stems; two concurrent deliveries of one stem leave one of the two messages.
+package struct MailDirectoryTransport: MailTransport {
+    /// The directory the files go to.
+    package let directory: String
+
+    /// Creates a transport writing to `directory`, which is created on first delivery.
+    package init(directory: String) {
+        self.directory = directory
+    }
+
+    /// Writes `message` to a file whose stem is its sanitized message id.
+    package func deliver(_ message: MailMessage) throws(MailDeliveryError) {
+        try deliver(message, fileStem: message.messageID)
+    }
+
+    /// Writes `message` to a file with the stem `fileStem` (sanitized), replacing an earlier
+    /// delivery with that stem; returns the file's path.
+    @discardableResult
+    package func deliver(_ message: MailMessage, fileStem: String) throws(MailDeliveryError) -> String {
+        let stem = Self.sanitized(fileStem)
+        do throws(SystemError) {
+            try Self.makeDirectory(directory)
+            let name = existingFile(withStem: stem) ?? "\(message.date.compactUTCText)-\(stem).eml"
+            let path = "\(directory)/\(name)"
+            let temporary = "\(directory)/.\(stem).\(UUID().uuidString).tmp"
+            do throws(SystemError) {
+                try Self.writeSynced(Array(message.rendered().utf8), to: temporary)
+                _ = try System.call("rename") { rename(temporary, path) }
+            } catch {
+                _ = unlink(temporary)
+                throw error
+            }
+            try Self.syncDirectory(directory)  // makes the rename itself durable
+            return path
+        } catch {
+            throw MailDeliveryError(.storage, detail: "\(directory): \(error)")
+        }
+    }
+
+    /// `stem` reduced to characters that are safe in a file name and cannot hide the file or
+    /// climb out of the directory.
+    static func sanitized(_ stem: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@+-".utf8)
+        var bytes = stem.utf8.prefix(120).map { allowed.contains($0) ? $0 : UInt8(ascii: "_") }
+        if bytes.first == UInt8(ascii: ".") { bytes[0] = UInt8(ascii: "_") }
+        return bytes.isEmpty ? "message" : String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The name of an earlier delivery with `stem`: `<16-character timestamp>-<stem>.eml`.
+    private func existingFile(withStem stem: String) -> String? {
+        let suffix = "-\(stem).eml"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.sorted().last { name in
+            name.hasSuffix(suffix) && name.utf8.count == 16 + suffix.utf8.count
+                && name.utf8.first.map { (0x30...0x39).contains($0) } == true
+        }
+    }
+
+    /// Creates `path` and any missing parents with mode 0700; an existing directory is kept as is.
+    private static func makeDirectory(_ path: String) throws(SystemError) {
+        do throws(SystemError) {
+            _ = try System.call("mkdir") { mkdir(path, 0o700) }
+        } catch where error.errno == EEXIST {
+            return
+        } catch where error.errno == ENOENT {
+            let parent = (path as NSString).deletingLastPathComponent
+            guard !parent.isEmpty, parent != path else { throw error }
+            try makeDirectory(parent)
+            _ = try System.call("mkdir") { mkdir(path, 0o700) }
+        }
+    }
+
+    /// Creates `path` (which must not exist), writes `bytes` and syncs them to disk.
+    private static func writeSynced(_ bytes: [UInt8], to path: String) throws(SystemError) {
+        let fd = try System.call("open") { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        defer { System.close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            // Array's closure-taking methods rethrow untyped errors; a Result keeps the type.
+            offset += try bytes.withUnsafeBytes { buffer in
+                Result { () throws(SystemError) in
+                    try System.call("write") { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
+                }
+            }.get()
+        }
+        _ = try System.call("fsync") { fsync(fd) }
+    }
+
+    /// Syncs a directory's entries, so a rename in it survives a crash.
+    private static func syncDirectory(_ path: String) throws(SystemError) {
+        let fd = try System.call("open") { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { System.close(fd) }
+        _ = try System.call("fsync") { fsync(fd) }
+    }
+}

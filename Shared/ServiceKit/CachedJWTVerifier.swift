@@ -1,0 +1,137 @@
+package import Credentials
+package import Foundation
+internal import Synchronization
+
+/// A `JWTVerifier` over keys fetched from a ``KeySource``: fetched lazily on first use, cached
+/// by `kid`, and refetched when a token names an unknown `kid` (the issuer rotated its key) —
+/// at most once per `refetchInterval` — before one more verification. Concurrent fetches share
+/// one call to the source; while no keys were ever fetched, every verification tries again.
+///
+/// Used for auth-svc's access tokens (``AccessTokenVerifier``) and for Google's and Apple's ID
+/// tokens in auth-svc.
+///
+/// Thread-safe: the state lives behind a `Mutex` that is never held across an `await`.
+package final class CachedJWTVerifier: Sendable {
+    /// Why a token could not be verified.
+    package enum Failure: Error, Sendable {
+        /// The token failed a check.
+        case token(TokenError)
+        /// No keys could be fetched; the token was not looked at.
+        case keysUnavailable(any Error)
+    }
+
+    /// The least time between two refetches caused by unknown `kid`s.
+    package let refetchInterval: Duration
+
+    private let source: KeySource
+    private let makeVerifier: @Sendable (JWKSet) -> JWTVerifier
+    private let state = Mutex(State())
+
+    /// What the verifier knows; guarded by `state`.
+    private struct State {
+        /// The verifier over the cached keys; nil until the first fetch succeeds.
+        var verifier: JWTVerifier?
+        /// The fetch in progress, which every caller that needs keys awaits.
+        var inFlight: Task<JWTVerifier, any Error>?
+        /// When the last refetch for an unknown `kid` started.
+        var lastRefetch: ContinuousClock.Instant?
+    }
+
+    /// A verifier with keys from `source`, checking what `makeVerifier` builds from them.
+    package init(
+        source: KeySource, refetchInterval: Duration = .seconds(30),
+        makeVerifier: @escaping @Sendable (JWKSet) -> JWTVerifier
+    ) {
+        self.source = source
+        self.refetchInterval = refetchInterval
+        self.makeVerifier = makeVerifier
+    }
+
+    /// The claims of `token`, verified at `now` with the cached keys (refetched once when the
+    /// token's `kid` is unknown).
+    package func verify<Claims: Decodable>(
+        _ token: String, as claimsType: Claims.Type = Claims.self, now: Date = Date()
+    ) async throws(Failure) -> Claims {
+        let verifier: JWTVerifier
+        do {
+            verifier = try await cachedVerifier()
+        } catch {
+            throw .keysUnavailable(error)
+        }
+        do {
+            return try verifier.verify(token, as: Claims.self, now: now)
+        } catch .unknownKey(let kid) {
+            guard let refreshed = await refreshedVerifier() else { throw .token(.unknownKey(kid: kid)) }
+            do {
+                return try refreshed.verify(token, as: Claims.self, now: now)
+            } catch {
+                throw .token(error)
+            }
+        } catch {
+            throw .token(error)
+        }
+    }
+
+    private func cachedVerifier() async throws -> JWTVerifier {
+        enum Step {
+            case ready(JWTVerifier)
+            case wait(Task<JWTVerifier, any Error>)
+        }
+        let step: Step = state.withLock { state in
+            if let verifier = state.verifier { return .ready(verifier) }
+            return .wait(state.inFlight ?? startFetch(in: &state))
+        }
+        switch step {
+        case .ready(let verifier): return verifier
+        case .wait(let task): return try await task.value
+        }
+    }
+
+    private func refreshedVerifier() async -> JWTVerifier? {
+        let now = ContinuousClock.now
+        let task: Task<JWTVerifier, any Error>? = state.withLock { state in
+            if let inFlight = state.inFlight { return inFlight }
+            if let last = state.lastRefetch, now - last < refetchInterval { return nil }
+            state.lastRefetch = now
+            return startFetch(in: &state)
+        }
+        return try? await task?.value
+    }
+
+    private func startFetch(in state: inout State) -> Task<JWTVerifier, any Error> {
+        let task = Task { [source, makeVerifier] in
+            let result: Result<JWTVerifier, any Error>
+            do {
+                result = .success(makeVerifier(try await source.fetchKeys()))
+            } catch {
+                result = .failure(error)
+            }
+            self.state.withLock { state in
+                state.inFlight = nil
+                if case .success(let verifier) = result { state.verifier = verifier }
+            }
+            return try result.get()
+        }
+        state.inFlight = task
+        return task
+    }
+}
+
+/// Where a verifier's keys come from: auth-svc's `GetJwks`, a provider's JWK Set, or a test.
+///
+/// A closure, so tests pass keys they minted themselves. `Sendable`; the closure may be called
+/// from any task.
+package struct KeySource: Sendable {
+    /// Fetches the current key set.
+    private let fetch: @Sendable () async throws -> JWKSet
+
+    /// A source that calls `fetch` for every fetch.
+    package init(_ fetch: @escaping @Sendable () async throws -> JWKSet) {
+        self.fetch = fetch
+    }
+
+    /// The current key set; throws when it cannot be had right now.
+    package func fetchKeys() async throws -> JWKSet {
+        try await fetch()
+    }
+}

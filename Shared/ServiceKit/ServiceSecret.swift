@@ -1,0 +1,50 @@
+internal import Credentials
+internal import Foundation
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// A secret a service needs (an API key): from the environment when set there, else from a
+/// file in the data directory, generated there on first start with mode 0600 (DESIGN.md
+/// "Security"). Secrets never come from flags, which the process list shows.
+package enum ServiceSecret {
+    /// Why a secret could not be had.
+    package struct Failure: Error, CustomStringConvertible {
+        /// The file that could not be read or written.
+        package let path: String
+        /// What failed.
+        package let problem: String
+
+        /// An actionable message for the operator.
+        package var description: String { "cannot use the secret file \(path): \(problem)" }
+    }
+
+    /// The value of `environmentName` when set and not blank; else the contents of `path`,
+    /// which is created with a new random 256-bit hex secret when missing.
+    package static func resolve(
+        environmentName: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(Failure) -> String {
+        if let value = environment[environmentName]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
+            return value
+        }
+        if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
+            let value = existing.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !value.isEmpty else { throw Failure(path: path, problem: "the file is empty") }
+            return value
+        }
+        var generator = SystemRandomNumberGenerator()
+        let value = OpaqueToken.randomBytes(count: 32, using: &generator).map { byte in
+            String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
+        }.joined()
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw Failure(path: path, problem: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        let bytes = Array(value.utf8)
+        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
+            throw Failure(path: path, problem: String(cString: strerror(errno)))
+        }
+        return value
+    }
+}

@@ -1,0 +1,74 @@
+import Contracts
+import Foundation
+import RPC
+import RPCHTTP2
+import Testing
+
+/// Sign-in throttling (API.md §3 "Sign-in throttling"; README: from the 6th failure of an
+/// account answers are delayed by a second, from the 11th attempts are refused).
+@Suite("SignIn throttling")
+struct SignInThrottlingTests {
+    /// Makes `count` failed attempts for `email`; returns how long each answer took.
+    private func fail(
+        _ count: Int, email: String, on service: AuthServiceProcess, sourceLocation: SourceLocation = #_sourceLocation
+    ) async -> [Duration] {
+        var durations: [Duration] = []
+        for _ in 0..<count {
+            let started = ContinuousClock.now
+            await expectRPCError(AuthReason.invalidCredentials, sourceLocation: sourceLocation) {
+                try await service.signIn(email, password: "not-the-password-9", timeout: .seconds(30))
+            }
+            durations.append(ContinuousClock.now - started)
+        }
+        return durations
+    }
+
+    @Test(
+        "the 6th to 10th failures are delayed, and from the 11th attempt the account is TOO_MANY_ATTEMPTS",
+        arguments: [true, false])
+    func locksAfterTenFailures(accountExists: Bool) async throws {
+        try await withAuthService { service in
+            if accountExists { try await service.signUpAndVerify("ada@example.com") }
+            let durations = await fail(10, email: "ada@example.com", on: service)
+            for (index, duration) in durations.enumerated().dropFirst(5) {
+                #expect(duration >= .milliseconds(900), "failure \(index + 1) took \(duration)")
+            }
+            // Refused without checking the password: the right one does not help either.
+            await expectRPCError(AuthReason.tooManyAttempts) {
+                try await service.signIn("ada@example.com", timeout: .seconds(30))
+            }
+            await expectRPCError(AuthReason.tooManyAttempts) {
+                try await service.signIn("ADA@example.com", password: "another-wrong-one", timeout: .seconds(30))
+            }
+        }
+    }
+
+    @Test("a locked account does not lock another account signing in from the same address")
+    func lockIsPerAccount() async throws {
+        try await withAuthService { service in
+            try await service.signUpAndVerify("ada@example.com")
+            try await service.signUpAndVerify("bob@example.com")
+            _ = await fail(10, email: "ada@example.com", on: service)
+            await expectRPCError(AuthReason.tooManyAttempts) {
+                try await service.signIn("ada@example.com", timeout: .seconds(30))
+            }
+            let session = try await service.signIn("bob@example.com", timeout: .seconds(30))
+            #expect(session.user.email == "bob@example.com")
+        }
+    }
+
+    @Test("a successful sign-in clears the account's failure count")
+    func successClearsCount() async throws {
+        try await withAuthService { service in
+            try await service.signUpAndVerify("ada@example.com")
+            _ = await fail(5, email: "ada@example.com", on: service)
+            _ = try await service.signIn("ada@example.com", timeout: .seconds(30))
+            let durations = await fail(5, email: "ada@example.com", on: service)
+            // Had the count not been cleared these would be failures 6–10, each delayed, and
+            // the next attempt the 11th, refused.
+            #expect(durations.allSatisfy { $0 < .milliseconds(900) }, "\(durations)")
+            let session = try await service.signIn("ada@example.com", timeout: .seconds(30))
+            #expect(session.user.email == "ada@example.com")
+        }
+    }
+}

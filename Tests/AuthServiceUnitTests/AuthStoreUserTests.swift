@@ -1,0 +1,129 @@
+@testable import auth_svc
+import Testing
+
+/// `AuthStore`'s users and provider identities, on a private in-memory database per test.
+@Suite("AuthStore: users and identities")
+struct AuthStoreUserTests {
+    private let epoch = AuthStore.testEpoch
+
+    @Test("a created user is found by id and by email, with a password provider")
+    func createAndFind() async throws {
+        let store = try await AuthStore.inMemory()
+        let created = try await store.createUser(
+            email: "ada@example.com", passwordHash: "$scrypt$hash", displayName: "Ada", now: epoch)
+        #expect(created.providers == ["password"])
+        #expect(created.emailVerified == false)
+        #expect(created.createdAt == epoch)
+
+        let byID = try #require(try await store.user(id: created.id))
+        let byEmail = try #require(try await store.user(email: "ada@example.com"))
+        #expect(byID == created)
+        #expect(byEmail == created)
+        #expect(try await store.user(email: "nobody@example.com") == nil)
+        #expect(try await store.user(id: "no-such-id") == nil)
+        #expect(try await store.user(email: "") == nil)
+    }
+
+    @Test("a second account with the same email is refused as emailInUse")
+    func duplicateEmail() async throws {
+        let store = try await AuthStore.inMemory()
+        _ = try await store.makePasswordUser("ada@example.com")
+        await #expect(throws: AuthStore.Conflict.emailInUse) {
+            _ = try await store.createUser(email: "ada@example.com", passwordHash: "other", displayName: nil)
+        }
+    }
+
+    @Test("a new identity creates a user; the same issuer and subject find that user again")
+    func newIdentity() async throws {
+        let store = try await AuthStore.inMemory()
+        let first = try await store.userForIdentity(
+            provider: "google", issuer: "https://accounts.google.com", subject: "g-1", email: "grace@example.com",
+            emailVerified: true, now: epoch)
+        #expect(first.providers == ["google"])
+        #expect(first.passwordHash == nil)
+        #expect(first.emailVerified)
+
+        let again = try await store.userForIdentity(
+            provider: "google", issuer: "https://accounts.google.com", subject: "g-1", email: "changed@example.com",
+            emailVerified: false, now: epoch + 60)
+        #expect(again.id == first.id)
+        #expect(try await store.user(issuer: "https://accounts.google.com", subject: "g-1")?.id == first.id)
+        #expect(try await store.user(issuer: "https://appleid.apple.com", subject: "g-1") == nil)
+    }
+
+    @Test("a verified provider email links to the password account and marks it verified")
+    func verifiedEmailLinks() async throws {
+        let store = try await AuthStore.inMemory()
+        let account = try await store.makePasswordUser("ada@example.com")
+        #expect(account.emailVerified == false)
+
+        let linked = try await store.userForIdentity(
+            provider: "apple", issuer: "https://appleid.apple.com", subject: "a-1", email: "ada@example.com",
+            emailVerified: true, now: epoch)
+        #expect(linked.id == account.id)
+        #expect(linked.emailVerified)
+        #expect(linked.providers == ["password", "apple"])
+        #expect(try await store.user(id: account.id)?.providers == ["password", "apple"])
+    }
+
+    @Test("an unverified provider email of another account is refused and links nothing")
+    func unverifiedEmailConflicts() async throws {
+        let store = try await AuthStore.inMemory()
+        let account = try await store.makePasswordUser("ada@example.com")
+        await #expect(throws: AuthStore.Conflict.emailInUse) {
+            _ = try await store.userForIdentity(
+                provider: "google", issuer: "accounts.google.com", subject: "g-2", email: "ada@example.com",
+                emailVerified: false, now: epoch)
+        }
+        #expect(try await store.user(issuer: "accounts.google.com", subject: "g-2") == nil)
+        #expect(try await store.user(id: account.id)?.providers == ["password"])
+        #expect(try await store.user(id: account.id)?.emailVerified == false)
+    }
+
+    @Test("identities without an email make separate users, however many there are")
+    func emptyEmails() async throws {
+        let store = try await AuthStore.inMemory()
+        var ids: Set<String> = []
+        for subject in ["s-1", "s-2", "s-3"] {
+            let user = try await store.userForIdentity(
+                provider: "apple", issuer: "https://appleid.apple.com", subject: subject, email: "",
+                emailVerified: false, now: epoch)
+            #expect(user.email == "")
+            ids.insert(user.id)
+        }
+        #expect(ids.count == 3)
+    }
+
+    @Test("deleting a user revokes its sessions and forgets its identities")
+    func deleteUser() async throws {
+        let store = try await AuthStore.inMemory()
+        let user = try await store.userForIdentity(
+            provider: "google", issuer: "accounts.google.com", subject: "g-9", email: "del@example.com",
+            emailVerified: true, now: epoch)
+        let (first, _) = try await store.makeSession(for: user.id)
+        let (second, _) = try await store.makeSession(for: user.id)
+
+        let revoked = try await store.deleteUser(id: user.id, now: epoch + 10)
+        #expect(Set(revoked) == [first.id, second.id])
+        #expect(try await store.user(id: user.id) == nil)
+        #expect(try await store.user(issuer: "accounts.google.com", subject: "g-9") == nil)
+        #expect(try await store.session(id: first.id)?.revokedAt == epoch + 10)
+
+        // The identity is gone, so signing in with it again makes a brand-new account.
+        let reborn = try await store.userForIdentity(
+            provider: "google", issuer: "accounts.google.com", subject: "g-9", email: "del@example.com",
+            emailVerified: true, now: epoch + 20)
+        #expect(reborn.id != user.id)
+    }
+
+    @Test("a display name is stored, replaced and cleared")
+    func displayName() async throws {
+        let store = try await AuthStore.inMemory()
+        let user = try await store.makePasswordUser("ada@example.com")
+        #expect(try await store.updateDisplayName(userID: user.id, to: "Ada L.").displayName == "Ada L.")
+        #expect(try await store.updateDisplayName(userID: user.id, to: nil).displayName == nil)
+        await #expect(throws: AuthStore.Conflict.noSuchUser) {
+            _ = try await store.updateDisplayName(userID: "missing", to: "x")
+        }
+    }
+}

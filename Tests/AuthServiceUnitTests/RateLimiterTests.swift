@@ -1,0 +1,74 @@
+@testable import auth_svc
+import Contracts
+import RPC
+import Testing
+
+/// `RateLimiter`'s token buckets, driven by explicit instants instead of waiting.
+@Suite("RateLimiter: token buckets per key")
+struct RateLimiterTests {
+    private let start = ContinuousClock.now
+
+    @Test("a key gets its burst at once, then is refused")
+    func burstThenRefusal() {
+        let limiter = RateLimiter(burst: 3, refillInterval: .seconds(30))
+        let answers = (0..<4).map { _ in limiter.allow("10.0.0.1", now: start) }
+        #expect(answers == [true, true, true, false])
+    }
+
+    @Test("one more request is earned per refill interval, and no sooner")
+    func refill() {
+        let limiter = RateLimiter(burst: 2, refillInterval: .seconds(30))
+        #expect(limiter.allow("k", now: start))
+        #expect(limiter.allow("k", now: start))
+        #expect(!limiter.allow("k", now: start + .seconds(29)))
+        #expect(limiter.allow("k", now: start + .seconds(30)))
+        #expect(!limiter.allow("k", now: start + .seconds(31)))
+    }
+
+    @Test("a long idle period refills the bucket to the burst, not beyond")
+    func refillCapsAtBurst() {
+        let limiter = RateLimiter(burst: 2, refillInterval: .seconds(30))
+        #expect(limiter.allow("k", now: start))
+        #expect(limiter.allow("k", now: start))
+        let later = start + .seconds(3600)
+        let answers = (0..<3).map { _ in limiter.allow("k", now: later) }
+        #expect(answers == [true, true, false])
+    }
+
+    @Test("keys are limited independently")
+    func independentKeys() {
+        let limiter = RateLimiter(burst: 1, refillInterval: .seconds(300))
+        #expect(limiter.allow("ada@example.com", now: start))
+        #expect(!limiter.allow("ada@example.com", now: start))
+        #expect(limiter.allow("grace@example.com", now: start))
+        #expect(!limiter.allow("grace@example.com", now: start + .seconds(1)))
+    }
+
+    @Test(
+        "auth-svc's limits are the README's: SignUp 10 then 1/30 s, email requests 5 then 1/30 s, per email 3 then 1/5 min",
+        arguments: [("signUp", 10, 30), ("emailRequests", 5, 30), ("perRecipient", 3, 300)] as [(String, Int, Int64)])
+    func configuredLimits(name: String, burst: Int, seconds: Int64) {
+        let limits = AuthRateLimits()
+        let limiter =
+            switch name {
+            case "signUp": limits.signUp
+            case "emailRequests": limits.emailRequests
+            default: limits.perRecipient
+            }
+        let interval = Duration.seconds(seconds)
+        #expect(limiter.burst == burst)
+        #expect(limiter.refillInterval == interval)
+        let answers = (0...burst).map { _ in limiter.allow("k", now: start) }
+        #expect(answers == Array(repeating: true, count: burst) + [false])
+        #expect(limiter.allow("k", now: start + interval))
+    }
+
+    @Test("an exhausted limit is reported as RATE_LIMITED")
+    func rateLimitedError() throws {
+        let limiter = RateLimiter(burst: 1, refillInterval: .seconds(30))
+        try AuthRateLimits.check(limiter, "k")
+        let error = try #require(throws: RPCError.self) { try AuthRateLimits.check(limiter, "k") }
+        #expect(error.reason == AuthReason.rateLimited.rawValue)
+        #expect(error.code == AuthReason.rateLimited.code)
+    }
+}

@@ -1,0 +1,94 @@
+@testable import auth_svc
+import Testing
+
+/// `SignInThrottle` with the README's numbers (15-minute window, delay from the 6th attempt,
+/// refusal after 10 failures, 100 per address), driven by explicit instants.
+@Suite("SignInThrottle: delays, locks and the address limit")
+struct SignInThrottleTests {
+    private let start = ContinuousClock.now
+    private let account = "ada@example.com"
+    private let address = "203.0.113.7"
+
+    /// The instant `seconds` after the start of the test.
+    private func at(_ seconds: Int) -> ContinuousClock.Instant { start + .seconds(seconds) }
+
+    /// Records `count` failures of `account` from `address`, one per second from `first`.
+    private func fail(
+        _ throttle: SignInThrottle, times count: Int, from first: Int = 0, account: String? = nil, address: String? = nil
+    ) {
+        for offset in 0..<count {
+            throttle.recordFailure(account: account ?? self.account, address: address ?? self.address, now: at(first + offset))
+        }
+    }
+
+    @Test("the first five attempts proceed at full speed; the sixth waits one second")
+    func delayFromTheSixthAttempt() {
+        let throttle = SignInThrottle()
+        for attempt in 0..<5 {
+            #expect(throttle.decide(account: account, address: address, now: at(attempt)) == .proceed(delay: .zero))
+            throttle.recordFailure(account: account, address: address, now: at(attempt))
+        }
+        #expect(throttle.decide(account: account, address: address, now: at(5)) == .proceed(delay: .seconds(1)))
+    }
+
+    @Test("after ten failures attempts are refused, and only for that account")
+    func refusalAfterTen() {
+        let throttle = SignInThrottle()
+        fail(throttle, times: 9)
+        #expect(throttle.decide(account: account, address: address, now: at(9)) == .proceed(delay: .seconds(1)))
+        fail(throttle, times: 1, from: 9)
+        #expect(throttle.decide(account: account, address: address, now: at(10)) == .refuse)
+        #expect(throttle.decide(account: account, address: "198.51.100.1", now: at(10)) == .refuse)
+        #expect(throttle.decide(account: "grace@example.com", address: address, now: at(10)) == .proceed(delay: .zero))
+    }
+
+    @Test("refused attempts are not counted: the lock ends fifteen minutes after the tenth failure")
+    func lockEndsAfterTheWindow() {
+        let throttle = SignInThrottle()
+        let tenth = 9
+        // Ten failures in quick succession, all at the tenth's instant.
+        for _ in 0..<10 { throttle.recordFailure(account: account, address: address, now: at(tenth)) }
+        // A third party keeps trying during the lock; the handler records nothing for refusals.
+        for second in stride(from: tenth + 1, to: tenth + 900, by: 60) {
+            #expect(throttle.decide(account: account, address: "192.0.2.\(second % 250)", now: at(second)) == .refuse)
+        }
+        #expect(throttle.decide(account: account, address: address, now: at(tenth + 899)) == .refuse)
+        #expect(throttle.decide(account: account, address: address, now: at(tenth + 900)) == .proceed(delay: .zero))
+    }
+
+    @Test("failures spread over the window still lock the account for fifteen minutes after the tenth")
+    func spreadFailuresLockForTheWholeWindow() {
+        let throttle = SignInThrottle()
+        // Ten failures a minute apart: the tenth is at 540 s, well inside the first one's window.
+        for minute in 0..<10 {
+            throttle.recordFailure(account: account, address: address, now: at(minute * 60))
+        }
+        #expect(throttle.decide(account: account, address: address, now: at(541)) == .refuse)
+        // README: "the lock ends 15 minutes after the 10th failure" — so still locked 10 minutes on.
+        #expect(throttle.decide(account: account, address: address, now: at(540 + 600)) == .refuse)
+        #expect(throttle.decide(account: account, address: address, now: at(540 + 900)) != .refuse)
+    }
+
+    @Test("a successful sign-in clears the account's failures")
+    func successClears() {
+        let throttle = SignInThrottle()
+        fail(throttle, times: 7)
+        #expect(throttle.decide(account: account, address: address, now: at(7)) == .proceed(delay: .seconds(1)))
+        throttle.recordSuccess(account: account)
+        #expect(throttle.decide(account: account, address: address, now: at(8)) == .proceed(delay: .zero))
+    }
+
+    @Test("an address is refused after 100 failures, whatever accounts it tried")
+    func addressLimit() {
+        let throttle = SignInThrottle()
+        for index in 0..<99 {
+            throttle.recordFailure(account: "user\(index)@example.com", address: address, now: at(index % 60))
+        }
+        #expect(throttle.decide(account: "new@example.com", address: address, now: at(60)) == .proceed(delay: .zero))
+        throttle.recordFailure(account: "user99@example.com", address: address, now: at(60))
+        #expect(throttle.decide(account: "new@example.com", address: address, now: at(61)) == .refuse)
+        #expect(throttle.decide(account: "new@example.com", address: "198.51.100.1", now: at(61)) == .proceed(delay: .zero))
+        // The oldest failures leave the window 15 minutes later and the address may try again.
+        #expect(throttle.decide(account: "new@example.com", address: address, now: at(900)) == .proceed(delay: .zero))
+    }
+}
