@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
-            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", "Credentials", log, argumentParser],
+            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", "Credentials", log, argumentParser, crypto],
             path: "Shared/ServiceKit", swiftSettings: strictSettings),
 
         // The services: one executable each.
@@ -59,6 +59,21 @@ let package = Package(
             name: "auth-svc",
             dependencies: ["ServiceKit", "Storage", "Credentials", "Contracts", "Mail", "RPC", "RPCHTTP2", log, argumentParser],
             path: "Services/auth-svc", exclude: ["README.md"], swiftSettings: strictSettings),
+
+        .executableTarget(
+            name: "catalog-svc",
+            dependencies: ["ServiceKit", "Storage", "Credentials", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
+            path: "Services/catalog-svc", exclude: ["README.md"],
+            swiftSettings: strictSettings),
+        .executableTarget(
+            name: "basket-svc",
+            dependencies: ["ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
+            path: "Services/basket-svc", exclude: ["README.md"], swiftSettings: strictSettings),
+
+        .executableTarget(
+            name: "order-svc",
+            dependencies: ["ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
+            path: "Services/order-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         // Measurements only (see Benchmarks/README.md); not part of any service.
         .executableTarget(
@@ -87,6 +102,21 @@ let package = Package(
             name: "AuthServiceUnitTests",
             dependencies: ["auth-svc", "Storage", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
             path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "CatalogServiceTests",
+            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            path: "Tests/CatalogServiceTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "CatalogServiceUnitTests", dependencies: ["catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
+            path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "BasketServiceTests",
+            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            path: "Tests/BasketServiceTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "OrderServiceTests",
+            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]
 )

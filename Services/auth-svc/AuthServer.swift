@@ -24,20 +24,14 @@ struct AuthServer: Sendable {
     /// Builds everything `configuration` describes: creates the data directory (0700), opens
     /// and migrates the database, loads or generates the signing key and the internal key.
     ///
-    /// - Throws: `AuthStartupError` with an actionable message.
+    /// - Throws: `StartupError` with an actionable message.
     static func build(configuration: AuthConfiguration, logger: Logger) async throws -> AuthServer {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: configuration.dataDirectory, withIntermediateDirectories: true,
-                attributes: [.posixPermissions: 0o700])
-        } catch {
-            throw AuthStartupError("cannot create the data directory \(configuration.dataDirectory): \(error)")
-        }
+        try ServiceHost.prepareDataDirectory(configuration.dataDirectory)
         let keys: SigningKeys
         do {
             keys = try SigningKeys.load(configuration)
         } catch {
-            throw AuthStartupError("cannot load or create the signing key \(configuration.resolvedSigningKeyPath): \(error)")
+            throw StartupError("cannot load or create the signing key \(configuration.resolvedSigningKeyPath): \(error)")
         }
         let internalKey: String
         do {
@@ -45,16 +39,16 @@ struct AuthServer: Sendable {
                 ?? ServiceSecret.resolve(
                     environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
         } catch {
-            throw AuthStartupError("\(error)")
+            throw StartupError("\(error)")
         }
         guard let parameters = ScryptParameters(logRounds: configuration.scryptLogN, blockSize: 8, parallelism: 1) else {
-            throw AuthStartupError("--scrypt-log-n \(configuration.scryptLogN) is out of range")
+            throw StartupError("--scrypt-log-n \(configuration.scryptLogN) is out of range")
         }
         let store: AuthStore
         do {
             store = try await AuthStore.open(path: configuration.databasePath)
         } catch {
-            throw AuthStartupError("cannot open the database \(configuration.databasePath): \(error)")
+            throw StartupError("cannot open the database \(configuration.databasePath): \(error)")
         }
 
         let transport: any MailTransport =
@@ -91,25 +85,18 @@ struct AuthServer: Sendable {
         router.addInterceptor(APIKeyInterceptor(adminKey: nil, internalKey: internalKey))
         router.addInterceptor(AuthenticationInterceptor(verifier: verifier))
         service.register(on: &router)
-        let health = HealthMonitor()
-        router.addStandardServices(health: health)
-
-        var serverConfiguration = ServerConfiguration(host: configuration.host, port: configuration.port)
-        serverConfiguration.gracePeriod = configuration.gracePeriod
-        let server = try HTTP2Server(configuration: serverConfiguration, router: router, logger: logger)
+        let (server, health) = try ServiceHost.makeServer(
+            router: router, host: configuration.host, port: configuration.port,
+            gracePeriod: configuration.gracePeriod, logger: logger)
         return AuthServer(server: server, health: health, store: store, outbox: outbox, logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT, with mail delivery and pruning beside the server; then
     /// drains, stops the loops and closes the database.
     func run() async throws {
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await outbox.run() }
-            group.addTask { await pruneSessions() }
-            try await ServiceRunner.run(server, health: health, logger: logger)
-            group.cancelAll()
-        }
-        await store.database.close()
+        try await ServiceHost.run(
+            server, health: health, logger: logger, companions: [outbox.run, pruneSessions],
+            cleanup: { await store.database.close() })
     }
 
     /// Every ten minutes, drops revocation-feed entries and sessions no token can use any more.
@@ -123,12 +110,4 @@ struct AuthServer: Sendable {
             try? await Task.sleep(for: .seconds(600))
         }
     }
-}
-
-/// A startup or configuration failure, with a message saying what to fix.
-struct AuthStartupError: Error, CustomStringConvertible {
-    /// What went wrong and what to do.
-    let description: String
-
-    init(_ description: String) { self.description = description }
 }

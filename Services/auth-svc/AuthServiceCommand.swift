@@ -95,7 +95,7 @@ struct AuthServiceCommand: AsyncParsableCommand {
         do {
             let server = try await AuthServer.build(configuration: configuration, logger: logger)
             try await server.run()
-        } catch let error as AuthStartupError {
+        } catch let error as StartupError {
             logger.critical("cannot start: \(error)")
             throw ExitCode(78)  // EX_CONFIG
         }

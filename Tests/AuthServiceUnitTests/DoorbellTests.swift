@@ -16,8 +16,10 @@ struct DoorbellTests {
     func ringBeforeWait() async {
         let doorbell = Doorbell()
         doorbell.ring()
-        let waited = await duration { await doorbell.wait(upTo: .seconds(30)) }
-        #expect(waited < .seconds(5))
+        // The bound separates "woken" from "timed out" with a wide margin: a parallel test run
+        // can keep the cooperative pool busy for seconds.
+        let waited = await duration { await doorbell.wait(upTo: .seconds(300)) }
+        #expect(waited < .seconds(150))
     }
 
     @Test("several rings before a wait count as one")
@@ -35,7 +37,7 @@ struct DoorbellTests {
         let doorbell = Doorbell()
         let waited = await duration { await doorbell.wait(upTo: .milliseconds(300)) }
         #expect(waited >= .milliseconds(300))
-        #expect(waited < .seconds(5))
+        #expect(waited < .seconds(150))
     }
 
     @Test("a ring during the wait wakes the waiter")
@@ -43,14 +45,14 @@ struct DoorbellTests {
         let doorbell = Doorbell()
         let waited = await duration {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await doorbell.wait(upTo: .seconds(30)) }
+                group.addTask { await doorbell.wait(upTo: .seconds(300)) }
                 group.addTask {
                     try? await Task.sleep(for: .milliseconds(100))
                     doorbell.ring()
                 }
             }
         }
-        #expect(waited < .seconds(5))
+        #expect(waited < .seconds(150))
     }
 
     @Test("a wait returns when its task is cancelled, as its documentation promises")

@@ -2,6 +2,7 @@
 import Credentials
 import Logging
 import Mail
+import ServiceKit
 import Testing
 
 /// `MailOutbox` delivering from an in-memory store through a recording transport: delivery,

@@ -1,8 +1,6 @@
 internal import Contracts
 internal import Foundation
-#if canImport(Glibc)
-internal import Glibc
-#endif
+import ServiceKit
 import Storage
 
 /// A user as stored, with the providers it can sign in with.
@@ -82,20 +80,4 @@ struct OutboxEntry: Sendable, Hashable {
     var email: OutgoingEmail
     /// Delivery attempts made so far.
     var attempts: Int
-}
-
-/// Unix-seconds clock readings and their RFC 3339 form.
-enum Timestamp {
-    /// The current time in whole Unix seconds.
-    static func now() -> Int64 { Int64(Date().timeIntervalSince1970) }
-
-    /// `seconds` as an RFC 3339 UTC timestamp, e.g. `2026-11-22T01:41:17Z`.
-    static func rfc3339(_ seconds: Int64) -> String {
-        var time = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&time, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1,
-            Int(parts.tm_mday), Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec))
-    }
 }

@@ -1,3 +1,4 @@
+import ServiceKit
 import Storage
 
 /// Single-use verification and reset tokens, and the outbox their emails go through.

@@ -1,4 +1,5 @@
 internal import Foundation
+import ServiceKit
 import Storage
 
 /// Sessions, their rotating refresh tokens, revocation and the revocation feed.

@@ -1,4 +1,5 @@
 internal import Foundation
+import ServiceKit
 import Storage
 
 /// The SQL of auth-svc: users and identities here; sessions, email tokens and the outbox in

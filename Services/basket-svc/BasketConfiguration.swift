@@ -1,0 +1,32 @@
+import RPCHTTP2
+
+/// Everything basket-svc is configured with, gathered from flags and environment by
+/// `BasketServiceCommand` (and built directly by tests).
+struct BasketConfiguration: Sendable {
+    /// Address to listen on.
+    var host = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one.
+    var port = 7003
+    /// The data directory: `basket.sqlite` and, when generated, the internal API key.
+    var dataDirectory: String
+    /// Where auth-svc is: its keys verify access tokens, its feed reports revoked sessions.
+    var authAddress = SocketAddressText(host: "127.0.0.1", port: 7001)
+    /// The `iss` access tokens must carry.
+    var authIssuer = "storefront-auth"
+    /// The `aud` access tokens must carry.
+    var authAudience = "storefront"
+    /// Where catalog-svc is.
+    var catalogAddress = SocketAddressText(host: "127.0.0.1", port: 7002)
+    /// The longest a catalog call may take, whatever the caller's deadline.
+    var catalogTimeout: Duration = .seconds(2)
+    /// The internal API key (auth-svc's revocation feed); nil resolves it from the environment
+    /// or the data directory.
+    var internalKey: String?
+    /// How long in-flight calls get to finish on shutdown.
+    var gracePeriod: Duration = .seconds(10)
+
+    /// The database file.
+    var databasePath: String { "\(dataDirectory)/basket.sqlite" }
+    /// Where the internal API key is kept when the environment gives none.
+    var internalKeyPath: String { "\(dataDirectory)/internal-api-key" }
+}

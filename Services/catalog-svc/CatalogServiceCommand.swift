@@ -1,0 +1,38 @@
+import ArgumentParser
+import Foundation
+import Logging
+import ServiceKit
+
+/// The `catalog-svc` executable: products, search, favorites, stock (API.md §4).
+@main
+struct CatalogServiceCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "catalog-svc",
+        abstract: "Serves shop.catalog.v1.CatalogService: a searchable catalog with favorites and stock.")
+
+    @OptionGroup var options: ServiceOptions
+    @OptionGroup var auth: AuthLinkOptions
+
+    @Flag(help: "Start with an empty catalog instead of the built-in one (env SHOP_CATALOG_NO_SEED=1).")
+    var noSeed = ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1"
+
+    func run() async throws {
+        ServiceRunner.bootstrapLogging(level: options.level)
+        let logger = Logger(label: "catalog-svc")
+        var configuration = CatalogServer.Configuration(dataDirectory: options.dataDir, auth: auth)
+        configuration.host = options.host
+        configuration.port = options.resolvedPort(default: 7002)
+        configuration.seed = !noSeed
+        configuration.gracePeriod = .seconds(options.graceSeconds)
+        do {
+            let server = try await CatalogServer.build(configuration: configuration, logger: logger)
+            try await server.run()
+        } catch let error as ServiceSecret.Failure {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(78)  // EX_CONFIG
+        } catch let error as StartupError {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(78)
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Contracts
+import Logging
+import RPC
+import ServiceKit
+
+/// Admin methods (`x-api-key` = the admin key, checked by `APIKeyInterceptor`).
+extension CatalogService {
+    /// How many imported products are written per transaction.
+    static let importBatchSize = 500
+
+    /// `UpsertProduct`: id 0 creates with a new id; any other id creates or replaces.
+    func upsertProduct(_ request: UpsertProductRequest, context: ServerContext) async throws -> ProductResponse {
+        let product = try ProductRules.validated(request.product)
+        let (stored, created) = try await store.upsert(product)
+        context.logger.info("product \(created ? "created" : "replaced")", metadata: ["product": "\(stored.id)"])
+        return ProductResponse(product: stored)
+    }
+
+    /// `DeleteProduct`.
+    func deleteProduct(_ request: DeleteProductRequest, context: ServerContext) async throws -> Empty {
+        guard try await store.delete(id: request.id) else { throw Self.productNotFound(request.id) }
+        context.logger.info("product deleted", metadata: ["product": "\(request.id)"])
+        return Empty()
+    }
+
+    /// `ImportProducts`: validates each streamed product, writes the valid ones in
+    /// transactions of `importBatchSize`, and lists the invalid ones by stream index.
+    func importProducts(
+        _ requests: RequestStream<ImportProductsRequest>, context: ServerContext
+    ) async throws -> ImportProductsResponse {
+        var batch: [Product] = []
+        var created = 0
+        var updated = 0
+        var failed: [ImportFailure] = []
+        var index = 0
+        for try await request in requests {
+            defer { index += 1 }
+            if let (field, description) = ProductRules.problem(with: request.product) {
+                failed.append(ImportFailure(index: index, reason: "\(field): \(description)"))
+                continue
+            }
+            batch.append(try ProductRules.validated(request.product))
+            if batch.count == Self.importBatchSize {
+                let counts = try await store.upsert(batch: batch)
+                created += counts.created
+                updated += counts.updated
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty {
+            let counts = try await store.upsert(batch: batch)
+            created += counts.created
+            updated += counts.updated
+        }
+        context.logger.info(
+            "products imported", metadata: ["created": "\(created)", "updated": "\(updated)", "failed": "\(failed.count)"])
+        return ImportProductsResponse(created: created, updated: updated, failed: failed)
+    }
+}

@@ -1,0 +1,20 @@
+import Contracts
+import RPC
+
+extension CatalogService {
+    /// Registers every method of `CatalogService` on `router`.
+    func register(on router: inout Router) {
+        router.unary(CatalogContract.listProducts, listProducts)
+        router.unary(CatalogContract.getProduct, getProduct)
+        router.unary(CatalogContract.batchGetProducts, batchGetProducts)
+        router.unary(CatalogContract.listCategories, listCategories)
+        router.unary(CatalogContract.addFavorite, addFavorite)
+        router.unary(CatalogContract.removeFavorite, removeFavorite)
+        router.unary(CatalogContract.listFavorites, listFavorites)
+        router.unary(CatalogContract.upsertProduct, upsertProduct)
+        router.unary(CatalogContract.deleteProduct, deleteProduct)
+        router.clientStreaming(CatalogContract.importProducts, importProducts)
+        router.unary(CatalogContract.reserveStock, reserveStock)
+        router.unary(CatalogContract.releaseStock, releaseStock)
+    }
+}

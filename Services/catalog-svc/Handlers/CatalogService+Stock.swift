@@ -1,0 +1,44 @@
+import Contracts
+import RPC
+import ServiceKit
+
+/// Stock for orders (internal key, checked by `APIKeyInterceptor`).
+extension CatalogService {
+    /// `ReserveStock`: all lines or none; a reservation id seen before answers `{}` again.
+    func reserveStock(_ request: ReserveStockRequest, context: ServerContext) async throws -> Empty {
+        guard (1...255).contains(request.reservationId.count) else {
+            throw RPCError.invalidField("reservationId", "must be 1 to 255 characters")
+        }
+        guard !request.items.isEmpty else { throw RPCError.invalidField("items", "must not be empty") }
+        var counts: [Int: Int] = [:]
+        for (index, item) in request.items.enumerated() {
+            guard (1...ProductRules.maximumReservationCount).contains(item.count) else {
+                throw RPCError.invalidField(
+                    "items[\(index)].count", "must be 1 to \(ProductRules.maximumReservationCount)")
+            }
+            // At most 1e6 × the number of lines: no overflow, whatever the request repeats.
+            counts[item.productId, default: 0] += item.count
+        }
+        switch try await store.reserve(reservationID: request.reservationId, counts: counts) {
+        case .reserved:
+            return Empty()
+        case .unknownProducts(let ids):
+            throw CatalogReason.productNotFound.error(
+                "No product has id \(ids.map(String.init).joined(separator: ", ")).",
+                details: .object(["productIds": .array(ids.map { .number(Double($0)) })]))
+        case .outOfStock(let ids):
+            throw CatalogReason.outOfStock.error(
+                "Not enough stock of product \(ids.map(String.init).joined(separator: ", ")).",
+                details: .object(["productIds": .array(ids.map { .number(Double($0)) })]))
+        }
+    }
+
+    /// `ReleaseStock` (idempotent).
+    func releaseStock(_ request: ReleaseStockRequest, context: ServerContext) async throws -> Empty {
+        guard (1...255).contains(request.reservationId.count) else {
+            throw RPCError.invalidField("reservationId", "must be 1 to 255 characters")
+        }
+        try await store.release(reservationID: request.reservationId)
+        return Empty()
+    }
+}

@@ -1,0 +1,74 @@
+import Contracts
+import Foundation
+import RPC
+import ServiceKit
+
+/// The handlers of `shop.catalog.v1.CatalogService` (API.md §4): browsing here, favorites,
+/// admin and stock methods in the `CatalogService+…` extensions. Its dependencies are stored
+/// properties; the state lives in the store.
+struct CatalogService: Sendable {
+    /// The database.
+    let store: CatalogStore
+    /// Signs and checks page tokens.
+    let pageTokens: PageTokens
+
+    /// `ListProducts`.
+    func listProducts(_ request: ListProductsRequest, context: ServerContext) async throws -> ListProductsResponse {
+        try request.validatePageSize()
+        let category = request.category.flatMap { $0.isEmpty ? nil : $0 }
+        let query = request.query.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
+        if let query, query.count > 500 { throw RPCError.invalidField("query", "must be at most 500 characters") }
+        if let category, category.count > 100 { throw RPCError.invalidField("category", "must be at most 100 characters") }
+        let search = query.map(SearchQuery.expression(for:))
+        let filter = CatalogStore.ProductFilter(category: category, search: search ?? nil, sort: request.effectiveSort)
+        // The scope binds a token to the listing it came from.
+        let scope = "products|\(category?.lowercased() ?? "")|\(query ?? "")|\(filter.sort.rawValue)"
+        let cursor = try decodeToken(request.effectivePageToken, as: CatalogStore.ProductCursor.self, scope: scope)
+        if case .some(.none) = search {
+            return ListProductsResponse(products: [], totalSize: 0)  // a query without words matches nothing
+        }
+        let page = try await store.listProducts(filter, after: cursor, limit: request.effectivePageSize)
+        return ListProductsResponse(
+            products: page.products, nextPageToken: page.next.map { pageTokens.encode($0, scope: scope) } ?? "",
+            totalSize: page.total)
+    }
+
+    /// `GetProduct`.
+    func getProduct(_ request: GetProductRequest, context: ServerContext) async throws -> ProductResponse {
+        guard let product = try await store.product(id: request.id) else { throw Self.productNotFound(request.id) }
+        return ProductResponse(product: product)
+    }
+
+    /// `BatchGetProducts`: in the order asked, each once; unknown ids in `missingIds`.
+    func batchGetProducts(_ request: BatchGetProductsRequest, context: ServerContext) async throws -> BatchGetProductsResponse {
+        guard request.ids.count <= CatalogContract.maxBatchSize else {
+            throw RPCError.invalidField("ids", "must list at most \(CatalogContract.maxBatchSize) ids")
+        }
+        var seen = Set<Int>()
+        let ids = request.ids.filter { seen.insert($0).inserted }
+        let found = try await store.products(ids: ids)
+        return BatchGetProductsResponse(products: ids.compactMap { found[$0] }, missingIds: ids.filter { found[$0] == nil })
+    }
+
+    /// `ListCategories`.
+    func listCategories(_ request: Empty, context: ServerContext) async throws -> ListCategoriesResponse {
+        ListCategoriesResponse(categories: try await store.categories())
+    }
+
+    // MARK: Helpers
+
+    /// The cursor of a page token ("" is the first page); `INVALID_PAGE_TOKEN` for one that is
+    /// not ours or belongs to another listing.
+    func decodeToken<Cursor: Decodable>(_ token: String, as type: Cursor.Type, scope: String) throws(RPCError) -> Cursor? {
+        guard !token.isEmpty else { return nil }
+        guard let cursor = pageTokens.decode(token, as: Cursor.self, scope: scope) else {
+            throw CatalogReason.invalidPageToken.error("The page token is not valid for this request; start from the first page.")
+        }
+        return cursor
+    }
+
+    /// `NOT_FOUND`/`PRODUCT_NOT_FOUND` for `id`.
+    static func productNotFound(_ id: Int) -> RPCError {
+        CatalogReason.productNotFound.error("No product has id \(id).")
+    }
+}

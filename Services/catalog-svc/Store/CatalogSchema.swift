@@ -1,0 +1,70 @@
+import Storage
+
+/// The schema of `catalog.sqlite`, as numbered migrations (`PRAGMA user_version`).
+enum CatalogSchema {
+    /// Every migration, oldest first; append, never edit.
+    static let migrations: [Migration] = [
+        Migration(
+            "products with full-text search, favorites, stock reservations",
+            sql: """
+                CREATE TABLE products (
+                    id INTEGER PRIMARY KEY,
+                    title TEXT NOT NULL,
+                    description TEXT NOT NULL,
+                    category TEXT NOT NULL,
+                    price_amount INTEGER NOT NULL,
+                    currency TEXT NOT NULL,
+                    image TEXT NOT NULL,
+                    rating_rate REAL NOT NULL,
+                    rating_count INTEGER NOT NULL,
+                    stock INTEGER NOT NULL CHECK (stock >= 0),
+                    updated_at INTEGER NOT NULL
+                );
+                CREATE INDEX products_category ON products(category COLLATE NOCASE, id);
+                CREATE INDEX products_price ON products(price_amount, id);
+                CREATE INDEX products_rating ON products(rating_rate, rating_count, id);
+
+                -- An external-content FTS5 index over title and description, kept in step by triggers.
+                CREATE VIRTUAL TABLE products_fts USING fts5(
+                    title, description, content = 'products', content_rowid = 'id',
+                    tokenize = 'unicode61 remove_diacritics 2');
+                CREATE TRIGGER products_fts_insert AFTER INSERT ON products BEGIN
+                    INSERT INTO products_fts (rowid, title, description) VALUES (new.id, new.title, new.description);
+                END;
+                CREATE TRIGGER products_fts_delete AFTER DELETE ON products BEGIN
+                    INSERT INTO products_fts (products_fts, rowid, title, description)
+                    VALUES ('delete', old.id, old.title, old.description);
+                END;
+                CREATE TRIGGER products_fts_update AFTER UPDATE OF title, description ON products BEGIN
+                    INSERT INTO products_fts (products_fts, rowid, title, description)
+                    VALUES ('delete', old.id, old.title, old.description);
+                    INSERT INTO products_fts (rowid, title, description) VALUES (new.id, new.title, new.description);
+                END;
+
+                -- id orders a user's favorites, newest first.
+                CREATE TABLE favorites (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    user_id TEXT NOT NULL,
+                    product_id INTEGER NOT NULL REFERENCES products(id) ON DELETE CASCADE,
+                    created_at INTEGER NOT NULL,
+                    UNIQUE (user_id, product_id)
+                );
+
+                -- Stock taken by orders; released_at is set when it was given back.
+                CREATE TABLE reservations (
+                    id TEXT PRIMARY KEY,
+                    created_at INTEGER NOT NULL,
+                    released_at INTEGER
+                );
+                CREATE TABLE reservation_items (
+                    reservation_id TEXT NOT NULL REFERENCES reservations(id),
+                    product_id INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (reservation_id, product_id)
+                );
+
+                -- Facts about the database itself, e.g. whether the seed catalog was loaded.
+                CREATE TABLE catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                """)
+    ]
+}

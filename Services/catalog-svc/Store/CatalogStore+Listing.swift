@@ -1,0 +1,128 @@
+import Contracts
+import Storage
+
+/// `ListProducts`: filters, full-text search, the four sorts and keyset paging.
+extension CatalogStore {
+    /// What a listing asks for.
+    struct ProductFilter: Sendable, Hashable {
+        /// Only this category (case-insensitive), if given.
+        var category: String?
+        /// An FTS5 expression (see `SearchQuery`), if the listing searches.
+        var search: String?
+        /// The order.
+        var sort: ProductSort
+    }
+
+    /// The position after a product in a listing: its sort-key values and id.
+    struct ProductCursor: Codable, Sendable, Hashable {
+        /// The sort-key values, in the order of the sort's keys.
+        var keys: [Double]
+        /// The product id (the last tie-breaker).
+        var id: Int
+    }
+
+    /// A page of a listing.
+    struct ProductPage: Sendable {
+        /// The products, in order.
+        var products: [Product]
+        /// The position after the last one, when there may be more.
+        var next: ProductCursor?
+        /// How many products match the filter in all.
+        var total: Int
+    }
+
+    /// The sort keys of `sort`: SQL expressions over the listing, each ascending or not; the
+    /// id (ascending) breaks the last tie.
+    ///
+    /// Relevance ranks the products whose title holds every word of the query before those
+    /// that match only through their description. It is deliberately not bm25: bm25 scores
+    /// move whenever any product is added or removed, and a page token positioned on a score
+    /// would then skip or repeat products; this rank depends on the product alone.
+    static func sortKeys(for filter: ProductFilter) -> [(expression: String, ascending: Bool)] {
+        switch filter.sort {
+        case .relevance:
+            filter.search == nil
+                ? [] : [("(p.id NOT IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?))", true)]
+        case .priceAscending: [("p.price_amount", true)]
+        case .priceDescending: [("p.price_amount", false)]
+        case .rating: [("p.rating_rate", false), ("p.rating_count", false)]
+        }
+    }
+
+    /// The bindings the sort keys' expressions need: the title-only search for relevance.
+    static func sortKeyBindings(for filter: ProductFilter) -> [(any DatabaseValueConvertible)?] {
+        guard filter.sort == .relevance, let search = filter.search else { return [] }
+        return ["title : (\(search))"]
+    }
+
+    /// Up to `limit` products of `filter` after `cursor`, and the total.
+    func listProducts(_ filter: ProductFilter, after cursor: ProductCursor?, limit: Int) async throws -> ProductPage {
+        let keys = Self.sortKeys(for: filter)
+        var source = "FROM products p"
+        var conditions: [String] = []
+        var bindings: [(any DatabaseValueConvertible)?] = []
+        if let search = filter.search {
+            source += " JOIN products_fts ON products_fts.rowid = p.id"
+            conditions.append("products_fts MATCH ?")
+            bindings.append(search)
+        }
+        if let category = filter.category {
+            conditions.append("p.category = ? COLLATE NOCASE")
+            bindings.append(category)
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let keyColumns = keys.enumerated().map { ", \($0.element.expression) AS k\($0.offset)" }.joined()
+        let inner = "SELECT \(Self.productColumns)\(keyColumns) \(source)\(whereClause)"
+        var outer = "SELECT * FROM (\(inner))"
+        var pageBindings = Self.sortKeyBindings(for: filter) + bindings
+        if let cursor, cursor.keys.count == keys.count {
+            let (condition, values) = Self.keysetCondition(keys: keys, cursor: cursor)
+            outer += " WHERE \(condition)"
+            pageBindings += values
+        }
+        let order = keys.enumerated().map { "k\($0.offset) \($0.element.ascending ? "ASC" : "DESC")" } + ["id ASC"]
+        outer += " ORDER BY \(order.joined(separator: ", ")) LIMIT ?"
+        pageBindings.append(limit + 1)
+        let countSQL = "SELECT count(*) \(source)\(whereClause)"
+        let finalSQL = outer
+        let finalBindings = pageBindings
+        let countBindings = bindings
+        return try await database.read { connection in
+            let rows = try connection.query(finalSQL, finalBindings)
+            let total = try connection.queryValue(countSQL, countBindings, as: Int.self) ?? 0
+            var products: [Product] = []
+            var next: ProductCursor?
+            for row in rows.prefix(limit) {
+                let product = try Self.product(from: row)
+                products.append(product)
+                next = ProductCursor(
+                    keys: try (0..<keys.count).map { try row.value(at: 10 + $0, as: Double.self) }, id: product.id)
+            }
+            return ProductPage(products: products, next: rows.count > limit ? next : nil, total: total)
+        }
+    }
+
+    /// "After `cursor`" in the listing's order: lexicographic over the keys, then the id.
+    static func keysetCondition(
+        keys: [(expression: String, ascending: Bool)], cursor: ProductCursor
+    ) -> (String, [(any DatabaseValueConvertible)?]) {
+        var alternatives: [String] = []
+        var values: [(any DatabaseValueConvertible)?] = []
+        for position in 0...keys.count {
+            var parts: [String] = []
+            for earlier in 0..<position {
+                parts.append("k\(earlier) = ?")
+                values.append(cursor.keys[earlier])
+            }
+            if position < keys.count {
+                parts.append("k\(position) \(keys[position].ascending ? ">" : "<") ?")
+                values.append(cursor.keys[position])
+            } else {
+                parts.append("id > ?")
+                values.append(cursor.id)
+            }
+            alternatives.append("(" + parts.joined(separator: " AND ") + ")")
+        }
+        return (alternatives.joined(separator: " OR "), values)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Storage
+
+/// Stock reservations for orders: all or nothing, idempotent per reservation id.
+extension CatalogStore {
+    /// What a reservation attempt led to.
+    enum ReservationOutcome: Sendable, Equatable {
+        /// The stock is taken (now, or by an earlier call with the same id).
+        case reserved
+        /// These products do not exist; nothing was taken.
+        case unknownProducts([Int])
+        /// These products have too little stock; nothing was taken.
+        case outOfStock([Int])
+    }
+
+    /// Takes `counts` (product id → count) from stock under `reservationID`, in one
+    /// transaction; a reservation id seen before answers `.reserved` without taking more.
+    func reserve(reservationID: String, counts: [Int: Int]) async throws -> ReservationOutcome {
+        try await database.write { connection in
+            if try connection.queryValue("SELECT 1 FROM reservations WHERE id = ?", [reservationID], as: Int.self) != nil {
+                return .reserved
+            }
+            var unknown: [Int] = []
+            var short: [Int] = []
+            for (productID, count) in counts.sorted(by: { $0.key < $1.key }) {
+                guard let stock = try connection.queryValue("SELECT stock FROM products WHERE id = ?", [productID], as: Int.self)
+                else {
+                    unknown.append(productID)
+                    continue
+                }
+                if stock < count { short.append(productID) }
+            }
+            if !unknown.isEmpty { return .unknownProducts(unknown) }
+            if !short.isEmpty { return .outOfStock(short) }
+            let now = Int64(Date().timeIntervalSince1970)
+            try connection.execute("INSERT INTO reservations (id, created_at) VALUES (?, ?)", [reservationID, now])
+            for (productID, count) in counts {
+                try connection.execute("UPDATE products SET stock = stock - ? WHERE id = ?", [count, productID])
+                try connection.execute(
+                    "INSERT INTO reservation_items (reservation_id, product_id, count) VALUES (?, ?, ?)",
+                    [reservationID, productID, count])
+            }
+            return .reserved
+        }
+    }
+
+    /// Gives back the stock of `reservationID` once; unknown or released ids change nothing.
+    /// Products deleted since are skipped.
+    func release(reservationID: String) async throws {
+        try await database.write { connection in
+            let changed = try connection.execute(
+                "UPDATE reservations SET released_at = ? WHERE id = ? AND released_at IS NULL",
+                [Int64(Date().timeIntervalSince1970), reservationID])
+            guard changed == 1 else { return }
+            try connection.execute(
+                """
+                UPDATE products SET stock = stock + (
+                    SELECT count FROM reservation_items WHERE reservation_id = ? AND product_id = products.id)
+                WHERE id IN (SELECT product_id FROM reservation_items WHERE reservation_id = ?)
+                """, [reservationID, reservationID])
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import Contracts
+import Crypto
+import Foundation
+import Logging
+import RPC
+import RPCHTTP2
+import ServiceKit
+
+/// PlaceOrder, step by step (README): idempotency, basket, re-pricing, reservation, charge,
+/// payment recorded, basket cleared. Each step's outcome is committed before the next starts.
+extension OrderService {
+    /// An answer to store for the idempotency key (a business outcome, not a transient failure).
+    struct FinalAnswer: Error {
+        /// The error to answer with.
+        let error: RPCError
+    }
+
+    /// `PlaceOrder`.
+    func placeOrder(_ request: PlaceOrderRequest, context: ServerContext) async throws -> Order {
+        let user = try context.requireUser()
+        guard let key = context.metadata[OrderContract.idempotencyKeyHeader],
+            OrderContract.idempotencyKeyLength.contains(key.count)
+        else {
+            throw OrderReason.idempotencyKeyRequired.error("Send an idempotency-key header of 1 to 255 characters.")
+        }
+        let card = try CardRules.card(from: request.payment)
+        try AddressRules.check(request.shippingAddress)
+        switch try await store.claim(userID: user.id, key: key, requestHash: requestHash(request)) {
+        case .answered(let answer):
+            return try answer.replay()
+        case .reused:
+            throw OrderReason.idempotencyKeyReused.error("This idempotency-key was used for a different order request.")
+        case .inProgress:
+            throw OrderReason.requestInProgress.error("The first request with this idempotency-key is still running.")
+        case .claimed:
+            break
+        }
+        do {
+            return try await place(request, card: card, userID: user.id, key: key, context: context)
+        } catch let final as FinalAnswer {
+            try await store.answer(userID: user.id, key: key, with: StoredAnswer(error: StoredError(final.error)))
+            throw final.error
+        } catch {
+            // Transient: nothing was charged and nothing stays reserved (see `place`); free
+            // the key so that the client's retry runs afresh.
+            try? await store.free(userID: user.id, key: key)
+            throw error
+        }
+    }
+
+    /// Steps 2–6; throws `FinalAnswer` for outcomes to store, anything else for transient failures.
+    private func place(
+        _ request: PlaceOrderRequest, card: PaymentCard, userID: String, key: String, context: ServerContext
+    ) async throws -> Order {
+        var timer = StepTimer()
+        // 2. The basket, as the caller sees it.
+        let basket = try await upstream("basket-svc") {
+            try await self.basket.unary(BasketContract.getBasket, Empty(), options: upstreamOptions(context))
+        }
+        guard !basket.items.isEmpty else {
+            throw FinalAnswer(error: OrderReason.emptyBasket.error(OrderReason.emptyBasket.fixedMessage ?? ""))
+        }
+        timer.mark("basket")
+        // 3. Today's prices.
+        let items = try await reprice(basket, context: context)
+        timer.mark("price")
+        let currency = items[0].unitPrice.currency
+        guard items.allSatisfy({ $0.unitPrice.currency == currency }) else {
+            throw FinalAnswer(error: RPCError(code: .failedPrecondition, message: "The basket mixes currencies."))
+        }
+        let now = Timestamp.now()
+        let orderID = UUID().uuidString.lowercased()
+        var order = Order(
+            id: orderID, status: .pending, items: items,
+            total: Money(amount: items.reduce(0) { $0 + $1.lineTotal.amount }, currency: currency),
+            shippingAddress: request.shippingAddress, payment: card.summary, createdAt: Timestamp.rfc3339(now),
+            updatedAt: Timestamp.rfc3339(now))
+        _ = inFlight.claim(orderID)
+        defer { inFlight.release(orderID) }
+        try await store.insert(
+            OrderRecord(order: order, userID: userID, step: "priced", basketVersion: basket.version, idempotencyKey: key))
+
+        timer.mark("record")
+        // 4. Stock.
+        do {
+            _ = try await catalog.unary(
+                CatalogContract.reserveStock,
+                ReserveStockRequest(
+                    reservationId: orderID,
+                    items: items.map { StockReservationItem(productId: $0.productId, count: $0.count) }),
+                options: upstreamOptions(context, withInternalKey: true))
+        } catch let error as RPCError where error.reason == CatalogReason.outOfStock.rawValue {
+            try await store.remove(orderID: orderID)
+            throw FinalAnswer(error: OrderReason.outOfStock.error(error.message, details: error.details))
+        } catch {
+            // The reservation may have happened before the failure.
+            await abandon(orderID, refund: false)
+            throw Self.upstreamError(error, service: "catalog-svc")
+        }
+        try await store.advance(orderID: orderID, to: "reserved")
+        timer.mark("reserve")
+
+        // 5. Payment.
+        let outcome: ChargeOutcome
+        do {
+            outcome = try await payments.charge(orderID: orderID, amount: order.total, card: card)
+        } catch {
+            await abandon(orderID, refund: true)
+            throw error
+        }
+        if case .declined(let reason) = outcome {
+            let declined = OrderReason.paymentDeclined.error(reason)
+            try await store.answer(
+                userID: userID, key: key, with: StoredAnswer(error: StoredError(declined)), orderID: orderID,
+                step: "declined", status: .paymentFailed)
+            if (try? await releaseStock(orderID, options: recoveryOptions)) != nil {
+                try await store.advance(orderID: orderID, to: "done")
+            }
+            context.logger.info("payment declined", metadata: ["order": "\(orderID)"])
+            throw declined
+        }
+        try await store.advance(orderID: orderID, to: "charged")
+        timer.mark("charge")
+
+        // 6. Paid; the basket is cleared if nobody changed it meanwhile.
+        order.status = .paid
+        order.updatedAt = Timestamp.rfc3339(Timestamp.now())
+        try await store.answer(
+            userID: userID, key: key, with: StoredAnswer(order: order), orderID: orderID, step: "done", status: .paid)
+        timer.mark("paid")
+        do {
+            _ = try await self.basket.unary(
+                BasketContract.clearBasket, ClearBasketRequest(expectedVersion: basket.version),
+                options: upstreamOptions(context))
+        } catch {
+            context.logger.info(
+                "basket kept after order", metadata: ["order": "\(orderID)", "reason": "\(RPCError(converting: error))"])
+        }
+        timer.mark("clear")
+        context.logger.info(
+            "order placed",
+            metadata: timer.metadata.merging(["order": "\(orderID)", "total": "\(order.total.amount)"]) { $1 })
+        return order
+    }
+
+    /// Undoes a placement that failed before it was charged for good: refund (when a charge
+    /// may exist), release the stock, remove the pending order. If a step fails, the order
+    /// stays at its step for the recovery pass, which finishes the job.
+    private func abandon(_ orderID: String, refund: Bool) async {
+        do {
+            if refund { try await payments.refund(orderID: orderID) }
+            try await releaseStock(orderID, options: recoveryOptions)
+            try await store.remove(orderID: orderID)
+        } catch {
+            logger.warning(
+                "order left for recovery", metadata: ["order": "\(orderID)", "error": "\(RPCError(converting: error))"])
+        }
+    }
+
+    /// The basket's lines at the catalog's current titles and prices; a product gone from the
+    /// catalog is `OUT_OF_STOCK`.
+    private func reprice(_ basket: Basket, context: ServerContext) async throws -> [OrderItem] {
+        var seen = Set<Int>()
+        let ids = basket.items.map(\.productId).filter { seen.insert($0).inserted }
+        let found = try await upstream("catalog-svc") {
+            try await catalog.unary(
+                CatalogContract.batchGetProducts, BatchGetProductsRequest(ids: ids), options: upstreamOptions(context))
+        }
+        guard found.missingIds.isEmpty else {
+            throw FinalAnswer(
+                error: OrderReason.outOfStock.error(
+                    "Product \(found.missingIds.map(String.init).joined(separator: ", ")) is no longer sold.",
+                    details: .object(["productIds": .array(found.missingIds.map { .number(Double($0)) })])))
+        }
+        let products = Dictionary(found.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return try basket.items.map { line in
+            guard let product = products[line.productId] else { throw RPCError(code: .internal, message: "Internal error.") }
+            return OrderItem(
+                productId: product.id, productTitle: product.title, unitPrice: product.price, count: line.count,
+                lineTotal: product.price.multiplied(by: line.count))
+        }
+    }
+
+    /// Runs an upstream call, turning a failure to reach `service` into `UPSTREAM_UNAVAILABLE`.
+    private func upstream<T>(_ service: String, _ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch {
+            throw Self.upstreamError(error, service: service)
+        }
+    }
+
+    /// UNAVAILABLE `UPSTREAM_UNAVAILABLE` for a service that could not be reached; other
+    /// errors (the caller's token refused, a deadline) pass through unchanged.
+    static func upstreamError(_ error: any Error, service: String) -> any Error {
+        let rpcError = RPCError(converting: error)
+        guard rpcError.code == .unavailable else { return rpcError }
+        return GatewayReason.upstreamUnavailable.error("\(service) is not available; try again shortly.").causedBy(error)
+    }
+
+    /// HMAC-SHA256 of the request's canonical JSON under the service's key.
+    func requestHash(_ request: PlaceOrderRequest) -> String {
+        let json = (try? JSONCodec.shared.encode(request)) ?? Data()
+        return Data(HMAC<SHA256>.authenticationCode(for: json, using: requestKey)).base64EncodedString()
+    }
+}
+
+/// The checks on a shipping address (README "Choices").
+enum AddressRules {
+    /// INVALID_ARGUMENT naming the first bad field of `address`.
+    static func check(_ address: Address) throws(RPCError) {
+        let required: [(String, String)] = [
+            ("shippingAddress.name", address.name), ("shippingAddress.line1", address.line1),
+            ("shippingAddress.city", address.city), ("shippingAddress.postalCode", address.postalCode),
+        ]
+        for (field, value) in required where !(1...200).contains(value.trimmingCharacters(in: .whitespaces).count) {
+            throw RPCError.invalidField(field, "must be 1 to 200 characters")
+        }
+        if let line2 = address.line2, line2.count > 200 {
+            throw RPCError.invalidField("shippingAddress.line2", "must be at most 200 characters")
+        }
+        guard address.country.count == 2, address.country.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
+            throw RPCError.invalidField("shippingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. US")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import Contracts
+import Logging
+import RPC
+import ServiceKit
+
+/// The recovery pass (README): finishes or undoes every order a crash, or an upstream outage,
+/// left between steps. Runs at start-up and every 30 seconds; orders a call in this process is
+/// working on are left alone.
+extension OrderService {
+    /// The steps recovery acts on.
+    static let unfinishedSteps = ["priced", "reserved", "charged", "declined", "cancelling"]
+
+    /// One pass over the unfinished orders; returns how many it settled.
+    @discardableResult
+    func recover() async -> Int {
+        let records: [OrderRecord]
+        do {
+            records = try await store.orders(atSteps: Self.unfinishedSteps)
+        } catch {
+            logger.error("recovery cannot read orders", metadata: ["error": "\(error)"])
+            return 0
+        }
+        var settled = 0
+        for record in records {
+            let id = record.order.id
+            guard inFlight.claim(id) else { continue }
+            defer { inFlight.release(id) }
+            do {
+                try await settle(record)
+                settled += 1
+                logger.notice("recovered order", metadata: ["order": "\(id)", "step": "\(record.step)"])
+            } catch {
+                logger.warning(
+                    "recovery will retry", metadata: ["order": "\(id)", "step": "\(record.step)", "error": "\(error)"])
+            }
+        }
+        return settled
+    }
+
+    /// Settles one unfinished order according to its step.
+    private func settle(_ record: OrderRecord) async throws {
+        let id = record.order.id
+        switch record.step {
+        case "priced", "reserved":
+            // Never confirmed to the caller: undo everything; the client's retry starts afresh.
+            if record.step == "reserved" { try await payments.refund(orderID: id) }
+            try await releaseStock(id, options: recoveryOptions)
+            try await store.discard(orderID: id, userID: record.userID, key: record.idempotencyKey)
+        case "charged":
+            // The money was taken: the order is paid; its answer is the paid order.
+            var order = record.order
+            order.status = .paid
+            order.updatedAt = Timestamp.rfc3339(Timestamp.now())
+            try await store.answer(
+                userID: record.userID, key: record.idempotencyKey, with: StoredAnswer(order: order), orderID: id,
+                step: "done", status: .paid)
+        case "declined":
+            try await releaseStock(id, options: recoveryOptions)
+            try await store.advance(orderID: id, to: "done")
+        case "cancelling":
+            try await finishCancelling(id, options: recoveryOptions)
+        default:
+            return
+        }
+    }
+
+    /// Runs `recover()` now and then every `interval` until the calling task is cancelled.
+    func runRecovery(every interval: Duration = .seconds(30)) async {
+        while !Task.isCancelled {
+            await recover()
+            try? await store.pruneAnswers()
+            try? await Task.sleep(for: interval)
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Contracts
+import Foundation
+import RPC
+import ServiceKit
+import Storage
+
+/// The answer PlaceOrder gave to an idempotency key: the order, or the error.
+struct StoredAnswer: Codable, Sendable, Hashable {
+    /// The order answered, on success.
+    var order: Order?
+    /// The error answered, on failure.
+    var error: StoredError?
+
+    /// The answer as what the handler returns or throws.
+    func replay() throws -> Order {
+        if let order { return order }
+        let error = error ?? StoredError(code: RPCCode.internal.rawValue, reason: nil, message: "Internal error.", details: nil)
+        throw RPCError(
+            code: RPCCode(rawValue: error.code) ?? .internal, reason: error.reason, message: error.message,
+            details: error.details)
+    }
+}
+
+/// An `RPCError` as stored for replay.
+struct StoredError: Codable, Sendable, Hashable {
+    var code: Int
+    var reason: String?
+    var message: String
+    var details: JSONValue?
+
+    init(code: Int, reason: String?, message: String, details: JSONValue?) {
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.details = details
+    }
+
+    init(_ error: RPCError) {
+        self.init(code: error.code.rawValue, reason: error.reason, message: error.message, details: error.details)
+    }
+}
+
+/// Idempotency keys of PlaceOrder: begun, answered, or freed.
+extension OrderStore {
+    /// How long an answer is kept (API.md: at least 24 hours).
+    static let answerRetention: Int64 = 24 * 3600
+
+    /// What recording a key found.
+    enum KeyClaim: Sendable {
+        /// The key is new (or its old answer expired): this call does the work.
+        case claimed
+        /// The key was answered before, for the same request.
+        case answered(StoredAnswer)
+        /// The key was used for a different request.
+        case reused
+        /// The first call with this key is still running.
+        case inProgress
+    }
+
+    /// Records `key` for `userID` and `requestHash` in one `BEGIN IMMEDIATE` transaction.
+    func claim(userID: String, key: String, requestHash: String, now: Int64 = Timestamp.now()) async throws -> KeyClaim {
+        try await database.write { connection in
+            if let row = try connection.queryOne(
+                "SELECT request_hash, state, answer_json, created_at FROM idempotency_keys WHERE user_id = ? AND key = ?",
+                [userID, key])
+            {
+                let created = try row.value(at: 3, as: Int64.self)
+                if now - created <= Self.answerRetention {
+                    guard try row.value(at: 0, as: String.self) == requestHash else { return .reused }
+                    guard try row.value(at: 1, as: String.self) == "done", let json = try row.value(at: 2, as: String?.self)
+                    else { return .inProgress }
+                    return .answered(try JSONCodec.shared.decode(StoredAnswer.self, from: Data(json.utf8)))
+                }
+                try connection.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", [userID, key])
+            }
+            try connection.execute(
+                "INSERT INTO idempotency_keys (user_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'running', ?)",
+                [userID, key, requestHash, now])
+            return .claimed
+        }
+    }
+
+    /// Stores the answer of a key and, when given, moves its order to `step`/`status` — in one
+    /// transaction, so the answer and the order never disagree. With an order, the key is
+    /// answered only if it still belongs to that order (a retry may have claimed it anew).
+    func answer(
+        userID: String, key: String, with answer: StoredAnswer, orderID: String? = nil, step: String? = nil,
+        status: OrderStatus? = nil, now: Int64 = Timestamp.now()
+    ) async throws {
+        let json = try Self.json(answer)
+        try await database.write { connection in
+            try connection.execute(
+                """
+                UPDATE idempotency_keys SET state = 'done', answer_json = ?
+                WHERE user_id = ? AND key = ? AND (? IS NULL OR order_id = ?)
+                """, [json, userID, key, orderID, orderID])
+            if let orderID, let step {
+                try connection.execute(
+                    "UPDATE orders SET step = ?, status = coalesce(?, status), updated_at = ? WHERE id = ?",
+                    [step, status?.rawValue, now, orderID])
+            }
+        }
+    }
+
+    /// Frees a key whose call failed transiently, unless it was answered meanwhile.
+    func free(userID: String, key: String) async throws {
+        try await database.write { connection in
+            try connection.execute(
+                "DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND state = 'running'", [userID, key])
+        }
+    }
+
+    /// Removes the pending order `orderID` that recovery undid, and frees its key if the key
+    /// still belongs to it.
+    func discard(orderID: String, userID: String, key: String) async throws {
+        try await database.write { connection in
+            try connection.execute(
+                "DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND order_id = ? AND state = 'running'",
+                [userID, key, orderID])
+            try connection.execute("DELETE FROM orders WHERE id = ?", [orderID])
+        }
+    }
+
+    /// Drops answers past retention.
+    func pruneAnswers(now: Int64 = Timestamp.now()) async throws {
+        try await database.write { connection in
+            try connection.execute(
+                "DELETE FROM idempotency_keys WHERE state = 'done' AND created_at < ?", [now - Self.answerRetention])
+        }
+    }
+}

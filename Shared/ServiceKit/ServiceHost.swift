@@ -1,0 +1,56 @@
+internal import Foundation
+package import Logging
+package import RPC
+package import RPCHTTP2
+
+/// A startup or configuration failure, with a message saying what to fix; the executables
+/// log it and exit with status 78 (EX_CONFIG).
+package struct StartupError: Error, CustomStringConvertible {
+    /// What went wrong and what to do.
+    package let description: String
+
+    /// A failure described by `description`.
+    package init(_ description: String) { self.description = description }
+}
+
+/// The pieces every service executable assembles the same way: its data directory, its
+/// server with the standard services, and the run loop with companion tasks beside the server.
+package enum ServiceHost {
+    /// Creates `path` (and parents) with mode 0700 when missing.
+    package static func prepareDataDirectory(_ path: String) throws(StartupError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StartupError("cannot create the data directory \(path): \(error)")
+        }
+    }
+
+    /// The server for `router`, with health and Describe added; not yet listening.
+    package static func makeServer(
+        router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger
+    ) throws -> (HTTP2Server, HealthMonitor) {
+        var router = router
+        let health = HealthMonitor()
+        router.addStandardServices(health: health)
+        var configuration = ServerConfiguration(host: host, port: port)
+        configuration.gracePeriod = gracePeriod
+        return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
+    }
+
+    /// Serves until SIGTERM or SIGINT (``ServiceRunner/run(_:health:logger:)``) with
+    /// `companions` (feeds, delivery loops, recovery passes) running beside the server; when
+    /// the server has drained, cancels them, waits for them, then runs `cleanup` (closing
+    /// clients and databases).
+    package static func run(
+        _ server: HTTP2Server, health: HealthMonitor, logger: Logger,
+        companions: [@Sendable () async -> Void], cleanup: @Sendable () async -> Void
+    ) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for companion in companions { group.addTask { await companion() } }
+            try await ServiceRunner.run(server, health: health, logger: logger)
+            group.cancelAll()
+        }
+        await cleanup()
+    }
+}

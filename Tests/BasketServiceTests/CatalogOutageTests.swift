@@ -1,0 +1,37 @@
+import Contracts
+import Foundation
+import RPC
+import Testing
+
+/// basket-svc with catalog-svc gone: reads and catalog-free changes work, AddItem fails fast.
+@Suite("Catalog outage")
+struct CatalogOutageTests {
+    @Test("with catalog-svc killed, GetBasket and WatchBasket work and AddItem is UNAVAILABLE UPSTREAM_UNAVAILABLE fast")
+    func catalogDown() async throws {
+        try await withBasketStack { stack in
+            let ana = try await stack.shopper("ana")
+            try await ana.add(1)
+            let before = try await ana.add(2, count: 2)
+            let watch = BasketWatch.start(ana)
+            #expect(await watch.first() == before)
+
+            await stack.catalog.kill()
+            #expect(try await ana.basket() == before)
+            for productId in [3, 4] {
+                let asked = ContinuousClock.now
+                await expectFailure(GatewayReason.upstreamUnavailable) { try await ana.add(productId) }
+                #expect(ContinuousClock.now - asked < .seconds(3), "AddItem took \(ContinuousClock.now - asked)")
+            }
+            // Refusals that need only the basket still answer as usual.
+            await expectFailure(BasketReason.alreadyInBasket) { try await ana.add(1) }
+
+            // Changes that need no catalog still work, and watchers still see them.
+            let item = try #require(before.line(of: 2))
+            let changed = try await ana.setCount(item.id, to: 7)
+            #expect(await watch.waitFor(version: changed.version) == changed)
+            let late = BasketWatch.start(ana)
+            #expect(await late.first() == changed)
+            for watch in [watch, late] { await watch.cancel() }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Contracts
+import Foundation
+import RPC
+import Testing
+
+/// The PlaceOrder refusals of API.md §6 that happen before any money moves: an empty basket,
+/// short stock, a bad card, a missing or oversized idempotency key. None leaves an order, a
+/// charge or a reservation behind.
+@Suite("PlaceOrder refusals")
+struct PlaceOrderRefusalTests {
+    /// A card the checks refuse, and the field the refusal names.
+    struct RejectedCard: Sendable, CustomTestStringConvertible {
+        /// The card sent.
+        let card: CardDetails
+        /// The field the violation must name.
+        let field: String
+        /// What is wrong with it, as the test run shows it.
+        let testDescription: String
+    }
+
+    /// One card for each check of the README's "Choices".
+    static let rejectedCards = [
+        RejectedCard(
+            card: .test("4242424242424241"), field: "payment.cardNumber", testDescription: "a number failing Luhn"),
+        RejectedCard(
+            card: CardDetails(cardNumber: TestCards.accepted, expMonth: 13, expYear: 2030, cvc: "123"),
+            field: "payment.expMonth", testDescription: "month 13"),
+        RejectedCard(
+            card: CardDetails(cardNumber: TestCards.accepted, expMonth: 1, expYear: 2020, cvc: "123"),
+            field: "payment.expYear", testDescription: "an expired card"),
+        RejectedCard(
+            card: CardDetails(cardNumber: TestCards.accepted, expMonth: 12, expYear: 2030, cvc: "12"),
+            field: "payment.cvc", testDescription: "a two-digit cvc"),
+    ]
+
+    @Test("an empty basket is EMPTY_BASKET with the fixed message, and no order")
+    func emptyBasket() async throws {
+        try await withOrderStack { stack in
+            let shopper = try await stack.newShopper()
+            let error = await expectRPCError(OrderReason.emptyBasket) { try await stack.placeOrder(as: shopper) }
+            #expect(error?.message == "Your basket is empty. Add some products first.")
+            #expect(try await stack.listOrders(as: shopper).orders.isEmpty)
+            #expect(try await OrderDatabase(stack).chargeCount() == 0)
+        }
+    }
+
+    @Test("more units than in stock is OUT_OF_STOCK naming the product, with nothing reserved and no order")
+    func outOfStock() async throws {
+        try await withOrderStack { stack in
+            let shopper = try await stack.newShopper()
+            let plenty = try await stack.product(4)
+            try await stack.updateProduct(6) { $0.stock = 2 }
+            try await stack.addItem(plenty.id, count: 1, for: shopper)
+            try await stack.addItem(6, count: 3, for: shopper)
+
+            let error = await expectRPCError(OrderReason.outOfStock) { try await stack.placeOrder(as: shopper) }
+
+            #expect(error?.productIDs == [6])
+            #expect(try await stack.stock(of: 6) == 2)
+            #expect(try await stack.stock(of: plenty.id) == plenty.stock)
+            #expect(try await stack.listOrders(as: shopper).orders.isEmpty)
+            let database = OrderDatabase(stack)
+            #expect(try await database.chargeCount() == 0)
+            #expect(try await database.orderRowCount() == 0)
+            #expect(try await stack.basket(of: shopper).itemCount == 4)
+        }
+    }
+
+    @Test("a malformed card is INVALID_CARD naming the field; nothing is charged and the key stays free",
+        arguments: rejectedCards)
+    func invalidCard(_ rejected: RejectedCard) async throws {
+        try await withOrderStack { stack in
+            let shopper = try await stack.newShopper()
+            let product = try await stack.product(8)
+            let basket = try await stack.addItem(product.id, count: 2, for: shopper)
+            let key = UUID().uuidString
+
+            let error = await expectRPCError(OrderReason.invalidCard) {
+                try await stack.placeOrder(.paying(with: rejected.card), key: key, as: shopper)
+            }
+
+            #expect(error?.violatedFields == [rejected.field])
+            #expect(try await OrderDatabase(stack).chargeCount() == 0)
+            #expect(try await stack.listOrders(as: shopper).orders.isEmpty)
+            #expect(try await stack.stock(of: product.id) == product.stock)
+            #expect(try await stack.basket(of: shopper).version == basket.version)
+            // Refused before the key was recorded (README), so the corrected request may use it.
+            let order = try await stack.placeOrder(key: key, as: shopper)
+            #expect(order.status == .paid)
+        }
+    }
+
+    @Test("an idempotency key that is missing or 256 characters long is IDEMPOTENCY_KEY_REQUIRED",
+        arguments: [nil, String(repeating: "k", count: 256)])
+    func idempotencyKeyRequired(_ key: String?) async throws {
+        try await withOrderStack { stack in
+            let shopper = try await stack.newShopper()
+            try await stack.addItem(9, for: shopper)
+            await expectRPCError(OrderReason.idempotencyKeyRequired) {
+                try await stack.placeOrder(key: key, as: shopper)
+            }
+            #expect(try await OrderDatabase(stack).chargeCount() == 0)
+            #expect(try await stack.listOrders(as: shopper).orders.isEmpty)
+            #expect(try await stack.basket(of: shopper).itemCount == 1)
+        }
+    }
+
+    @Test("an idempotency key of 255 characters is accepted")
+    func longestIdempotencyKey() async throws {
+        try await withOrderStack { stack in
+            let shopper = try await stack.newShopper()
+            try await stack.addItem(9, for: shopper)
+            let order = try await stack.placeOrder(key: String(repeating: "k", count: 255), as: shopper)
+            #expect(order.status == .paid)
+        }
+    }
+}
