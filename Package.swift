@@ -80,6 +80,10 @@ let package = Package(
             name: "bench-server", dependencies: ["ServiceKit"], path: "Benchmarks/BenchServer",
             swiftSettings: strictSettings),
 
+        // What the service suites share: launching executables, their logs, accounts, expectations.
+        .target(
+            name: "ServiceTestSupport", dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
             name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", log],
@@ -96,7 +100,7 @@ let package = Package(
         .testTarget(name: "MailTests", dependencies: ["Mail"], path: "Tests/MailTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceTests",
-            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
+            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
             path: "Tests/AuthServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceUnitTests",
@@ -104,18 +108,18 @@ let package = Package(
             path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceTests",
-            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/CatalogServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceUnitTests", dependencies: ["catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
             path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "BasketServiceTests",
-            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/BasketServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "OrderServiceTests",
-            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]

@@ -92,12 +92,9 @@ struct AuthServiceCommand: AsyncParsableCommand {
         configuration.hashThreads = hashThreads
         configuration.scryptLogN = scryptLogN
         configuration.gracePeriod = .seconds(options.graceSeconds)
-        do {
+        try await ServiceHost.launch(logger: logger) {
             let server = try await AuthServer.build(configuration: configuration, logger: logger)
             try await server.run()
-        } catch let error as StartupError {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(78)  // EX_CONFIG
         }
     }
 

@@ -49,12 +49,9 @@ struct BasketServiceCommand: AsyncParsableCommand {
         if let catalogAddress = SocketAddressText(catalogAddr) { configuration.catalogAddress = catalogAddress }
         configuration.catalogTimeout = .milliseconds(catalogTimeoutMs)
         configuration.gracePeriod = .seconds(options.graceSeconds)
-        do {
+        try await ServiceHost.launch(logger: logger) {
             let server = try await BasketServer.build(configuration: configuration, logger: logger)
             try await server.run()
-        } catch let error as StartupError {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(78)  // EX_CONFIG
         }
     }
 }

@@ -24,15 +24,9 @@ struct CatalogServiceCommand: AsyncParsableCommand {
         configuration.port = options.resolvedPort(default: 7002)
         configuration.seed = !noSeed
         configuration.gracePeriod = .seconds(options.graceSeconds)
-        do {
+        try await ServiceHost.launch(logger: logger) {
             let server = try await CatalogServer.build(configuration: configuration, logger: logger)
             try await server.run()
-        } catch let error as ServiceSecret.Failure {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(78)  // EX_CONFIG
-        } catch let error as StartupError {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(78)
         }
     }
 }

@@ -38,15 +38,9 @@ struct OrderServiceCommand: AsyncParsableCommand {
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7004)
         configuration.gracePeriod = .seconds(options.graceSeconds)
-        do {
+        try await ServiceHost.launch(logger: logger) {
             let server = try await OrderServer.build(configuration: configuration, logger: logger)
             try await server.run()
-        } catch let error as ServiceSecret.Failure {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(78)  // EX_CONFIG
-        } catch let error as StartupError {
-            logger.critical("cannot start: \(error)")
-            throw ExitCode(78)
         }
     }
 }

@@ -1,3 +1,4 @@
+internal import ArgumentParser
 internal import Foundation
 package import Logging
 package import RPC
@@ -16,6 +17,17 @@ package struct StartupError: Error, CustomStringConvertible {
 /// The pieces every service executable assembles the same way: its data directory, its
 /// server with the standard services, and the run loop with companion tasks beside the server.
 package enum ServiceHost {
+    /// Runs `body` (build and run a service); a `StartupError` is logged as critical and the
+    /// process exits with status 78 (EX_CONFIG), so supervisors can tell it from a crash.
+    package static func launch(logger: Logger, _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as StartupError {
+            logger.critical("cannot start: \(error)")
+            throw ExitCode(78)
+        }
+    }
+
     /// Creates `path` (and parents) with mode 0700 when missing.
     package static func prepareDataDirectory(_ path: String) throws(StartupError) {
         do {

@@ -8,28 +8,17 @@ internal import Glibc
 /// file in the data directory, generated there on first start with mode 0600 (DESIGN.md
 /// "Security"). Secrets never come from flags, which the process list shows.
 package enum ServiceSecret {
-    /// Why a secret could not be had.
-    package struct Failure: Error, CustomStringConvertible {
-        /// The file that could not be read or written.
-        package let path: String
-        /// What failed.
-        package let problem: String
-
-        /// An actionable message for the operator.
-        package var description: String { "cannot use the secret file \(path): \(problem)" }
-    }
-
     /// The value of `environmentName` when set and not blank; else the contents of `path`,
     /// which is created with a new random 256-bit hex secret when missing.
     package static func resolve(
         environmentName: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) throws(Failure) -> String {
+    ) throws(StartupError) -> String {
         if let value = environment[environmentName]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
             return value
         }
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
             let value = existing.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !value.isEmpty else { throw Failure(path: path, problem: "the file is empty") }
+            guard !value.isEmpty else { throw StartupError("cannot use the secret file \(path): the file is empty") }
             return value
         }
         var generator = SystemRandomNumberGenerator()
@@ -38,12 +27,12 @@ package enum ServiceSecret {
         }.joined()
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw Failure(path: path, problem: String(cString: strerror(errno)))
+            throw StartupError("cannot use the secret file \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
         let bytes = Array(value.utf8)
         guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
-            throw Failure(path: path, problem: String(cString: strerror(errno)))
+            throw StartupError("cannot use the secret file \(path): \(String(cString: strerror(errno)))")
         }
         return value
     }

@@ -3,6 +3,7 @@ import Credentials
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// How the authenticated methods treat the `authorization` header (API.md §3: `MISSING_TOKEN`,

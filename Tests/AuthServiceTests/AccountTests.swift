@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `GetCurrentUser`, `UpdateProfile` and `DeleteAccount` (API.md §3; README: display names

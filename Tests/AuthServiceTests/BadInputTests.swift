@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// Malformed and hostile requests (API.md §1 "Limits"): each is refused with the documented

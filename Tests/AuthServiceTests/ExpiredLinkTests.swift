@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `TOKEN_EXPIRED` for verification and reset links. Their lifetimes (24 h, 1 h) are too long

@@ -3,6 +3,7 @@ import Credentials
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `SignInWithIdToken` with Google and Apple ID tokens minted by the tests' own provider keys

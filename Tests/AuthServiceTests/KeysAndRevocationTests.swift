@@ -4,6 +4,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import ServiceKit
+import ServiceTestSupport
 import Testing
 
 /// `GetJwks` (API.md §3) and the internal revocation feed

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -87,7 +88,7 @@ struct SMTPDeliveryTests {
         try await withAuthService(extraArguments: ["--smtp", "127.0.0.1:\(port)"]) { service in
             let email = "smtp-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             try await service.signUp(email)
-            let failed = await service.log.firstMatch(within: .seconds(10)) { line in
+            let failed = await service.log.first(within: .seconds(10)) { line in
                 line.contains("email delivery failed") ? true : nil
             }
             #expect(failed == true, "the first attempt fails: nothing listens yet")

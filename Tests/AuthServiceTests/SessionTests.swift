@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `RefreshSession` and `SignOut` (API.md §3 "Refresh tokens"; README "Sessions").

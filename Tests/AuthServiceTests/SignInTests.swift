@@ -3,6 +3,7 @@ import Credentials
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `SignIn` with email and password: the session it answers, and its refusals (API.md §3).

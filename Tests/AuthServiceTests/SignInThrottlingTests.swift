@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// Sign-in throttling (API.md §3 "Sign-in throttling"; README: from the 6th failure of an

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `SignUp` over a real socket (API.md §3; README "Choices where API.md is silent").

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `WatchAuthState` (API.md §3): the current state first, then `SIGNED_OUT` and the end of the

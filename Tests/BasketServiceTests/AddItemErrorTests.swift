@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// Every refusal of `AddItem` (API.md §5), and the choices README makes where API.md is silent.
@@ -11,7 +12,7 @@ struct AddItemErrorTests {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             for productId in [9_999, 0, -4] {
-                await expectFailure(BasketReason.productNotFound) { try await ana.add(productId) }
+                await expectRPCError(BasketReason.productNotFound) { try await ana.add(productId) }
             }
             #expect(try await ana.basket().version == 0, "a refused AddItem changes nothing")
         }
@@ -22,7 +23,7 @@ struct AddItemErrorTests {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             try await ana.add(2)
-            let error = await expectFailure(BasketReason.alreadyInBasket) { try await ana.add(2, count: 3) }
+            let error = await expectRPCError(BasketReason.alreadyInBasket) { try await ana.add(2, count: 3) }
             #expect(error?.message == "The product is already in basket.")
             let basket = try await ana.basket()
             #expect(basket.items.count == 1 && basket.line(of: 2)?.count == 1 && basket.version == 1)
@@ -34,7 +35,7 @@ struct AddItemErrorTests {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             for count in [0, 11, -1, 1_000, Int.min] {
-                let error = await expectFailure(BasketReason.invalidCount) { try await ana.add(4, count: count) }
+                let error = await expectRPCError(BasketReason.invalidCount) { try await ana.add(4, count: count) }
                 #expect(error?.violatedFields == ["count"], "count \(count)")
             }
             for count in [1, 10] {
@@ -52,9 +53,9 @@ struct AddItemErrorTests {
             for id in ids.prefix(BasketContract.maxLines) { basket = try await ana.add(id) }
             #expect(basket.items.count == BasketContract.maxLines)
             #expect(basket.version == BasketContract.maxLines)
-            await expectFailure(BasketReason.basketFull) { try await ana.add(ids[BasketContract.maxLines]) }
+            await expectRPCError(BasketReason.basketFull) { try await ana.add(ids[BasketContract.maxLines]) }
             // Full wins over the catalog: a full basket refuses even a product that does not exist.
-            await expectFailure(BasketReason.basketFull) { try await ana.add(99_999) }
+            await expectRPCError(BasketReason.basketFull) { try await ana.add(99_999) }
             // Removing a line makes room again.
             try await ana.remove(basket.items[0].id)
             let refilled = try await ana.add(ids[BasketContract.maxLines])
@@ -68,7 +69,7 @@ struct AddItemErrorTests {
             let ana = try await stack.shopper("ana")
             let euro = try await stack.createProduct(title: "Espresso cups", amount: 1_800, currency: "EUR")
             try await ana.add(1)
-            await expectFailure(.failedPrecondition, reason: "CURRENCY_MISMATCH") { try await ana.add(euro.id) }
+            await expectRPCError(.failedPrecondition, reason: "CURRENCY_MISMATCH") { try await ana.add(euro.id) }
             // An empty basket takes any currency, and its total is in that currency.
             try await ana.clear()
             let basket = try await ana.add(euro.id, count: 2)

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// Every basket method needs a valid access token (API.md §3, "Every authenticated method").
@@ -22,15 +23,15 @@ struct AuthenticationTests {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             for (method, json) in Self.requests {
-                await expectFailure(AuthReason.missingToken) {
+                await expectRPCError(AuthReason.missingToken) {
                     try await Self.call(stack.basketClient, method, json: json, metadata: [:])
                 }
                 for header in ["Bearer not.a.jwt", "Bearer " + String(ana.accessToken.reversed()), "Basic YW5hOnB3"] {
-                    await expectFailure(.unauthenticated, reason: nil) {
+                    await expectRPCError(.unauthenticated, reason: nil) {
                         try await Self.call(stack.basketClient, method, json: json, metadata: [MetadataKey.authorization: header])
                     }
                 }
-                await expectFailure(AuthReason.invalidAccessToken) {
+                await expectRPCError(AuthReason.invalidAccessToken) {
                     try await Self.call(
                         stack.basketClient, method, json: json,
                         metadata: [MetadataKey.authorization: "Bearer not.a.jwt"])

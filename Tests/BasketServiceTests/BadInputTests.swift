@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// Requests that are not what API.md describes are INVALID_ARGUMENT and change nothing.
@@ -37,7 +38,7 @@ struct BadInputTests {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             for (method, json) in Self.malformed {
-                let error = await expectFailure(.invalidArgument, reason: "MALFORMED_MESSAGE") {
+                let error = await expectRPCError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
                     try await ana.raw(method, json: json)
                 }
                 #expect(error != nil, "\(method) \(json)")
@@ -52,7 +53,7 @@ struct BadInputTests {
             let ana = try await stack.shopper("ana")
             try await ana.add(1)
             for (method, json, field) in Self.invalid {
-                let error = await expectFailure(.invalidArgument, reason: nil) { try await ana.raw(method, json: json) }
+                let error = await expectRPCError(.invalidArgument, reason: nil) { try await ana.raw(method, json: json) }
                 #expect(error?.violatedFields == [field], "\(method) \(json): \(String(describing: error))")
             }
             #expect(try await ana.basket().version == 1)

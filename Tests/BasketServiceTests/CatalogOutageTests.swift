@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// basket-svc with catalog-svc gone: reads and catalog-free changes work, AddItem fails fast.
@@ -19,11 +20,11 @@ struct CatalogOutageTests {
             #expect(try await ana.basket() == before)
             for productId in [3, 4] {
                 let asked = ContinuousClock.now
-                await expectFailure(GatewayReason.upstreamUnavailable) { try await ana.add(productId) }
+                await expectRPCError(GatewayReason.upstreamUnavailable) { try await ana.add(productId) }
                 #expect(ContinuousClock.now - asked < .seconds(3), "AddItem took \(ContinuousClock.now - asked)")
             }
             // Refusals that need only the basket still answer as usual.
-            await expectFailure(BasketReason.alreadyInBasket) { try await ana.add(1) }
+            await expectRPCError(BasketReason.alreadyInBasket) { try await ana.add(1) }
 
             // Changes that need no catalog still work, and watchers still see them.
             let item = try #require(before.line(of: 2))

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// The user is always the token's subject: no call reaches another user's basket.
@@ -16,9 +17,9 @@ struct IsolationTests {
 
             let bens = try await ben.basket()
             #expect(bens.items.isEmpty && bens.version == 0, "ben sees his own, empty basket")
-            await expectFailure(BasketReason.itemNotFound) { try await ben.setCount(item.id, to: 9) }
-            await expectFailure(BasketReason.itemNotFound) { try await ben.setCount(item.id, to: 0) }
-            await expectFailure(BasketReason.itemNotFound) { try await ben.remove(item.id) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ben.setCount(item.id, to: 9) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ben.setCount(item.id, to: 0) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ben.remove(item.id) }
             try await ben.clear()
             try await ben.add(5)
 
@@ -35,7 +36,7 @@ struct IsolationTests {
             #expect(phone.accessToken != laptop.accessToken)
             let added = try await phone.add(6)
             #expect(try await laptop.basket() == added)
-            await expectFailure(BasketReason.alreadyInBasket) { try await laptop.add(6) }
+            await expectRPCError(BasketReason.alreadyInBasket) { try await laptop.add(6) }
         }
     }
 }

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// `UpdateItemCount`, `RemoveItem` and `ClearBasket`, with every refusal (API.md §5).
@@ -17,13 +18,13 @@ struct ItemChangeTests {
             #expect(ten.line(of: 8)?.lineTotal.amount == unit * 10)
             #expect(ten.total.amount == unit * 10 && ten.itemCount == 10 && ten.version == 2)
             for count in [11, -1, 100] {
-                let error = await expectFailure(BasketReason.invalidCount) { try await ana.setCount(item.id, to: count) }
+                let error = await expectRPCError(BasketReason.invalidCount) { try await ana.setCount(item.id, to: count) }
                 #expect(error?.violatedFields == ["count"])
             }
             #expect(try await ana.basket().version == 2)
             let removed = try await ana.setCount(item.id, to: 0)
             #expect(removed.items.isEmpty && removed.total.amount == 0 && removed.version == 3)
-            await expectFailure(BasketReason.itemNotFound) { try await ana.setCount(item.id, to: 2) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ana.setCount(item.id, to: 2) }
         }
     }
 
@@ -43,8 +44,8 @@ struct ItemChangeTests {
             let ana = try await stack.shopper("ana")
             try await ana.add(1)
             let stranger = UUID().uuidString.lowercased()
-            await expectFailure(BasketReason.itemNotFound) { try await ana.setCount(stranger, to: 2) }
-            await expectFailure(BasketReason.itemNotFound) { try await ana.remove(stranger) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ana.setCount(stranger, to: 2) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ana.remove(stranger) }
             #expect(try await ana.basket().version == 1)
         }
     }
@@ -66,16 +67,16 @@ struct ItemChangeTests {
             let basket = try await ana.add(2)
             let item = try #require(basket.line(of: 2))
             for stale in [0, 1, 3, 99] {
-                let error = await expectFailure(BasketReason.versionConflict) {
+                let error = await expectRPCError(BasketReason.versionConflict) {
                     try await ana.setCount(item.id, to: 4, expectedVersion: stale)
                 }
                 #expect(error?.details?["currentVersion"] == .number(2))
-                await expectFailure(BasketReason.versionConflict) { try await ana.clear(expectedVersion: stale) }
+                await expectRPCError(BasketReason.versionConflict) { try await ana.clear(expectedVersion: stale) }
             }
             let updated = try await ana.setCount(item.id, to: 4, expectedVersion: 2)
             #expect(updated.version == 3 && updated.line(of: 2)?.count == 4)
             // The version is checked before the line: a stale request learns it is stale.
-            await expectFailure(BasketReason.versionConflict) {
+            await expectRPCError(BasketReason.versionConflict) {
                 try await ana.setCount(UUID().uuidString, to: 4, expectedVersion: 2)
             }
             let cleared = try await ana.clear(expectedVersion: 3)
@@ -93,7 +94,7 @@ struct ItemChangeTests {
             let after = try await ana.remove(item.id)
             #expect(after.items.map(\.productId) == [2])
             #expect(after.itemCount == 2 && after.version == 3)
-            await expectFailure(BasketReason.itemNotFound) { try await ana.remove(item.id) }
+            await expectRPCError(BasketReason.itemNotFound) { try await ana.remove(item.id) }
             // The product can be added again, as a new line.
             let again = try await ana.add(1)
             #expect(again.line(of: 1).map(\.id) != item.id)

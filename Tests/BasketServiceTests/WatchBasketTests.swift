@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `WatchBasket`: the basket at once, then every change from any session of the user, fast;
@@ -83,10 +84,10 @@ struct WatchBasketTests {
             let stopping = ContinuousClock.now
             await stack.basket.stop()
             #expect(ContinuousClock.now - stopping < .seconds(2), "an open watch held the shutdown")
-            let ended = await stack.basket.output.first(within: .seconds(1)) { line in
+            let ended = await stack.basket.log.first(within: .seconds(1)) { line in
                 line.contains("ending open watches") ? line : nil
             }
-            #expect(ended?.contains("count=1") == true, "\(ended ?? stack.basket.output.tail())")
+            #expect(ended?.contains("count=1") == true, "\(ended ?? stack.basket.log.tail())")
             let deadline = ContinuousClock.now + .seconds(2)
             while !staying.hasEnded && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             #expect((staying.ending as? RPCError)?.code == .unavailable, "\(String(describing: staying.ending))")

@@ -2,6 +2,7 @@ import Contracts
 import RPC
 import RPCHTTP2
 import ServiceKit
+import ServiceTestSupport
 import Testing
 
 /// Admin methods need the admin key and internal methods the internal key, in `x-api-key`
@@ -51,7 +52,7 @@ struct AdminKeyTests {
             ("no key", Metadata(), .missingAPIKey),
             ("an empty key", [MetadataKey.apiKey: ""], .missingAPIKey),
             ("a user's access token", [MetadataKey.authorization: "Bearer \(session.accessToken)"], .missingAPIKey),
-            ("a random key", [MetadataKey.apiKey: CatalogStack.randomKey()], .invalidAPIKey),
+            ("a random key", [MetadataKey.apiKey: TestScratch.randomKey()], .invalidAPIKey),
             ("the other key", [MetadataKey.apiKey: other], .invalidAPIKey),
             ("half the right key", [MetadataKey.apiKey: String(right.prefix(right.count / 2))], .invalidAPIKey),
             ("the right key in upper case", [MetadataKey.apiKey: right.uppercased()], .invalidAPIKey),
@@ -67,7 +68,7 @@ struct AdminKeyTests {
             let product = try #require(before.first)
             let message = try method.message(about: product)
             for (name, metadata, reason) in Self.refusedKeys(for: method, of: stack, session: session) {
-                let error = await expectError(reason) { try await stack.rawCall(method.path, [message], metadata: metadata) }
+                let error = await expectRPCError(reason) { try await stack.rawCall(method.path, [message], metadata: metadata) }
                 #expect(error != nil, "\(name)")
             }
             #expect(try await stack.allProducts() == before)

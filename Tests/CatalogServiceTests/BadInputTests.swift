@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// Malformed and hostile requests (API.md §1, README "Where API.md is silent"): wrong JSON
@@ -71,7 +72,7 @@ struct BadInputTests {
             let session = try await stack.signedInUser("ada@example.com")
             let metadata = Self.credentials(for: table.method, stack, session)
             for (json, field) in table.cases {
-                let error = await expectError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
+                let error = await expectRPCError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
                     try await stack.rawCall(table.method.path, [json], metadata: metadata)
                 }
                 #expect(error?.violatedFields == [field], "\(json)")
@@ -85,7 +86,7 @@ struct BadInputTests {
         try await withCatalogService { stack in
             let deep = String(repeating: #"{"a":"#, count: 100) + "1" + String(repeating: "}", count: 100)
             for body in [#"{"id":"#, "[]", #""lamp""#, "null", "42", "\u{FF}\u{FE}", deep] {
-                await expectError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
+                await expectRPCError(.invalidArgument, reason: "MALFORMED_MESSAGE") {
                     try await stack.rawCall(CatalogContract.getProduct.path, [body])
                 }
             }
@@ -106,7 +107,7 @@ struct BadInputTests {
     @Test("an unknown method of CatalogService is UNIMPLEMENTED")
     func unknownMethod() async throws {
         try await withCatalogService { stack in
-            await expectError(.unimplemented, reason: nil) {
+            await expectRPCError(.unimplemented, reason: nil) {
                 try await stack.rawCall("/\(CatalogContract.service)/DeleteEverything", ["{}"], metadata: stack.asAdmin.metadata)
             }
             #expect(await stack.isServing())
@@ -118,14 +119,14 @@ struct BadInputTests {
         try await withCatalogService { stack in
             let huge = String(repeating: "lamp", count: 1 << 18)
             let productId = try #require(try await stack.allProducts().first?.id)
-            await expectError(CatalogReason.invalidPageToken) { try await stack.listProducts(ListProductsRequest(pageToken: huge)) }
-            let title = await expectError(.invalidArgument, reason: nil) { try await stack.upsert(SampleProducts.make(huge)) }
+            await expectRPCError(CatalogReason.invalidPageToken) { try await stack.listProducts(ListProductsRequest(pageToken: huge)) }
+            let title = await expectRPCError(.invalidArgument, reason: nil) { try await stack.upsert(SampleProducts.make(huge)) }
             #expect(title?.namesField("title") == true, "\(title?.violatedFields ?? [])")
-            let category = await expectError(.invalidArgument, reason: nil) {
+            let category = await expectRPCError(.invalidArgument, reason: nil) {
                 try await stack.upsert(SampleProducts.make("Big category", category: huge))
             }
             #expect(category?.namesField("category") == true, "\(category?.violatedFields ?? [])")
-            await expectError(.invalidArgument, reason: nil) { try await stack.reserve(huge, [(productId, 1)]) }
+            await expectRPCError(.invalidArgument, reason: nil) { try await stack.reserve(huge, [(productId, 1)]) }
             // No limit is documented for a query or category filter: refused, or a page of nothing.
             for request in [ListProductsRequest(category: huge), ListProductsRequest(query: huge), ListProductsRequest(query: "\u{0}\u{7}")] {
                 do {
@@ -158,11 +159,11 @@ struct BadInputTests {
     func tooLarge() async throws {
         try await withCatalogService { stack in
             let huge = String(repeating: "x", count: 5 << 20)
-            await expectError(.resourceExhausted, reason: "MESSAGE_TOO_LARGE") {
+            await expectRPCError(.resourceExhausted, reason: "MESSAGE_TOO_LARGE") {
                 try await stack.listProducts(ListProductsRequest(query: huge))
             }
             let before = try await stack.listProducts().totalSize
-            await expectError(.resourceExhausted, reason: "MESSAGE_TOO_LARGE") {
+            await expectRPCError(.resourceExhausted, reason: "MESSAGE_TOO_LARGE") {
                 try await stack.importProducts([SampleProducts.make("Fine"), SampleProducts.make("Bloated", description: huge)])
             }
             #expect(await stack.isServing())

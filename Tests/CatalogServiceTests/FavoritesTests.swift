@@ -1,5 +1,6 @@
 import Contracts
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// Favorites (API.md §4, README "Choices"): per user, `AddFavorite` and `RemoveFavorite`
@@ -39,7 +40,7 @@ struct FavoritesTests {
     func addUnknown(productId: Int) async throws {
         try await withCatalogService { stack in
             let session = try await stack.signedInUser("ada@example.com")
-            await expectError(CatalogReason.productNotFound) { try await stack.addFavorite(productId, as: session) }
+            await expectRPCError(CatalogReason.productNotFound) { try await stack.addFavorite(productId, as: session) }
             #expect(try await stack.favoriteIDs(of: session).isEmpty)
         }
     }
@@ -104,7 +105,7 @@ struct FavoritesTests {
             for id in ids.prefix(22) { try await stack.addFavorite(id, as: session) }
             let first = try await stack.favorites(of: session)
             #expect(first.products.count == 20 && !first.nextPageToken.isEmpty)
-            let error = await expectError(.invalidArgument, reason: nil) { try await stack.favorites(of: session, pageSize: -1) }
+            let error = await expectRPCError(.invalidArgument, reason: nil) { try await stack.favorites(of: session, pageSize: -1) }
             #expect(error?.namesField("pageSize") == true, "\(error?.violatedFields ?? [])")
         }
     }

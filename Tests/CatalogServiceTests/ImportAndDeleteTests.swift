@@ -1,5 +1,6 @@
 import Contracts
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// `ImportProducts` and `DeleteProduct` (API.md §4, README "Choices"): a stream of thousands
@@ -89,7 +90,7 @@ struct ImportAndDeleteTests {
             let product = try await stack.upsert(SampleProducts.make("Vanishing umbrella", category: "rainwear"))
             let total = try await stack.listProducts().totalSize
             try await stack.delete(product.id)
-            await expectError(CatalogReason.productNotFound) { try await stack.product(product.id) }
+            await expectRPCError(CatalogReason.productNotFound) { try await stack.product(product.id) }
             #expect(try await stack.listProducts().totalSize == total - 1)
             #expect(try await !stack.allProducts().map(\.id).contains(product.id))
             #expect(try await stack.listProducts(ListProductsRequest(query: "vanishing")).totalSize == 0)
@@ -102,8 +103,8 @@ struct ImportAndDeleteTests {
         try await withCatalogService { stack in
             let product = try await stack.upsert(SampleProducts.make("Once-only kite"))
             try await stack.delete(product.id)
-            await expectError(CatalogReason.productNotFound) { try await stack.delete(product.id) }
-            await expectError(CatalogReason.productNotFound) { try await stack.delete(999_999) }
+            await expectRPCError(CatalogReason.productNotFound) { try await stack.delete(product.id) }
+            await expectRPCError(CatalogReason.productNotFound) { try await stack.delete(999_999) }
         }
     }
 

@@ -1,5 +1,6 @@
 import Contracts
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// `ListProducts` paging (API.md §2 and §4, README "Choices"): page sizes, walking every page,
@@ -40,7 +41,7 @@ struct ListProductsPagingTests {
     @Test("a negative pageSize is INVALID_ARGUMENT naming pageSize", arguments: [-1, -20, Int(Int32.min)])
     func negativePageSize(pageSize: Int) async throws {
         try await withCatalogService { stack in
-            let error = await expectError(.invalidArgument, reason: nil) {
+            let error = await expectRPCError(.invalidArgument, reason: nil) {
                 try await stack.listProducts(ListProductsRequest(pageSize: pageSize))
             }
             #expect(error?.namesField("pageSize") == true, "\(error?.violatedFields ?? [])")

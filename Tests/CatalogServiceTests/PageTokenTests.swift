@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// Page tokens are opaque and signed (README "Choices"): an altered token, a made-up one, or
@@ -48,7 +49,7 @@ struct PageTokenTests {
             let first = try await stack.listProducts(ListProductsRequest(pageSize: 5))
             let spoiled = tampering.apply(to: first.nextPageToken)
             try #require(spoiled != first.nextPageToken)
-            await expectError(CatalogReason.invalidPageToken) {
+            await expectRPCError(CatalogReason.invalidPageToken) {
                 try await stack.listProducts(ListProductsRequest(pageSize: 5, pageToken: spoiled))
             }
             // The genuine token still works afterwards.
@@ -115,7 +116,7 @@ struct PageTokenTests {
             var second = reuse.second
             second.pageSize = 3
             second.pageToken = page.nextPageToken
-            await expectError(CatalogReason.invalidPageToken) { try await stack.listProducts(second) }
+            await expectRPCError(CatalogReason.invalidPageToken) { try await stack.listProducts(second) }
         }
     }
 
@@ -126,7 +127,7 @@ struct PageTokenTests {
             for id in try await stack.allProducts().prefix(3).map(\.id) { try await stack.addFavorite(id, as: session) }
             let favorites = try await stack.favorites(of: session, pageSize: 1)
             try #require(!favorites.nextPageToken.isEmpty)
-            await expectError(CatalogReason.invalidPageToken) {
+            await expectRPCError(CatalogReason.invalidPageToken) {
                 try await stack.listProducts(ListProductsRequest(pageSize: 1, pageToken: favorites.nextPageToken))
             }
         }
@@ -139,10 +140,10 @@ struct PageTokenTests {
             for id in try await stack.allProducts().prefix(3).map(\.id) { try await stack.addFavorite(id, as: session) }
             let first = try await stack.favorites(of: session, pageSize: 1)
             try #require(!first.nextPageToken.isEmpty)
-            await expectError(.invalidArgument, reason: nil) {
+            await expectRPCError(.invalidArgument, reason: nil) {
                 try await stack.favorites(of: session, pageSize: 1, pageToken: Tampering.middleCharacterChanged.apply(to: first.nextPageToken))
             }
-            await expectError(.invalidArgument, reason: nil) {
+            await expectRPCError(.invalidArgument, reason: nil) {
                 try await stack.favorites(of: session, pageSize: 1, pageToken: "next-please")
             }
         }

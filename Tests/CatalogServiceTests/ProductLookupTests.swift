@@ -1,6 +1,7 @@
 import Contracts
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `GetProduct` and `BatchGetProducts` (API.md §4, README "Choices"): one product or
@@ -25,7 +26,7 @@ struct ProductLookupTests {
     @Test("GetProduct of an id no product has is NOT_FOUND PRODUCT_NOT_FOUND", arguments: [999_999, Int(Int32.max), Int.max])
     func getUnknown(id: Int) async throws {
         try await withCatalogService { stack in
-            await expectError(CatalogReason.productNotFound) { try await stack.product(id) }
+            await expectRPCError(CatalogReason.productNotFound) { try await stack.product(id) }
         }
     }
 
@@ -34,7 +35,7 @@ struct ProductLookupTests {
         try await withCatalogService { stack in
             let product = try await stack.upsert(SampleProducts.make("Short-lived kettle"))
             try await stack.delete(product.id)
-            await expectError(CatalogReason.productNotFound) { try await stack.product(product.id) }
+            await expectRPCError(CatalogReason.productNotFound) { try await stack.product(product.id) }
         }
     }
 
@@ -75,7 +76,7 @@ struct ProductLookupTests {
     @Test("BatchGetProducts of 101 ids is INVALID_ARGUMENT naming ids", arguments: [101, 1_000])
     func batchTooMany(count: Int) async throws {
         try await withCatalogService { stack in
-            let error = await expectError(.invalidArgument, reason: nil) {
+            let error = await expectRPCError(.invalidArgument, reason: nil) {
                 try await Self.batch(stack, Array(1...count))
             }
             #expect(error?.namesField("ids") == true, "\(error?.violatedFields ?? [])")

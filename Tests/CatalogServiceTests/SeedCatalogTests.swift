@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// The catalog catalog-svc ships (API.md §4, README "Choices"): loaded on the first start only,

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `ReserveStock` and `ReleaseStock` (API.md §4, README "Choices"): all lines or none,
@@ -40,7 +41,7 @@ struct StockTests {
     func allOrNothing() async throws {
         try await withCatalogService { stack in
             let ids = try await Self.stocked(stack, [10, 2, 5])
-            let error = await expectError(CatalogReason.outOfStock) {
+            let error = await expectRPCError(CatalogReason.outOfStock) {
                 try await stack.reserve("order-1", [(ids[0], 4), (ids[1], 3), (ids[2], 5)])
             }
             #expect(error?.outOfStockProductIDs == [ids[1]])
@@ -52,7 +53,7 @@ struct StockTests {
     func everyShortProduct() async throws {
         try await withCatalogService { stack in
             let ids = try await Self.stocked(stack, [1, 5, 0])
-            let error = await expectError(CatalogReason.outOfStock) {
+            let error = await expectRPCError(CatalogReason.outOfStock) {
                 try await stack.reserve("order-1", [(ids[0], 2), (ids[1], 3), (ids[1], 3), (ids[2], 1)])
             }
             #expect(Set(error?.outOfStockProductIDs ?? []) == Set(ids))
@@ -92,7 +93,7 @@ struct StockTests {
     func releaseFailedReservation() async throws {
         try await withCatalogService { stack in
             let ids = try await Self.stocked(stack, [2])
-            await expectError(CatalogReason.outOfStock) { try await stack.reserve("order-1", [(ids[0], 3)]) }
+            await expectRPCError(CatalogReason.outOfStock) { try await stack.reserve("order-1", [(ids[0], 3)]) }
             try await stack.release("order-1")
             #expect(try await Self.levels(stack, ids) == [2])
         }
@@ -114,7 +115,7 @@ struct StockTests {
     func unknownProduct() async throws {
         try await withCatalogService { stack in
             let ids = try await Self.stocked(stack, [5])
-            await expectError(CatalogReason.productNotFound) {
+            await expectRPCError(CatalogReason.productNotFound) {
                 try await stack.reserve("order-1", [(ids[0], 1), (999_999, 1)])
             }
             #expect(try await Self.levels(stack, ids) == [5])
@@ -164,7 +165,7 @@ struct StockTests {
     func hugeCounts() async throws {
         try await withCatalogService { stack in
             let ids = try await Self.stocked(stack, [5])
-            let error = await expectError(.invalidArgument, reason: nil) {
+            let error = await expectRPCError(.invalidArgument, reason: nil) {
                 try await stack.reserve("order-1", [(ids[0], Int.max), (ids[0], Int.max)])
             }
             #expect(error?.namesField("count") == true, "\(error?.violatedFields ?? [])")
@@ -177,7 +178,7 @@ struct StockTests {
     func largestCounts() async throws {
         try await withCatalogService { stack in
             let ids = try await Self.stocked(stack, [1_500_000])
-            let error = await expectError(CatalogReason.outOfStock) {
+            let error = await expectRPCError(CatalogReason.outOfStock) {
                 try await stack.reserve("order-1", [(ids[0], 1_000_000), (ids[0], 1_000_000)])
             }
             #expect(error?.outOfStockProductIDs == ids)
@@ -215,7 +216,7 @@ struct StockTests {
             let before = try await stack.allProducts()
             let productId = try #require(before.first?.id)
             let message = json.replacingOccurrences(of: #""productId":1"#, with: #""productId":\#(productId)"#)
-            await expectError(.invalidArgument, reason: nil) {
+            await expectRPCError(.invalidArgument, reason: nil) {
                 try await stack.rawCall(CatalogContract.reserveStock.path, [message], metadata: stack.asInternal.metadata)
             }
             #expect(try await stack.allProducts() == before)

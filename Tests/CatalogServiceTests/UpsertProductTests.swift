@@ -1,6 +1,7 @@
 import Contracts
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// `UpsertProduct` (API.md §4, README "Choices"): id 0 or absent creates, an existing id
@@ -124,7 +125,7 @@ struct UpsertProductTests {
             let before = try await stack.allProducts()
             var product = SampleProducts.make("Rule breaker")
             rule.change(&product)
-            let error = await expectError(.invalidArgument, reason: nil) { try await stack.upsert(product) }
+            let error = await expectRPCError(.invalidArgument, reason: nil) { try await stack.upsert(product) }
             #expect(error?.namesField(rule.field) == true, "\(error?.violatedFields ?? [])")
             #expect(try await stack.allProducts() == before)
         }
@@ -137,7 +138,7 @@ struct UpsertProductTests {
             var broken = stored
             broken.title = ""
             broken.stock = 1_000
-            await expectError(.invalidArgument, reason: nil) { try await stack.upsert(broken) }
+            await expectRPCError(.invalidArgument, reason: nil) { try await stack.upsert(broken) }
             #expect(try await stack.product(stored.id) == stored)
         }
     }

@@ -3,6 +3,7 @@ import Credentials
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// The favorites methods need a signed-in user (API.md §3's note): each answers
@@ -84,7 +85,7 @@ struct UserAuthenticationTests {
             let productId = try #require(try await stack.allProducts().first?.id)
             let metadata = try credential.metadata(from: session, of: stack)
             for (name, call) in Self.favoritesCalls(stack, productId: productId, metadata: metadata) {
-                let error = await expectError(credential.reason) { try await call() }
+                let error = await expectRPCError(credential.reason) { try await call() }
                 #expect(error != nil, "\(name)")
             }
             // The genuine token works, and nothing was added by the refused calls.
@@ -126,8 +127,8 @@ struct UserAuthenticationTests {
             let error = try #require(refusal, "the revoked session still worked after \(waited)")
             #expect(error.code == .unauthenticated && error.reason == AuthReason.sessionRevoked.rawValue, "\(error)")
             #expect(waited < .seconds(60))
-            await expectError(AuthReason.sessionRevoked) { try await stack.favorites(of: first) }
-            await expectError(AuthReason.sessionRevoked) { try await stack.addFavorite(productId, as: first) }
+            await expectRPCError(AuthReason.sessionRevoked) { try await stack.favorites(of: first) }
+            await expectRPCError(AuthReason.sessionRevoked) { try await stack.addFavorite(productId, as: first) }
 
             #expect(try await stack.favoriteIDs(of: bystander).isEmpty)
             let fresh = try await stack.signIn("ada@example.com")

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// CancelOrder (API.md §6, README "Choices"): a paid order is refunded, its stock released and

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// PlaceOrder while catalog-svc is down (issue 5, "Tests"): a retryable `UNAVAILABLE`, nothing

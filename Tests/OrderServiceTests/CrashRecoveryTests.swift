@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// The recovery pass at start-up (order-svc README): an order a SIGKILL left between steps is

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// The `idempotency-key` of PlaceOrder (API.md §6): the same key and request from the same user

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// GetOrder and ListOrders (API.md §6): the caller's own orders only, newest first, paged.

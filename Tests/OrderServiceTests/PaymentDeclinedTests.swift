@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// A declined card (API.md §6): `PAYMENT_DECLINED`, an order left in `PAYMENT_FAILED` that the

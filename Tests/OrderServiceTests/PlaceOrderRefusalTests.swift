@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// The PlaceOrder refusals of API.md §6 that happen before any money moves: an empty basket,

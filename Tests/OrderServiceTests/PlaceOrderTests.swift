@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// PlaceOrder's happy path over real sockets: prices from the catalog, one charge, the basket

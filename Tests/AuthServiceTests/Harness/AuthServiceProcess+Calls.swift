@@ -4,6 +4,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import ServiceKit
+import ServiceTestSupport
 import Testing
 
 /// Passwords the policy accepts: long enough, not common, not an email.

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// Call options, and the catalog calls most tests make, typed as API.md §4 writes them.

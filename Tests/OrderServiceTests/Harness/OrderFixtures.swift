@@ -1,7 +1,5 @@
 import Contracts
-import Foundation
 import RPC
-import Testing
 
 /// The test processor's card numbers (API.md §6; order-svc README "Payments").
 enum TestCards {
@@ -36,44 +34,7 @@ extension PlaceOrderRequest {
     }
 }
 
-/// Runs `body`, expecting it to fail with `reason` and the code it always travels with;
-/// records an issue otherwise. Returns the error for further checks.
-@discardableResult
-func expectRPCError<Value>(
-    _ reason: some ErrorReason, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
-) async -> RPCError? {
-    await expectRPCError(reason.code, reason: reason.rawValue, sourceLocation: sourceLocation, body)
-}
-
-/// Runs `body`, expecting it to fail with an ``RPCError`` of `code` and, when given,
-/// `reason`; records an issue otherwise. Returns the error for further checks.
-@discardableResult
-func expectRPCError<Value>(
-    _ code: RPCCode, reason: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> Value
-) async -> RPCError? {
-    do {
-        let value = try await body()
-        Issue.record("expected \(code.name) \(reason ?? ""), but got \(value)", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as RPCError {
-        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-        if let reason {
-            #expect(error.reason == reason, "\(error)", sourceLocation: sourceLocation)
-        }
-        return error
-    } catch {
-        Issue.record(error, "expected an RPCError \(code.name) \(reason ?? "")", sourceLocation: sourceLocation)
-        return nil
-    }
-}
-
 extension RPCError {
-    /// The `field` of each entry of the `fieldViolations` detail, in order.
-    var violatedFields: [String] {
-        details?["fieldViolations"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
-    }
-
     /// The numbers of the `productIds` detail (OUT_OF_STOCK), in order.
     var productIDs: [Int] {
         details?["productIds"]?.arrayValue?.compactMap { value -> Int? in
@@ -81,12 +42,6 @@ extension RPCError {
             return nil
         } ?? []
     }
-}
-
-/// Whether `text` is an RFC 3339 timestamp (`2026-06-15T12:34:56Z`, fraction and offset optional).
-func isRFC3339(_ text: String) -> Bool {
-    let pattern = #"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$"#
-    return text.range(of: pattern, options: .regularExpression) != nil
 }
 
 /// Polls `condition` every 100 ms until it holds or `limit` passes; whether it came to hold.

@@ -1,17 +1,21 @@
 import Foundation
 import RPCHTTP2
+import ServiceTestSupport
 import Synchronization
 import Testing
+
+/// Bounds how many stacks run at once: each is four processes, and there are two cores.
+let stackSlots = ConcurrencySlots(limit: 2)
 
 /// Runs `body` against a fresh stack of auth-, catalog-, basket- and order-svc, each with an
 /// empty data directory under one temporary root, then stops every process (SIGTERM, SIGKILL
 /// when slow) and removes the root, whether `body` succeeded or not.
 ///
-/// At most ``StackSlots/limit`` stacks run at once, so a parallel run does not starve the cores.
+/// At most two stacks run at once (``stackSlots``), so a parallel run does not starve the cores.
 func withOrderStack(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: (OrderStack) async throws -> Void
 ) async throws {
-    await StackSlots.shared.acquire()
+    await stackSlots.acquire()
     let stack = OrderStack()
     var failure: (any Error)?
     do {
@@ -25,7 +29,7 @@ func withOrderStack(
         failure = error
     }
     await stack.shutDown()
-    await StackSlots.shared.release()
+    await stackSlots.release()
     if let failure { throw failure }
 }
 
@@ -37,35 +41,29 @@ enum ServiceName: String, CaseIterable, Sendable {
     case order = "order-svc"
 }
 
-/// A running stack: the processes, a client of each, and the keys they were given.
+/// A running stack: the processes (each with a client), and the keys they were given.
 ///
-/// Thread-safe: the processes and clients, which a restart replaces, live behind a `Mutex`.
+/// Thread-safe: the processes, which a restart replaces, live behind a `Mutex`.
 final class OrderStack: Sendable {
     /// The temporary directory holding each service's data directory.
     let root: URL
     /// `SHOP_INTERNAL_API_KEY` of every service (catalog-svc's stock methods take it).
-    let internalKey = OrderStack.randomKey()
+    let internalKey = TestScratch.randomKey()
     /// `SHOP_ADMIN_API_KEY` of catalog-svc.
-    let adminKey = OrderStack.randomKey()
+    let adminKey = TestScratch.randomKey()
 
-    /// A running service and the client the tests call it with.
-    private struct Member: Sendable {
-        let service: RunningService
-        let client: RPCClient
-    }
-
-    private let members = Mutex<[ServiceName: Member]>([:])
+    private let members = Mutex<[ServiceName: ServiceProcess]>([:])
 
     /// Makes a stack with nothing running yet.
     init() {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("order-svc-tests-\(UUID().uuidString)")
+        root = TestScratch.directoryURL(prefix: "order-svc-tests")
     }
 
     /// The data directory of `name`.
     func dataDirectory(_ name: ServiceName) -> URL { root.appendingPathComponent(name.rawValue) }
 
     /// The running process of `name`.
-    func service(_ name: ServiceName) throws -> RunningService { try member(name).service }
+    func service(_ name: ServiceName) throws -> ServiceProcess { try member(name) }
 
     /// The client of `name`.
     func client(_ name: ServiceName) throws -> RPCClient { try member(name).client }
@@ -93,11 +91,10 @@ final class OrderStack: Sendable {
             ]
             arguments += upstreams
         }
-        let service = try await RunningService.launch(
+        let service = try await ServiceProcess.launch(
             name.rawValue, arguments: arguments, environment: environment, sourceLocation: sourceLocation)
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: service.port))
-        let replaced = members.withLock { $0.updateValue(Member(service: service, client: client), forKey: name) }
-        await replaced?.client.close()
+        let replaced = members.withLock { $0.updateValue(service, forKey: name) }
+        await replaced?.closeClient()
     }
 
     /// Starts `name` again on the port and data directory it had, after it was stopped or killed.
@@ -108,14 +105,14 @@ final class OrderStack: Sendable {
 
     /// The last log lines of `name`, for failure messages ("" when it never started).
     func logTail(of name: ServiceName) -> String {
-        members.withLock { $0[name] }?.service.log.tail() ?? ""
+        members.withLock { $0[name] }?.log.tail(40) ?? ""
     }
 
     /// The last log lines of every service, for failure reports.
     func logTails() -> String {
         let current = members.withLock { $0 }
         return ServiceName.allCases.compactMap { name in
-            current[name].map { "--- \(name.rawValue)\n\($0.service.log.tail())" }
+            current[name].map { "--- \(name.rawValue)\n\($0.log.tail(40))" }
         }.joined(separator: "\n")
     }
 
@@ -123,53 +120,24 @@ final class OrderStack: Sendable {
     func shutDown() async {
         let current = members.withLock { $0 }
         for name in ServiceName.allCases.reversed() {
-            guard let member = current[name] else { continue }
-            await member.client.close()
-            await member.service.stop()
+            guard let service = current[name] else { continue }
+            await service.closeClient()
+            await service.stop(patience: .seconds(4))
         }
         try? FileManager.default.removeItem(at: root)
     }
 
     /// `host:port` of the running `name`.
-    private func address(of name: ServiceName) throws -> String { try member(name).service.address }
+    private func address(of name: ServiceName) throws -> String { try member(name).address }
 
-    private func member(_ name: ServiceName) throws -> Member {
+    private func member(_ name: ServiceName) throws -> ServiceProcess {
         guard let member = members.withLock({ $0[name] }) else { throw StackError.didNotStart(name.rawValue) }
         return member
     }
-
-    /// 32 random bytes in hex.
-    private static func randomKey() -> String {
-        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
-    }
 }
 
-/// Bounds how many stacks run at once: each is four processes, and there are two cores.
-/// An actor: safe from any task.
-actor StackSlots {
-    /// The most stacks running at a time.
-    static let limit = 2
-    /// The slots every test shares.
-    static let shared = StackSlots()
-
-    private var inUse = 0
-    private var waiting: [CheckedContinuation<Void, Never>] = []
-
-    /// Waits for a free slot and takes it.
-    func acquire() async {
-        if inUse < Self.limit {
-            inUse += 1
-            return
-        }
-        await withCheckedContinuation { waiting.append($0) }
-    }
-
-    /// Returns a slot, handing it straight to the longest waiter if there is one.
-    func release() {
-        if waiting.isEmpty {
-            inUse -= 1
-        } else {
-            waiting.removeFirst().resume()
-        }
-    }
+/// Why the harness could not provide a service.
+enum StackError: Error {
+    /// The named service was never started in this stack.
+    case didNotStart(String)
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// One email auth-svc wrote into `<data-dir>/mail/` as an `.eml` file (RFC 5322), parsed as
 /// far as the tests need: headers, the decoded text body, and the token it carries.
-struct DeliveredMail: Sendable, CustomStringConvertible {
+package struct DeliveredMail: Sendable, CustomStringConvertible {
     /// What an email is for, from its `X-Storefront-Kind` header (auth-svc README, "Mail").
-    enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// A link that verifies the address.
         case verifyEmail = "verify-email"
         /// A link that resets the password.
@@ -12,14 +12,14 @@ struct DeliveredMail: Sendable, CustomStringConvertible {
     }
 
     /// The file name, `<UTC timestamp>-<outbox id>.eml`.
-    let fileName: String
+    package let fileName: String
     /// The header fields in order, unfolded, names as written.
-    let headers: [(name: String, value: String)]
+    package let headers: [(name: String, value: String)]
     /// The body, with any quoted-printable or base64 transfer encoding undone.
-    let body: String
+    package let body: String
 
     /// Parses the text of an `.eml` file.
-    init(fileName: String, text: String) {
+    package init(fileName: String, text: String) {
         self.fileName = fileName
         let normalized = text.replacingOccurrences(of: "\r\n", with: "\n")
         let parts = normalized.components(separatedBy: "\n\n")
@@ -46,20 +46,20 @@ struct DeliveredMail: Sendable, CustomStringConvertible {
     }
 
     /// The first value of the header `name` (case-insensitive).
-    func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
     /// The kind named by `X-Storefront-Kind`, if it is one the tests know.
-    var kind: Kind? { header("X-Storefront-Kind").flatMap(Kind.init(rawValue:)) }
+    package var kind: Kind? { header("X-Storefront-Kind").flatMap(Kind.init(rawValue:)) }
 
     /// Whether the `To` header names `address` (compared case-insensitively).
-    func isAddressed(to address: String) -> Bool {
+    package func isAddressed(to address: String) -> Bool {
         header("To")?.lowercased().contains(address.lowercased()) ?? false
     }
 
     /// The token on the body's `Token: <token>` line.
-    var token: String? {
+    package var token: String? {
         for line in body.split(separator: "\n") {
             let trimmed = line.trimmingCharacters(in: .whitespaces)
             if trimmed.hasPrefix("Token:") {
@@ -70,10 +70,10 @@ struct DeliveredMail: Sendable, CustomStringConvertible {
         return nil
     }
 
-    var description: String { "\(fileName) [\(header("X-Storefront-Kind") ?? "?") to \(header("To") ?? "?")]" }
+    package var description: String { "\(fileName) [\(header("X-Storefront-Kind") ?? "?") to \(header("To") ?? "?")]" }
 
     /// The order in which mails were written: by timestamp, then by numeric outbox id.
-    static func writtenBefore(_ first: DeliveredMail, _ second: DeliveredMail) -> Bool {
+    package static func writtenBefore(_ first: DeliveredMail, _ second: DeliveredMail) -> Bool {
         func key(_ name: String) -> (String, Int?, String) {
             let stem = name.hasSuffix(".eml") ? String(name.dropLast(4)) : name
             guard let dash = stem.lastIndex(of: "-") else { return (stem, nil, stem) }

@@ -1,13 +1,13 @@
-import Contracts
+package import Contracts
 import Foundation
-import RPC
-import Testing
+package import RPC
+package import Testing
 
 /// Runs `body`, expecting it to fail with an ``RPCError`` of `code` and, when given, `reason`;
 /// records an issue otherwise. Returns the error for further checks.
 @discardableResult
-func expectRPCError<Value>(
-    _ code: RPCCode, reason: String?, sourceLocation: SourceLocation = #_sourceLocation,
+package func expectRPCError<Value>(
+    _ code: RPCCode, reason: String? = nil, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> Value
 ) async -> RPCError? {
     do {
@@ -28,7 +28,7 @@ func expectRPCError<Value>(
 
 /// Runs `body`, expecting it to fail with `reason` and the code it always travels with.
 @discardableResult
-func expectRPCError<Value>(
+package func expectRPCError<Value>(
     _ reason: some ErrorReason, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> Value
 ) async -> RPCError? {
     await expectRPCError(reason.code, reason: reason.rawValue, sourceLocation: sourceLocation, body)
@@ -36,13 +36,13 @@ func expectRPCError<Value>(
 
 extension RPCError {
     /// The `field` members of the `fieldViolations` detail, in order; empty when there is none.
-    var violatedFields: [String] {
+    package var violatedFields: [String] {
         details?["fieldViolations"]?.arrayValue?.compactMap { $0["field"]?.stringValue } ?? []
     }
 }
 
 /// Whether `text` is an RFC 3339 timestamp (`2025-06-15T12:34:56Z`, fraction and offset optional).
-func isRFC3339(_ text: String) -> Bool {
+package func isRFC3339(_ text: String) -> Bool {
     let pattern = #"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"#
     return text.range(of: pattern, options: .regularExpression) != nil
 }

@@ -1,12 +1,12 @@
-import Foundation
+package import Foundation
 import Synchronization
 
 /// The standard error of a child process, collected line by line as it arrives.
 ///
-/// A background thread drains the pipe (so a chatty child never blocks on a full pipe) and
+/// A thread of its own drains the pipe (so a chatty child never blocks on a full pipe) and
 /// appends complete lines in order. Thread-safe: the lines live behind a `Mutex`.
-final class ProcessLog: Sendable {
-    /// What has been read so far, and whether the pipe reached end-of-file.
+package final class ProcessLog: Sendable {
+    /// What has been read so far, the bytes of an unfinished line, and whether the pipe closed.
     private struct State {
         var lines: [String] = []
         var partial = Data()
@@ -15,8 +15,8 @@ final class ProcessLog: Sendable {
 
     private let state = Mutex(State())
 
-    /// Starts draining `handle` on a thread of its own.
-    init(reading handle: FileHandle) {
+    /// Starts draining `handle` on a thread named after `name`.
+    package init(reading handle: FileHandle, name: String) {
         let thread = Thread { [self] in
             while true {
                 let chunk = handle.availableData
@@ -31,24 +31,24 @@ final class ProcessLog: Sendable {
                 state.ended = true
             }
         }
-        thread.name = "auth-svc-stderr"
+        thread.name = "\(name)-stderr"
         thread.start()
     }
 
     /// Every complete line read so far.
-    var lines: [String] { state.withLock { $0.lines } }
+    package var lines: [String] { state.withLock { $0.lines } }
 
     /// Whether the child closed its end of the pipe.
-    var hasEnded: Bool { state.withLock { $0.ended } }
+    package var hasEnded: Bool { state.withLock { $0.ended } }
 
     /// The last `count` lines, joined, for failure messages.
-    func tail(_ count: Int = 30) -> String {
+    package func tail(_ count: Int = 30) -> String {
         lines.suffix(count).joined(separator: "\n")
     }
 
     /// The first value `match` extracts from a line, polling until `limit` passes or the pipe
     /// ends; nil when no line matched.
-    func firstMatch<Value>(within limit: Duration, _ match: (String) -> Value?) async -> Value? {
+    package func first<Value>(within limit: Duration, _ match: (String) -> Value?) async -> Value? {
         let deadline = ContinuousClock.now + limit
         var checked = 0
         while true {
