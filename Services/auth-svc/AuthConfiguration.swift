@@ -16,8 +16,8 @@ struct AuthConfiguration: Sendable {
     var audience = "storefront"
     /// The signing key file; `<data-dir>/signing-key.json` when nil.
     var signingKeyPath: String?
-    /// The SMTP server (`host`, `port`); nil writes `.eml` files into `<data-dir>/mail`.
-    var smtp: (host: String, port: Int)?
+    /// The SMTP server; nil writes `.eml` files into `<data-dir>/mail`.
+    var smtp: SocketAddressText?
     /// The `From` of every email.
     var mailFrom = "Storefront <no-reply@storefront.local>"
     /// The base of the links in emails.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import RPCHTTP2
 import ServiceKit
 
 /// The `auth-svc` executable: accounts, sessions and keys (API.md §3).
@@ -58,7 +59,7 @@ struct AuthServiceCommand: AsyncParsableCommand {
         googleJwks = googleJwks ?? Self.environment["SHOP_GOOGLE_JWKS"]
         appleClientId = appleClientId ?? Self.environment["SHOP_APPLE_CLIENT_ID"]
         appleJwks = appleJwks ?? Self.environment["SHOP_APPLE_JWKS"]
-        if let smtp, Self.hostAndPort(smtp) == nil {
+        if let smtp, (SocketAddressText(smtp)?.port ?? 0) == 0 {
             throw ValidationError("--smtp must be host:port, e.g. 127.0.0.1:25.")
         }
         if (googleClientId == nil) != (googleJwks == nil) {
@@ -80,7 +81,7 @@ struct AuthServiceCommand: AsyncParsableCommand {
         configuration.issuer = issuer
         configuration.audience = audience
         configuration.signingKeyPath = signingKey
-        configuration.smtp = smtp.flatMap(Self.hostAndPort)
+        configuration.smtp = smtp.flatMap(SocketAddressText.init)
         configuration.mailFrom = mailFrom
         configuration.linkBaseURL = linkBaseURL
         if let googleClientId, let googleJwks {
@@ -96,14 +97,6 @@ struct AuthServiceCommand: AsyncParsableCommand {
             let server = try await AuthServer.build(configuration: configuration, logger: logger)
             try await server.run()
         }
-    }
-
-    /// `host:port` split, or nil.
-    static func hostAndPort(_ text: String) -> (host: String, port: Int)? {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (1...65535).contains(port), colon != text.startIndex
-        else { return nil }
-        return (String(text[..<colon]), port)
     }
 
     /// The non-empty items of a comma-separated list.

@@ -1,5 +1,5 @@
 internal import Contracts
-public import Logging
+package import Logging
 internal import RPC
 package import RPCHTTP2
 internal import Synchronization

@@ -59,3 +59,11 @@ extension Timestamp {
         return "\(year)-\(two(month))-\(two(day))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
     }
 }
+
+extension Duration {
+    /// The duration in seconds, as a floating-point number (for rates and log figures).
+    package var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,3 +1,4 @@
+import ServiceKit
 import Synchronization
 
 /// Token buckets by key (a client address, an email address): `burst` requests at once, then
@@ -54,13 +55,5 @@ final class RateLimiter: Sendable {
             bucket.tokens + (now - bucket.updated).seconds * perSecond < Double(burst)
         }
         state.lastSweep = now
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a floating-point number.
-    var seconds: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -96,7 +96,7 @@ final class OrderStore: Sendable {
                 "SELECT \(Self.columns) FROM orders WHERE user_id = ? AND sequence < ? AND step <> 'priced' AND step <> 'reserved' ORDER BY sequence DESC LIMIT ?",
                 [userID, before ?? Int64.max, limit + 1])
             let orders = try rows.prefix(limit).map { try Self.record(from: $0).order }
-            let next = rows.count > limit ? try rows[limit - 1].value(at: 15, as: Int64.self) : nil
+            let next = rows.count > limit ? try rows[limit - 1].value(at: 14, as: Int64.self) : nil
             return (orders, next)
         }
     }
@@ -115,7 +115,7 @@ final class OrderStore: Sendable {
 
     /// The order columns, in the order `record(from:)` reads them.
     static let columns =
-        "id, user_id, status, step, items_json, total_amount, currency, address_json, card_brand, card_last4, basket_version, idempotency_key, created_at, updated_at, 0, sequence"
+        "id, user_id, status, step, items_json, total_amount, currency, address_json, card_brand, card_last4, basket_version, idempotency_key, created_at, updated_at, sequence"
 
     static func record(from row: Row) throws -> OrderRecord {
         let brand = try row.value(at: 8, as: String?.self)
