@@ -23,6 +23,8 @@ package final class EventLoop: @unchecked Sendable {
         var tasks: [@Sendable () -> Void] = []
         var sleeping = false
         var stopped = false
+        /// Whether the loop has ended and closed `wakeFD`: nobody may write to it any more.
+        var closed = false
     }
 
     private let epollFD: Int32
@@ -69,15 +71,13 @@ package final class EventLoop: @unchecked Sendable {
 
     /// Runs `work` on the loop thread soon; callable from any thread.
     package func execute(_ work: @escaping @Sendable () -> Void) {
-        let wake = queue.withLock { state -> Bool in
+        queue.withLock { state in
             state.tasks.append(work)
             if state.sleeping {
                 state.sleeping = false
-                return true
+                signal(state)
             }
-            return false
         }
-        if wake { signal() }
     }
 
     /// Stops the loop after the tasks already queued; waits until its thread has ended.
@@ -89,12 +89,17 @@ package final class EventLoop: @unchecked Sendable {
                 return false
             }
             if alreadyDone { continuation.resume(); return }
-            queue.withLock { $0.stopped = true }
-            signal()
+            queue.withLock { state in
+                state.stopped = true
+                signal(state)
+            }
         }
     }
 
-    private func signal() {
+    /// Wakes the loop. Called with the queue lock held, so the loop cannot close `wakeFD`
+    /// between the check and the write (a write to a closed, maybe reused, descriptor).
+    private func signal(_ state: borrowing Queue) {
+        guard !state.closed else { return }
         var one: UInt64 = 1
         // EAGAIN means the counter is already non-zero: the loop will wake anyway.
         _ = try? System.nonBlocking("write(eventfd)") { Glibc.write(wakeFD, &one, 8) }
@@ -187,8 +192,11 @@ package final class EventLoop: @unchecked Sendable {
             runTasks()
             runTimers()
         }
+        queue.withLock { state in
+            state.closed = true
+            System.close(wakeFD)
+        }
         System.close(epollFD)
-        System.close(wakeFD)
         let waiters = finished.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             defer { waiters = nil }
             return waiters ?? []
