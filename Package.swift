@@ -75,6 +75,18 @@ let package = Package(
             dependencies: ["ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
             path: "Services/order-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
+        .executableTarget(
+            name: "gateway",
+            dependencies: ["ServiceKit", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
+            path: "Services/gateway", exclude: ["README.md"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "GatewayTests",
+            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
+            path: "Tests/GatewayTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "ServiceKit", log],
+            path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
+
         // Measurements only (see Benchmarks/README.md); not part of any service.
         .executableTarget(
             name: "bench-server", dependencies: ["ServiceKit"], path: "Benchmarks/BenchServer",

@@ -45,9 +45,9 @@ struct BasketServer: Sendable {
         }
 
         let authLink = AuthServiceLink(
-            client: try RPCClient(target: configuration.authAddress), issuer: configuration.authIssuer,
+            client: try RPCClient(target: configuration.authAddress, configuration: .upstream), issuer: configuration.authIssuer,
             audience: configuration.authAudience, internalKey: internalKey, logger: Logger(label: "basket-svc.auth"))
-        var catalogConfiguration = ClientConfiguration()
+        var catalogConfiguration = ClientConfiguration.upstream
         catalogConfiguration.connectTimeout = configuration.catalogTimeout
         let catalogClient = try RPCClient(target: configuration.catalogAddress, configuration: catalogConfiguration)
         let hub = BasketHub()

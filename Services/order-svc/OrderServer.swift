@@ -50,8 +50,8 @@ struct OrderServer: Sendable {
             options: configuration.auth, internalKey: internalKey, logger: Logger(label: "order-svc.auth"))
         let service = OrderService(
             store: store, payments: TestPaymentProcessor(store: store),
-            basket: try RPCClient(target: configuration.basketAddress),
-            catalog: try RPCClient(target: configuration.catalogAddress), internalKey: internalKey,
+            basket: try RPCClient(target: configuration.basketAddress, configuration: .upstream),
+            catalog: try RPCClient(target: configuration.catalogAddress, configuration: .upstream), internalKey: internalKey,
             requestKey: SymmetricKey(data: SHA256.hash(data: Data(requestSecret.utf8))),
             pageTokens: PageTokens(secret: tokenSecret), inFlight: InFlightOrders(),
             logger: Logger(label: "order-svc.recovery"))

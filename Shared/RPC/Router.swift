@@ -1,4 +1,4 @@
-internal import Foundation
+public import Foundation
 
 /// A registered method: its description and the raw handler that serves it.
 public struct RegisteredMethod: Sendable {
@@ -100,6 +100,12 @@ public struct Router: Sendable {
     /// Reads exactly one request message; zero or two are `UNIMPLEMENTED`, as gRPC requires
     /// of unary requests.
     static func singleRequest<Request: Decodable>(_ type: Request.Type, from io: any ServerCallIO) async throws -> Request {
+        try JSONCodec.shared.decode(Request.self, from: try await singleRawRequest(from: io))
+    }
+
+    /// Reads exactly one request message without decoding it (a proxy forwards the bytes);
+    /// zero or two are `UNIMPLEMENTED`, as gRPC requires of unary requests.
+    public static func singleRawRequest(from io: any ServerCallIO) async throws -> Data {
         guard let data = try await io.nextMessage() else {
             throw RPCError(code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent no request message.")
         }
@@ -107,6 +113,6 @@ public struct Router: Sendable {
             throw RPCError(
                 code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent more than one request message.")
         }
-        return try JSONCodec.shared.decode(Request.self, from: data)
+        return data
     }
 }

@@ -108,6 +108,11 @@ public final class ClientCall: @unchecked Sendable {
     /// Whether response headers have arrived (a retry is no longer transparent after that).
     public var hasResponseHeaders: Bool { shared.withLock { $0.responseHeaders != nil } }
 
+    /// Whether the server answered at all — headers, or a Trailers-Only status — as opposed
+    /// to a call that failed for want of a connection (what a circuit breaker counts).
+    public var serverAnswered: Bool { answered.load(ordering: .acquiring) }
+    let answered = Atomic<Bool>(false)
+
     /// Cancels the call: RST_STREAM(CANCEL) to the server, `CANCELLED` to readers.
     public func cancel() {
         complete(.failure(RPCError(code: .cancelled, message: "The call was cancelled.")), resetStream: true)

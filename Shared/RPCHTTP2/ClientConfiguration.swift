@@ -18,6 +18,14 @@ public struct ClientConfiguration: Sendable {
     public var retry = RetryPolicy()
     /// Event loops when the client owns its own (default 1).
     public var loopCount = 1
+    /// Keepalive: while calls are open and nothing has arrived for this long, send a PING; nil
+    /// (the default, as in other gRPC clients, since servers such as grpc-go's refuse pings
+    /// more often than every 5 minutes) sends none. Our own servers accept them, so Storefront's
+    /// service-to-service clients turn it on to notice a half-dead upstream while a call waits.
+    public var keepaliveInterval: Duration?
+    /// How long a keepalive PING may go unanswered before the connection is given up and its
+    /// calls fail with `UNAVAILABLE`.
+    public var keepaliveTimeout: Duration = .seconds(20)
 
     /// The defaults.
     public init() {}

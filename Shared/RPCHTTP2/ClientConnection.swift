@@ -20,6 +20,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private var waiting: [ClientCall] = []
     private var phase = Phase.connecting
     private var everConnected = false
+    private var keepaliveTimer: UInt64?
+    private var pingOutstanding = false
     private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)
@@ -89,6 +91,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             waiting = []
             for call in queued { start(call) }
             flushOutput()
+            scheduleKeepalive(after: configuration.keepaliveInterval)
             return
         }
         if writable { flushOutput() }
@@ -205,6 +208,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         guard let call = calls[streamID] else { return }
         if !call.receivedHeaders {
             call.receivedHeaders = true
+            call.answered.store(true, ordering: .releasing)
             let contentType = call.responseMetadata["content-type"] ?? ""
             if call.httpStatus != 200 {
                 // Not a gRPC response: the status comes from the HTTP status table.
@@ -285,7 +289,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         isUsable.store(false, ordering: .relaxed)
     }
 
-    func sessionPingAcknowledged() {}
+    func sessionPingAcknowledged() { pingOutstanding = false }
 
     /// The status for a stream closed without one, from its RST_STREAM code.
     static func error(forReset code: UInt32) -> RPCError {
@@ -299,12 +303,40 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         }
     }
 
+    // MARK: Keepalive
+
+    /// Arms the keepalive timer (nothing when keepalive is off).
+    private func scheduleKeepalive(after delay: Duration?) {
+        guard let delay, phase == .ready else { return }
+        // Cancelled in shutDown(); a strong capture, as for the connect timer.
+        keepaliveTimer = loop.scheduleTimer(after: delay) { [self] in keepaliveTick() }
+    }
+
+    /// Pings a quiet connection that has calls waiting; a ping still unanswered at the next
+    /// tick (``ClientConfiguration/keepaliveTimeout`` later) means the server is gone.
+    private func keepaliveTick() {
+        keepaliveTimer = nil
+        guard phase == .ready, let socket, let interval = configuration.keepaliveInterval else { return }
+        if pingOutstanding {
+            return shutDown(reason: "the connection to \(target) stopped answering keepalive pings")
+        }
+        let quietFor = Duration.nanoseconds(Int64(System.monotonicNanoseconds() - socket.lastActivity))
+        guard !calls.isEmpty, quietFor >= interval else {
+            return scheduleKeepalive(after: max(interval - quietFor, .milliseconds(10)))
+        }
+        pingOutstanding = true
+        session.submitPing()
+        flushOutput()
+        scheduleKeepalive(after: configuration.keepaliveTimeout)
+    }
+
     // MARK: Closing
 
     /// Closes the connection, failing every call on it with `UNAVAILABLE`. Loop thread.
     func shutDown(reason: String) {
         guard phase != .closed else { return }
         phase = .closed
+        if let timer = keepaliveTimer { loop.cancelTimer(timer) }
         isUsable.store(false, ordering: .relaxed)
         socket?.close()
         let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)

@@ -1,4 +1,4 @@
-internal import Foundation
+public import Foundation
 public import RPC
 internal import Synchronization
 
@@ -189,8 +189,14 @@ public final class RPCClient: Sendable {
         }
     }
 
-    private func withRetries<Result: Sendable>(
-        _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
+    /// Runs `body` on a new call for `method`, again on a new call when it fails with
+    /// `UNAVAILABLE` before any response header arrived: for idempotent methods (gRFC A6:
+    /// at most ``RetryPolicy/maxAttempts``, backoff within the deadline) and for streams the
+    /// server refused unprocessed. `mayRetry` can veto a retry (a gateway whose circuit
+    /// breaker opened).
+    public func withRetries<Result: Sendable>(
+        _ method: MethodInfo, options: CallOptions, mayRetry: (RPCError) -> Bool = { _ in true },
+        _ body: (ClientCall) async throws -> Result
     ) async throws -> Result {
         var attempt = 1
         while true {
@@ -206,7 +212,9 @@ public final class RPCClient: Sendable {
                 }
             } catch let error as RPCError where error.code == .unavailable && !sawHeaders {
                 let transparent = error.reason == "REFUSED_STREAM"  // never reached the server
-                guard (method.idempotent || transparent), attempt < configuration.retry.maxAttempts else { throw error }
+                guard method.idempotent || transparent, attempt < configuration.retry.maxAttempts, mayRetry(error) else {
+                    throw error
+                }
                 let delay = configuration.retry.delay(beforeRetry: attempt)
                 if let deadline = options.deadline, ContinuousClock.now + delay >= deadline { throw error }
                 try await Task.sleep(for: delay)
@@ -216,13 +224,19 @@ public final class RPCClient: Sendable {
     }
 
     static func singleResponse<Response: Decodable>(_ type: Response.Type, from call: ClientCall) async throws -> Response {
+        try JSONCodec.shared.decode(type, from: try await singleRawResponse(from: call))
+    }
+
+    /// Reads the one response message of a unary-response call without decoding it (a proxy
+    /// forwards the bytes); none or two are `INTERNAL`.
+    public static func singleRawResponse(from call: ClientCall) async throws -> Data {
         guard let data = try await call.nextMessage() else {
             throw RPCError(code: .internal, message: "The server sent no response message.")
         }
         guard try await call.nextMessage() == nil else {
             throw RPCError(code: .internal, message: "The server sent more than one response message.")
         }
-        return try JSONCodec.shared.decode(type, from: data)
+        return data
     }
 }
 

@@ -46,7 +46,7 @@ package enum System {
     }
 
     /// The number of cores this process may use.
-    static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    package static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Monotonic time in nanoseconds, for timers.
     static func monotonicNanoseconds() -> UInt64 {

@@ -52,7 +52,7 @@ package struct AuthServiceLink: Sendable {
     /// A link configured by `options`, with its own client of auth-svc.
     package init(options: AuthLinkOptions, internalKey: String, logger: Logger) throws {
         self.init(
-            client: try RPCClient(target: options.authAddress), issuer: options.authIssuer,
+            client: try RPCClient(target: options.authAddress, configuration: .upstream), issuer: options.authIssuer,
             audience: options.authAudience, internalKey: internalKey, logger: logger)
     }
 

@@ -9,6 +9,7 @@ public final class HealthMonitor: Sendable {
         var statuses: [String: ServingStatus] = ["": .serving]
         var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] = [:]
         var nextWatcher = 0
+        var draining = false
     }
 
     private let state = Mutex(State())
@@ -21,10 +22,12 @@ public final class HealthMonitor: Sendable {
         state.withLock { $0.statuses[service] }
     }
 
-    /// Sets the status of `service` and tells its watchers.
+    /// Sets the status of `service` and tells its watchers. Once the process is shutting
+    /// down (``markAllNotServing()``), every status stays `NOT_SERVING`, whatever a companion
+    /// task still reports.
     public func setStatus(_ status: ServingStatus, for service: String = "") {
         let continuations = state.withLock { state in
-            state.statuses[service] = status
+            state.statuses[service] = state.draining ? .notServing : status
             return state.watchers.values.filter { $0.service == service }.map(\.continuation)
         }
         for continuation in continuations { continuation.yield(status) }
@@ -32,7 +35,10 @@ public final class HealthMonitor: Sendable {
 
     /// Marks every service `NOT_SERVING` (at the start of a shutdown).
     public func markAllNotServing() {
-        let services = state.withLock { Array($0.statuses.keys) }
+        let services = state.withLock { state in
+            state.draining = true
+            return Array(state.statuses.keys)
+        }
         for service in services { setStatus(.notServing, for: service) }
     }
 

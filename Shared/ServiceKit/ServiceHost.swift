@@ -38,16 +38,21 @@ package enum ServiceHost {
         }
     }
 
-    /// The server for `router`, with health and Describe added; not yet listening.
+    /// The server for `router`, with health and Describe added; not yet listening. With
+    /// `group`, it serves on those loops (shared with the process's clients, as the gateway
+    /// does) instead of its own.
     package static func makeServer(
-        router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger
+        router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
+        health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
-        let health = HealthMonitor()
         router.addStandardServices(health: health)
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.gracePeriod = gracePeriod
-        return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
+        guard let group else {
+            return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
+        }
+        return (HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true), health)
     }
 
     /// Serves until SIGTERM or SIGINT (``ServiceRunner/run(_:health:logger:)``) with

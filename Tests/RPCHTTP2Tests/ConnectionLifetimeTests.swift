@@ -56,5 +56,34 @@ extension LiveTests {
                 #expect(HTTP2Bytes.parseFrames(bytes).contains { $0.type == 6 }, "no PING was sent")
             }
         }
+
+        @Test("a client with keepalive gives up on a server that went silent instead of waiting out the deadline")
+        func clientKeepaliveNoticesSilence() async throws {
+            let silent = try SilentListener()
+            defer { silent.close() }
+            var configuration = ClientConfiguration()
+            configuration.keepaliveInterval = .milliseconds(200)
+            configuration.keepaliveTimeout = .milliseconds(300)
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: silent.port), configuration: configuration)
+            let error = await expectRPCError(.unavailable) {
+                try await client.unary(EchoContract.unary, TextMessage(text: "anyone?"), options: CallOptions(timeout: .seconds(60)))
+            }
+            #expect(error?.message.contains("keepalive") == true, "\(String(describing: error))")
+            await client.close()
+        }
+
+        @Test("a client with keepalive keeps a long call to a healthy server: its pings are answered")
+        func clientKeepaliveAnswered() async throws {
+            try await withLiveServer { live in
+                var configuration = ClientConfiguration()
+                configuration.keepaliveInterval = .milliseconds(100)
+                configuration.keepaliveTimeout = .milliseconds(500)
+                let client = try live.makeClient(configuration: configuration)
+                let answer = try await client.unary(
+                    EchoContract.sleep, SleepRequest(millis: 1_000), options: CallOptions(timeout: .seconds(10)))
+                #expect(answer.text == "slept")
+                await client.close()
+            }
+        }
     }
 }

@@ -126,6 +126,43 @@ func deadPort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
+/// A TCP listener that never accepts: connections complete in the kernel's backlog and
+/// bytes sent to them are buffered, but nothing ever answers — a server that hangs.
+final class SilentListener: Sendable {
+    private let fd: Int32
+    /// The bound port.
+    let port: Int
+
+    init() throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
+        port = try Self.bindAndListen(fd)
+    }
+
+    /// Binds `fd` to a free loopback port and listens; returns the port.
+    static func bindAndListen(_ fd: Int32) throws -> Int {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0 && listen(fd, 64) == 0
+            }
+        }
+        guard bound else {
+            let error = RawSocketError(function: "bind/listen", errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Closes the listening socket.
+    func close() { Glibc.close(fd) }
+}
+
 /// A TCP listener that accepts every connection and closes it at once, counting them: a
 /// server that is "there" but fails every call before any response header.
 final class SlammingListener: Sendable {
@@ -137,23 +174,7 @@ final class SlammingListener: Sendable {
     init() throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let fd = self.fd
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0 && listen(fd, 64) == 0
-            }
-        }
-        guard bound else {
-            let error = RawSocketError(function: "bind/listen", errno: errno)
-            Glibc.close(fd)
-            throw error
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = try SilentListener.bindAndListen(fd)
         let thread = Thread { [self] in self.acceptLoop() }
         thread.start()
     }

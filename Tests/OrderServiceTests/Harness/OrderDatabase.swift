@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Testing
 
 /// order-svc's `order.sqlite`, read and written from outside through the `sqlite3` shell, the

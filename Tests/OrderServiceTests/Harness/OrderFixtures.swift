@@ -1,5 +1,6 @@
 import Contracts
 import RPC
+import ServiceTestSupport
 
 /// The test processor's card numbers (API.md §6; order-svc README "Payments").
 enum TestCards {

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 
 /// The calls the tests make on the stack's services, typed as `Contracts` declares them.
 extension OrderStack {

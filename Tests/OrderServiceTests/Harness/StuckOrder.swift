@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 
 /// An order as a crash of order-svc leaves it: a row of `orders` at a step between
 /// reservation and payment (Services/order-svc/Store/OrderSchema.swift), its idempotency key

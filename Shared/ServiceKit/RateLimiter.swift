@@ -1,16 +1,15 @@
-import ServiceKit
-import Synchronization
+internal import Synchronization
 
 /// Token buckets by key (a client address, an email address): `burst` requests at once, then
 /// one more every `refillInterval`. Keys idle long enough to be full again are forgotten, so
 /// memory stays bounded by the keys active within one refill of the whole bucket.
 ///
 /// Thread-safe: the buckets live behind a `Mutex`.
-final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// Requests allowed at once.
-    let burst: Int
+    package let burst: Int
     /// The time that earns one more request.
-    let refillInterval: Duration
+    package let refillInterval: Duration
 
     private struct Bucket {
         var tokens: Double
@@ -25,7 +24,7 @@ final class RateLimiter: Sendable {
     private let state = Mutex(State())
 
     /// A limiter allowing `burst` requests at once and one per `refillInterval` after that.
-    init(burst: Int, refillInterval: Duration) {
+    package init(burst: Int, refillInterval: Duration) {
         precondition(burst > 0 && refillInterval > .zero, "a rate limit needs a positive burst and interval")
         self.burst = burst
         self.refillInterval = refillInterval
@@ -33,7 +32,7 @@ final class RateLimiter: Sendable {
 
     /// Takes one request's token for `key`; false when the bucket is empty (the request is
     /// over the limit and should be refused or dropped).
-    func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+    package func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
         let perSecond = 1 / refillInterval.seconds
         return state.withLock { state in
             if now - state.lastSweep > refillInterval * burst {

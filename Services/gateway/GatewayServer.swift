@@ -1,0 +1,109 @@
+import Contracts
+import Foundation
+import Logging
+import RPC
+import RPCHTTP2
+import ServiceKit
+
+/// The gateway wired together: one client and circuit breaker per upstream on the server's
+/// own event loops, the interceptors (admin key, access tokens, rate limits), a proxy for
+/// every public method, the composed StorefrontService, and the health aggregator and
+/// revocation feed beside the server.
+struct GatewayServer: Sendable {
+    /// The RPC server (not yet listening).
+    let server: HTTP2Server
+    /// The gateway's health, aggregated from its upstreams.
+    let health: HealthMonitor
+    /// The services behind the gateway, auth-svc first.
+    let upstreams: [Upstream]
+    /// Polls the upstreams' health.
+    let upstreamHealth: UpstreamHealth
+    /// auth-svc: keys and the revocation feed, for verifying access tokens here.
+    let auth: AuthServiceLink
+    /// The logger.
+    let logger: Logger
+
+    /// What `build` needs.
+    struct Configuration: Sendable {
+        /// Address and port to listen on.
+        var host = "127.0.0.1", port = 8080
+        /// The data directory (the generated internal key lives there when not in the environment).
+        var dataDirectory: String
+        /// How to reach auth-svc, and the issuer and audience of its tokens.
+        var auth: AuthLinkOptions
+        /// The other upstreams.
+        var catalogAddress = SocketAddressText(host: "127.0.0.1", port: 7002)
+        var basketAddress = SocketAddressText(host: "127.0.0.1", port: 7003)
+        var orderAddress = SocketAddressText(host: "127.0.0.1", port: 7004)
+        /// Deadlines of forwarded calls.
+        var policy = ForwardingPolicy()
+        /// Requests a second per client (0: no limit), and the burst allowed.
+        var rateLimit = 50.0, rateBurst = 100
+        /// How long in-flight calls get to finish on shutdown.
+        var gracePeriod: Duration = .seconds(10)
+        /// Time between upstream health checks.
+        var healthInterval: Duration = .seconds(1)
+    }
+
+    /// Builds everything; nothing listens until `run`.
+    static func build(configuration: Configuration, logger: Logger) throws -> GatewayServer {
+        try ServiceHost.prepareDataDirectory(configuration.dataDirectory)
+        let adminKey = ProcessInfo.processInfo.environment["SHOP_ADMIN_API_KEY"]
+        let internalKey = try ServiceSecret.resolve(
+            environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
+        let group: EventLoopGroup
+        do {
+            group = try EventLoopGroup(count: System.coreCount, name: "gateway")
+        } catch {
+            throw StartupError("cannot start the event loops: \(error)")
+        }
+        func upstream(_ name: String, _ address: SocketAddressText, _ services: [String], required: Bool) -> Upstream {
+            Upstream(
+                name: name, services: services, required: required,
+                client: RPCClient(target: address, configuration: .upstream, group: group))
+        }
+        let authUpstream = upstream("auth-svc", configuration.auth.authAddress, [AuthContract.service], required: true)
+        let catalog = upstream("catalog-svc", configuration.catalogAddress, [CatalogContract.service], required: true)
+        let basket = upstream("basket-svc", configuration.basketAddress, [BasketContract.service], required: false)
+        let order = upstream("order-svc", configuration.orderAddress, [OrderContract.service], required: false)
+        let auth = AuthServiceLink(
+            client: authUpstream.client, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
+            internalKey: internalKey, logger: Logger(label: "gateway.auth"))
+
+        var router = Router()
+        router.addInterceptor(AdminKeyInterceptor(adminKey: adminKey))
+        router.addInterceptor(auth.interceptor)
+        router.addInterceptor(RateLimitInterceptor(perSecond: configuration.rateLimit, burst: configuration.rateBurst))
+        RouteTable.register(
+            on: &router,
+            routes: [
+                (AuthContract.all, authUpstream), (CatalogContract.all, catalog), (BasketContract.all, basket),
+                (OrderContract.all, order),
+            ],
+            policy: configuration.policy)
+        StorefrontService(catalog: catalog, basket: basket, policy: configuration.policy).register(on: &router)
+
+        let health = HealthMonitor()
+        health.setStatus(.notServing)  // until the first round of upstream checks
+        let (server, _) = try ServiceHost.makeServer(
+            router: router, host: configuration.host, port: configuration.port,
+            gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group)
+        let upstreams = [authUpstream, catalog, basket, order]
+        let upstreamHealth = UpstreamHealth(
+            upstreams: upstreams, health: health, interval: configuration.healthInterval,
+            logger: Logger(label: "gateway.health"))
+        return GatewayServer(
+            server: server, health: health, upstreams: upstreams, upstreamHealth: upstreamHealth, auth: auth,
+            logger: logger)
+    }
+
+    /// Serves until SIGTERM or SIGINT with the health aggregator and revocation feed beside
+    /// the server; then drains and closes the upstream connections.
+    func run() async throws {
+        try await ServiceHost.run(
+            server, health: health, logger: logger, companions: [upstreamHealth.run, auth.run],
+            cleanup: {
+                for upstream in upstreams { await upstream.client.close() }
+            })
+    }
+}

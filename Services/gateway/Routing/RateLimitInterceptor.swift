@@ -1,0 +1,40 @@
+import Foundation
+import Contracts
+import RPC
+import ServiceKit
+
+/// Per-client token buckets in front of every routed and composed method (API.md §7): a
+/// signed-in caller is limited by user id, whichever address it calls from; an anonymous
+/// caller by its address. Over the limit, the call ends with RESOURCE_EXHAUSTED
+/// `RATE_LIMITED` before any upstream sees it. Health and Describe are never limited, so
+/// probes keep working under load.
+///
+/// Runs after ``AuthenticationInterceptor``, which has set the user. Thread-safe.
+struct RateLimitInterceptor: ServerInterceptor {
+    /// The buckets; nil when limits are off.
+    let limiter: RateLimiter?
+
+    /// `perSecond` requests a second with bursts of `burst`; a rate of 0 turns limits off.
+    init(perSecond: Double, burst: Int) {
+        limiter = perSecond > 0 ? RateLimiter(burst: max(1, burst), refillInterval: .seconds(1 / perSecond)) : nil
+    }
+
+    func prepare(_ context: inout ServerContext) async throws {
+        guard let limiter, Self.isLimited(context.method) else { return }
+        let key = context.user.map { "user:\($0.id)" } ?? "address:\(Self.host(of: context.peer))"
+        guard limiter.allow(key) else {
+            throw GatewayReason.rateLimited.error("Too many requests; slow down and try again in a moment.")
+        }
+    }
+
+    /// Whether calls of `method` count against the limit: everything but the probes.
+    static func isLimited(_ method: MethodInfo) -> Bool {
+        method.service != HealthContract.service && method.service != MetaContract.service
+    }
+
+    /// The host part of `host:port` or `[v6]:port`.
+    static func host(of peer: String) -> String {
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon]).trimmingCharacters(in: ["[", "]"])
+    }
+}

@@ -1,0 +1,24 @@
+import Contracts
+import RPC
+
+/// Which service answers which method at the gateway (API.md §7): every public method of
+/// auth-svc, catalog-svc, basket-svc and order-svc, by the contracts both sides compile
+/// against. Internal methods (stock reservations, the revocation feed) are left out, so the
+/// gateway answers them `UNIMPLEMENTED` like any unknown path.
+enum RouteTable {
+    /// The methods a client may call through the gateway on the service of `contract`.
+    static func publicMethods(of methods: [MethodInfo]) -> [MethodInfo] {
+        methods.filter { $0.auth != .internal }
+    }
+
+    /// Registers a proxy for every public method of each upstream's contract.
+    static func register(
+        on router: inout Router, routes: [(methods: [MethodInfo], upstream: Upstream)], policy: ForwardingPolicy
+    ) {
+        for (methods, upstream) in routes {
+            for method in publicMethods(of: methods) {
+                router.proxy(method, to: upstream, policy: policy)
+            }
+        }
+    }
+}

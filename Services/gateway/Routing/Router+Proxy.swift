@@ -1,0 +1,64 @@
+import Foundation
+import RPC
+import RPCHTTP2
+
+extension Router {
+    /// Registers `method` to be served by `upstream`, unchanged in path and messages: the
+    /// request bytes go up as they came and the responses come back as they are, with the
+    /// upstream's status, reason and details. Streams pass through message by message, so
+    /// backpressure holds end to end: the gateway reads from one side only as fast as the
+    /// other side takes.
+    mutating func proxy(_ method: MethodInfo, to upstream: Upstream, policy: ForwardingPolicy) {
+        register(method) { io, context in
+            let options = policy.options(for: context)
+            switch method.kind {
+            case .unary:
+                let request = try await Router.singleRawRequest(from: io)
+                let response = try await upstream.forward(method, options: options) { call in
+                    try await call.send(request)
+                    call.finishSending()
+                    return try await RPCClient.singleRawResponse(from: call)
+                }
+                try await io.write(response)
+            case .serverStreaming:
+                let request = try await Router.singleRawRequest(from: io)
+                try await upstream.forward(method, options: options) { call in
+                    try await call.send(request)
+                    call.finishSending()
+                    // Retries stop at the first response header; nothing reaches the client before it.
+                    _ = try await call.responseHeaders()
+                    try await Self.relayResponses(from: call, to: io)
+                }
+            case .clientStreaming:
+                try await upstream.stream(method, options: options) { call in
+                    try await Self.relayRequests(from: io, to: call)
+                    try await Self.relayResponses(from: call, to: io)
+                }
+            case .bidirectionalStreaming:
+                try await upstream.stream(method, options: options) { call in
+                    // Not a child task: a read of the client's next message cannot be cancelled,
+                    // so a task group would hold the upstream's status back until the client
+                    // half-closed. Ending this handler ends the server stream, which ends that read.
+                    let requests = Task { try await Self.relayRequests(from: io, to: call) }
+                    defer { requests.cancel() }
+                    try await Self.relayResponses(from: call, to: io)
+                }
+            }
+        }
+    }
+
+    /// Sends the client's messages upstream as they arrive, then half-closes.
+    private static func relayRequests(from io: any ServerCallIO, to call: ClientCall) async throws {
+        while let message = try await io.nextMessage() {
+            try await call.send(message)
+        }
+        call.finishSending()
+    }
+
+    /// Writes the upstream's messages to the client until its status; a failed status is thrown.
+    private static func relayResponses(from call: ClientCall, to io: any ServerCallIO) async throws {
+        while let message = try await call.nextMessage() {
+            try await io.write(message)
+        }
+    }
+}

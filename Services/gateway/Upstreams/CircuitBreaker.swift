@@ -1,0 +1,138 @@
+import Synchronization
+
+/// The life cycle of one upstream's circuit breaker, as a value with event methods (no I/O,
+/// no clock of its own), so every transition is testable.
+///
+/// - closed: calls go through; `threshold` transport failures in a row open it.
+/// - open: calls are refused at once until the cool-down passes; then one call may probe.
+/// - half-open: the probe is in flight and every other call is refused; the probe's success
+///   closes the breaker, its failure opens it again with twice the cool-down (up to a cap).
+///
+/// Only failures to reach the upstream count (no connection, connection lost before any
+/// answer); an answer with an error status is the upstream working.
+struct CircuitBreakerState: Sendable {
+    enum State: Equatable, Sendable {
+        case closed(failures: Int)
+        case open(until: ContinuousClock.Instant, coolDown: Duration)
+        case halfOpen(coolDown: Duration)
+    }
+
+    /// What to do with a call about to start.
+    enum Admission: Equatable, Sendable {
+        /// Go ahead.
+        case proceed
+        /// Go ahead as the one probe of a half-open breaker.
+        case probe
+        /// Refuse it: the upstream is known to be down.
+        case reject
+    }
+
+    private(set) var state: State = .closed(failures: 0)
+    /// Transport failures in a row that open a closed breaker.
+    let threshold: Int
+    /// The first cool-down after opening.
+    let initialCoolDown: Duration
+    /// The longest cool-down.
+    let maxCoolDown: Duration
+
+    init(threshold: Int = 3, initialCoolDown: Duration = .seconds(1), maxCoolDown: Duration = .seconds(15)) {
+        self.threshold = max(1, threshold)
+        self.initialCoolDown = initialCoolDown
+        self.maxCoolDown = max(initialCoolDown, maxCoolDown)
+    }
+
+    /// Whether a call may start now.
+    mutating func admit(now: ContinuousClock.Instant) -> Admission {
+        switch state {
+        case .closed:
+            return .proceed
+        case .open(let until, let coolDown):
+            guard now >= until else { return .reject }
+            state = .halfOpen(coolDown: coolDown)
+            return .probe
+        case .halfOpen:
+            return .reject
+        }
+    }
+
+    /// The upstream answered (any status).
+    mutating func recordSuccess() {
+        state = .closed(failures: 0)
+    }
+
+    /// A call could not reach the upstream.
+    mutating func recordFailure(now: ContinuousClock.Instant) {
+        switch state {
+        case .closed(let failures):
+            if failures + 1 >= threshold {
+                state = .open(until: now + initialCoolDown, coolDown: initialCoolDown)
+            } else {
+                state = .closed(failures: failures + 1)
+            }
+        case .halfOpen(let coolDown):
+            let next = min(coolDown * 2, maxCoolDown)
+            state = .open(until: now + next, coolDown: next)
+        case .open:
+            break
+        }
+    }
+
+    /// A call ended without an answer for a reason of its own (cancelled, out of time): a
+    /// probe gives its turn back, so the next call probes instead.
+    mutating func recordAbandoned(now: ContinuousClock.Instant) {
+        if case .halfOpen(let coolDown) = state { state = .open(until: now, coolDown: coolDown) }
+    }
+
+    /// A health check found the upstream unreachable: open at once, without waiting for
+    /// callers to fail `threshold` times.
+    mutating func recordUnreachable(now: ContinuousClock.Instant) {
+        if case .closed = state { state = .open(until: now + initialCoolDown, coolDown: initialCoolDown) }
+    }
+
+    /// Whether calls are being refused now.
+    func isOpen(now: ContinuousClock.Instant) -> Bool {
+        switch state {
+        case .closed: false
+        case .open(let until, _): now < until
+        case .halfOpen: true
+        }
+    }
+}
+
+/// A thread-safe circuit breaker for one upstream: ``CircuitBreakerState`` behind a `Mutex`.
+final class CircuitBreaker: Sendable {
+    private let state: Mutex<CircuitBreakerState>
+
+    /// A closed breaker with the given thresholds.
+    init(_ initial: CircuitBreakerState = CircuitBreakerState()) {
+        state = Mutex(initial)
+    }
+
+    /// Whether a call may start now.
+    func admit() -> CircuitBreakerState.Admission {
+        state.withLock { $0.admit(now: .now) }
+    }
+
+    /// The upstream answered.
+    func recordSuccess() {
+        state.withLock { $0.recordSuccess() }
+    }
+
+    /// A call could not reach the upstream.
+    func recordFailure() {
+        state.withLock { $0.recordFailure(now: .now) }
+    }
+
+    /// A call ended without an answer for a reason of its own.
+    func recordAbandoned() {
+        state.withLock { $0.recordAbandoned(now: .now) }
+    }
+
+    /// A health check could not reach the upstream.
+    func recordUnreachable() {
+        state.withLock { $0.recordUnreachable(now: .now) }
+    }
+
+    /// Whether calls are refused now; a retry is pointless then.
+    var isOpen: Bool { state.withLock { $0.isOpen(now: .now) } }
+}

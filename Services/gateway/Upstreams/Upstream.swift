@@ -1,0 +1,100 @@
+import Contracts
+import Foundation
+import RPC
+import RPCHTTP2
+
+/// One service behind the gateway: the API services it serves, its client, and the circuit
+/// breaker that answers for it while it is down.
+///
+/// Every call the gateway makes to a service goes through ``forward(_:options:_:)`` or
+/// ``stream(_:options:_:)``, so the breaker sees every outcome. Thread-safe.
+final class Upstream: Sendable {
+    /// The process name, e.g. `catalog-svc`; used in messages and logs.
+    let name: String
+    /// The API services it serves, e.g. `shop.catalog.v1.CatalogService`.
+    let services: [String]
+    /// Whether the gateway is `NOT_SERVING` while this upstream is down.
+    let required: Bool
+    /// The connection to it.
+    let client: RPCClient
+    /// Refuses calls fast while it is known to be down.
+    let breaker: CircuitBreaker
+
+    init(name: String, services: [String], required: Bool, client: RPCClient, breaker: CircuitBreaker = CircuitBreaker()) {
+        self.name = name
+        self.services = services
+        self.required = required
+        self.client = client
+        self.breaker = breaker
+    }
+
+    /// The answer while the upstream cannot be reached.
+    var unavailable: RPCError {
+        GatewayReason.upstreamUnavailable.error("\(name) is unavailable right now; try again shortly.")
+    }
+
+    /// Runs `body` on a call of `method` whose request messages are all known up front
+    /// (unary and server-streaming): idempotent methods are retried on `UNAVAILABLE` before
+    /// any response header while the breaker stays closed. Every attempt that cannot reach
+    /// the upstream counts against the breaker, so a dead upstream opens it within one call.
+    func forward<Result: Sendable>(
+        _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
+    ) async throws -> Result {
+        try await guarded { attempt in
+            try await client.withRetries(method, options: options, mayRetry: { [breaker] _ in
+                if !attempt.answered { breaker.recordFailure() }
+                attempt.answered = false
+                return !breaker.isOpen
+            }) { call in
+                defer { if call.serverAnswered { attempt.answered = true } }
+                return try await body(call)
+            }
+        }
+    }
+
+    /// Runs `body` on one call of `method` whose request messages stream from the client
+    /// (client-streaming, bidirectional): never retried, since the messages are consumed.
+    func stream<Result: Sendable>(
+        _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
+    ) async throws -> Result {
+        try await guarded { attempt in
+            try await client.withCall(path: method.path, options: options) { call in
+                defer { if call.serverAnswered { attempt.answered = true } }
+                return try await body(call)
+            }
+        }
+    }
+
+    /// Whether the upstream answered the current attempt of a call. A reference, so the
+    /// closures of one call (its body and its retry check) share it; never leaves the call.
+    private final class Attempt {
+        var answered = false
+    }
+
+    /// Admits the call through the breaker, runs it, and tells the breaker how it went: an
+    /// answer of any status is success; `UNAVAILABLE` without one is a failure to reach the
+    /// upstream, answered as `UPSTREAM_UNAVAILABLE`.
+    private func guarded<Result: Sendable>(_ run: (Attempt) async throws -> Result) async throws -> Result {
+        guard breaker.admit() != .reject else { throw unavailable }
+        let attempt = Attempt()
+        do {
+            let result = try await run(attempt)
+            breaker.recordSuccess()
+            return result
+        } catch let error as RPCError {
+            if attempt.answered {
+                breaker.recordSuccess()
+                throw error
+            }
+            guard error.code == .unavailable else {
+                breaker.recordAbandoned()
+                throw error
+            }
+            breaker.recordFailure()
+            throw unavailable
+        } catch {
+            if attempt.answered { breaker.recordSuccess() } else { breaker.recordAbandoned() }
+            throw error
+        }
+    }
+}

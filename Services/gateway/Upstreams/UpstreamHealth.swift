@@ -1,0 +1,73 @@
+import Contracts
+import Logging
+import RPC
+import RPCHTTP2
+import ServiceKit
+
+/// The gateway's health, aggregated from its upstreams (API.md §8, issue: "aggregated
+/// health"): every `interval` it asks each upstream's `grpc.health.v1.Health/Check`. Each
+/// API service the gateway routes gets its upstream's status under its own name (so
+/// `Check {"service": "shop.basket.v1.BasketService"}` answers for basket-svc), and the
+/// gateway as a whole (`""`) is `SERVING` only while every required upstream is.
+///
+/// An unreachable upstream also opens its circuit breaker at once, and one that answers
+/// again closes it, so calls stop failing slowly as soon as a check notices.
+struct UpstreamHealth: Sendable {
+    /// The services behind the gateway.
+    let upstreams: [Upstream]
+    /// Where the statuses go.
+    let health: HealthMonitor
+    /// Time between rounds of checks.
+    var interval: Duration = .seconds(1)
+    /// How long one check may take.
+    var timeout: Duration = .seconds(1)
+    /// Logs changes of an upstream's status.
+    let logger: Logger
+
+    /// Checks every upstream until the calling task is cancelled.
+    func run() async {
+        var last: [String: ServingStatus] = [:]
+        while !Task.isCancelled {
+            let statuses = await checkAll()
+            for (name, status) in statuses where last[name] != status {
+                logger.log(level: status == .serving ? .info : .warning, "upstream \(name) is \(status.rawValue)")
+            }
+            last = statuses
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// One round: every upstream checked concurrently; returns the status of each by name.
+    @discardableResult
+    func checkAll() async -> [String: ServingStatus] {
+        let statuses = await withTaskGroup(of: (String, ServingStatus).self) { group in
+            for upstream in upstreams {
+                group.addTask { (upstream.name, await check(upstream)) }
+            }
+            var statuses: [String: ServingStatus] = [:]
+            for await (name, status) in group { statuses[name] = status }
+            return statuses
+        }
+        for upstream in upstreams {
+            for service in upstream.services { health.setStatus(statuses[upstream.name] ?? .notServing, for: service) }
+        }
+        let ready = upstreams.filter(\.required).allSatisfy { statuses[$0.name] == .serving }
+        health.setStatus(ready ? .serving : .notServing)
+        return statuses
+    }
+
+    /// The status `upstream` reports for itself, `NOT_SERVING` when it cannot be reached.
+    func check(_ upstream: Upstream) async -> ServingStatus {
+        do {
+            let response = try await upstream.client.unary(
+                HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: timeout))
+            upstream.breaker.recordSuccess()
+            return response.status
+        } catch let error as RPCError where error.code == .unavailable {
+            upstream.breaker.recordUnreachable()
+            return .notServing
+        } catch {
+            return .notServing
+        }
+    }
+}

@@ -1,0 +1,15 @@
+public import RPCHTTP2
+
+extension ClientConfiguration {
+    /// How Storefront's processes call each other: the defaults, plus keepalive PINGs every
+    /// 30 s while calls wait on a quiet connection, so an upstream that hangs (a stopped VM, a
+    /// dropped route) is given up after 10 s more instead of at each call's deadline. Our
+    /// servers accept pings at any rate; third-party gRPC servers may not, so plain clients
+    /// keep keepalive off.
+    public static var upstream: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.keepaliveInterval = .seconds(30)
+        configuration.keepaliveTimeout = .seconds(10)
+        return configuration
+    }
+}

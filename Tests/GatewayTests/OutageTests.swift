@@ -1,0 +1,69 @@
+import Contracts
+import Foundation
+import RPC
+import RPCHTTP2
+import ServiceTestSupport
+import Testing
+
+/// What clients see while a service behind the gateway is down, and after it is back.
+@Suite("Gateway during outages")
+struct OutageTests {
+    @Test("basket-svc down: UNAVAILABLE at once, screens degrade, health says which; back when it returns")
+    func basketDown() async throws {
+        try await withGateway { stack in
+            let gateway = try stack.gateway
+            let shopper = try await stack.newShopper()
+            _ = try await gateway.unary(CatalogContract.addFavorite, AddFavoriteRequest(productId: 5), options: shopper.options)
+            _ = try await gateway.unary(BasketContract.addItem, AddItemRequest(productId: 5), options: shopper.options)
+            #expect(try await stack.gatewayHealth(BasketContract.service) == .serving)
+
+            await try stack.service(.basket).kill()
+            await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
+                try await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options)
+            }
+            // Once the gateway knows, the answer comes without waiting on the dead service: a
+            // call with a 2 s deadline gets UNAVAILABLE, never DEADLINE_EXCEEDED.
+            for _ in 0..<5 {
+                let error = await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
+                    try await gateway.unary(
+                        BasketContract.getBasket, Empty(),
+                        options: CallOptions(metadata: shopper.metadata(), timeout: .seconds(2)))
+                }
+                #expect(error?.message.contains("basket-svc") == true)
+            }
+            // The product page still renders, without the basket part.
+            let page = try await gateway.unary(
+                StorefrontContract.getProductPage, GetProductPageRequest(productId: 5), options: shopper.options)
+            #expect(page.product.id == 5 && page.isFavorite && page.basketItem == nil)
+            let home = try await gateway.unary(StorefrontContract.getHome, GetHomeRequest(), options: shopper.options)
+            #expect(home.basketItemCount == 0 && !home.products.isEmpty)
+            // basket-svc is optional: the gateway serves on, and says basket-svc is not.
+            #expect(try await eventually(within: .seconds(5)) {
+                try await stack.gatewayHealth(BasketContract.service) == .notServing
+            })
+            #expect(try await stack.gatewayHealth() == .serving)
+
+            try await stack.restart(.basket)
+            #expect(try await eventually(within: .seconds(15)) {
+                (try? await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options))?.itemCount == 1
+            })
+            #expect(try await stack.gatewayHealth(BasketContract.service) == .serving)
+        }
+    }
+
+    @Test("catalog-svc down: the gateway as a whole reports NOT_SERVING until it is back")
+    func catalogDown() async throws {
+        try await withGateway { stack in
+            #expect(try await stack.gatewayHealth() == .serving)
+            await try stack.service(.catalog).kill()
+            #expect(try await eventually(within: .seconds(5)) { try await stack.gatewayHealth() == .notServing })
+            await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
+                try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
+            }
+            try await stack.restart(.catalog)
+            #expect(try await eventually(within: .seconds(15)) { try await stack.gatewayHealth() == .serving })
+            let product = try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
+            #expect(product.product.id == 1)
+        }
+    }
+}

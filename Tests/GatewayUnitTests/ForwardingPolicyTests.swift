@@ -1,0 +1,57 @@
+import Contracts
+@testable import gateway
+import Logging
+import RPC
+import RPCHTTP2
+import Testing
+
+/// What the gateway sends upstream with a forwarded call.
+@Suite("ForwardingPolicy: metadata, request id and deadlines")
+struct ForwardingPolicyTests {
+    func context(_ method: MethodInfo, metadata: Metadata = [:], deadline: ContinuousClock.Instant? = nil) -> ServerContext {
+        ServerContext(
+            method: method, metadata: metadata, deadline: deadline, requestID: "req-1", peer: "127.0.0.1:5000",
+            logger: Logger(label: "test"))
+    }
+
+    @Test("the client's metadata goes up unchanged, with the call's request id")
+    func metadata() {
+        let incoming: Metadata = [
+            "authorization": "Bearer abc", "x-api-key": "k", "idempotency-key": "once", "traceparent": "00-1-2-01",
+            "x-custom": "yes",
+        ]
+        let options = ForwardingPolicy().options(for: context(OrderContract.placeOrder.info, metadata: incoming))
+        for entry in incoming { #expect(options.metadata[entry.name] == entry.value) }
+        #expect(options.metadata["x-request-id"] == "req-1")
+    }
+
+    @Test("a unary call without a deadline gets the default; a stream gets none")
+    func defaultDeadline() {
+        let policy = ForwardingPolicy(defaultTimeout: .seconds(10))
+        let before = ContinuousClock.now
+        let unary: ContinuousClock.Instant? = policy.options(for: context(CatalogContract.getProduct.info)).deadline
+        #expect(unary.map { $0 >= before + .seconds(10) && $0 <= .now + .seconds(10) } == true)
+        #expect(policy.options(for: context(BasketContract.watchBasket.info)).deadline == nil)
+        #expect(policy.options(for: context(CatalogContract.importProducts.info)).deadline == nil)
+    }
+
+    @Test("the client's own deadline is kept, shorter or longer than the default")
+    func clientDeadline() {
+        let policy = ForwardingPolicy(defaultTimeout: .seconds(10))
+        for deadline in [ContinuousClock.now + .seconds(2), .now + .seconds(60)] {
+            #expect(policy.options(for: context(CatalogContract.getProduct.info, deadline: deadline)).deadline == deadline)
+            #expect(policy.options(for: context(BasketContract.watchBasket.info, deadline: deadline)).deadline == deadline)
+        }
+    }
+
+    @Test("a composed call carries only identity, request id and trace context")
+    func composed() {
+        let incoming: Metadata = ["authorization": "Bearer abc", "x-api-key": "k", "traceparent": "00-1-2-01"]
+        let options = ForwardingPolicy().composedOptions(for: context(StorefrontContract.getHome.info, metadata: incoming))
+        #expect(options.metadata["authorization"] == "Bearer abc")
+        #expect(options.metadata["traceparent"] == "00-1-2-01")
+        #expect(options.metadata["x-request-id"] == "req-1")
+        #expect(options.metadata["x-api-key"] == nil)
+        #expect(options.deadline != nil)
+    }
+}
