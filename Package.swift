@@ -79,6 +79,7 @@ let package = Package(
             name: "gateway",
             dependencies: ["ServiceKit", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
             path: "Services/gateway", exclude: ["README.md"], swiftSettings: strictSettings),
+
         .testTarget(
             name: "GatewayTests",
             dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
@@ -86,6 +87,44 @@ let package = Package(
         .testTarget(
             name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "ServiceKit", log],
             path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
+
+        // Contract tests (Tests/Contracts/README.md): the framework, its own tests and the API
+        // snapshot check, the consumers against mock providers, the providers against the contracts.
+        .target(
+            name: "ContractTesting", dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            path: "Tests/ContractTesting", swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContractTestingTests", dependencies: ["ContractTesting", "Contracts", "RPC", "RPCHTTP2"],
+            path: "Tests/ContractTestingTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContractConsumerTests",
+            dependencies: [
+                "ContractTesting", "ServiceTestSupport", "basket-svc", "order-svc", "catalog-svc", "gateway", "shopctl",
+                "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, argumentParser,
+            ],
+            path: "Tests/ContractConsumerTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "ContractProviderTests",
+            dependencies: [
+                "ContractTesting", "ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway",
+                "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log,
+            ],
+            path: "Tests/ContractProviderTests", swiftSettings: strictSettings),
+
+        // The command line (Services/shopctl/README.md): every call through the gateway.
+        .executableTarget(
+            name: "shopctl", dependencies: ["Contracts", "RPC", "RPCHTTP2", argumentParser],
+            path: "Services/shopctl", exclude: ["README.md"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "ShopctlTests",
+            dependencies: ["shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            path: "Tests/ShopctlTests", swiftSettings: strictSettings),
+
+        // deploy/: the Kubernetes manifests and Dockerfile against the built executables, and
+        // deploy/compose end to end.
+        .testTarget(
+            name: "DeployTests", dependencies: ["ServiceTestSupport"], path: "Tests/DeployTests",
+            swiftSettings: strictSettings),
 
         // Measurements only (see Benchmarks/README.md); not part of any service.
         .executableTarget(

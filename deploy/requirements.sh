@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Installs what Storefront needs on a Debian machine, or says exactly what to run.
-# Sourced by deploy/compose and Tests/run; `ensure_requirements build|test`.
+# Sourced by deploy/compose and Tests/run; `ensure_requirements build|run|test`:
+#   build  what `deploy/compose up` needs to build and run (nghttp2-client: its health checks)
+#   run    what `deploy/compose up` needs to run executables built elsewhere (SHOP_BIN_DIR)
+#   test   what Tests/run needs
 
-APT_BUILD=(libnghttp2-dev libsqlite3-dev)
-APT_TEST=(libnghttp2-dev libsqlite3-dev nghttp2-client sqlite3)
-# Python packages as pip-name:import-name.
-PIP_TEST=(grpcio:grpc aiosmtpd:aiosmtpd)
+APT_BUILD=(libnghttp2-dev libsqlite3-dev nghttp2-client)
+APT_RUN=(libnghttp2-14 libsqlite3-0 nghttp2-client)
+APT_TEST=(libnghttp2-dev libsqlite3-dev nghttp2-client sqlite3 procps)  # procps: pgrep, for DeployTests
+# Python packages as pip-name:import-name. pyyaml: DeployTests reads the Kubernetes manifests.
+PIP_TEST=(grpcio:grpc aiosmtpd:aiosmtpd pyyaml:yaml)
 
 missing_apt() {
   local pkg
@@ -23,8 +27,14 @@ missing_pip() {
 
 ensure_requirements() {
   local mode=$1 apt pip
-  command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 (https://www.swift.org/install/linux/) and retry." >&2; return 1; }
-  if [ "$mode" = test ]; then apt=$(missing_apt "${APT_TEST[@]}"); else apt=$(missing_apt "${APT_BUILD[@]}"); fi
+  if [ "$mode" != run ]; then
+    command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 (https://www.swift.org/install/linux/) and retry." >&2; return 1; }
+  fi
+  case $mode in
+    test) apt=$(missing_apt "${APT_TEST[@]}") ;;
+    run) apt=$(missing_apt "${APT_RUN[@]}") ;;
+    *) apt=$(missing_apt "${APT_BUILD[@]}") ;;
+  esac
   if [ -n "$apt" ]; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       echo "installing Debian packages: $apt"

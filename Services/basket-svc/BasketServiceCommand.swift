@@ -20,17 +20,15 @@ struct BasketServiceCommand: AsyncParsableCommand {
     /// `--auth-addr`, `--auth-issuer`, `--auth-audience`.
     @OptionGroup var auth: AuthLinkOptions
 
-    /// Where catalog-svc is.
-    @Option(help: "catalog-svc address host:port (env SHOP_CATALOG_ADDR).")
-    var catalogAddr = environment["SHOP_CATALOG_ADDR"] ?? "127.0.0.1:7002"
+    /// `--catalog-addr`: where catalog-svc is.
+    @OptionGroup var catalog: CatalogLinkOptions
 
     /// The cap on every catalog call.
     @Option(help: "Longest wait for catalog-svc, in milliseconds, whatever the caller's deadline (env SHOP_CATALOG_TIMEOUT_MS).")
     var catalogTimeoutMs = Int(environment["SHOP_CATALOG_TIMEOUT_MS"] ?? "") ?? 2000
 
-    /// Refuses a malformed address or timeout before anything starts.
+    /// Refuses a malformed timeout before anything starts.
     mutating func validate() throws {
-        guard SocketAddressText(catalogAddr) != nil else { throw ValidationError("--catalog-addr must be host:port.") }
         guard (1...60_000).contains(catalogTimeoutMs) else {
             throw ValidationError("--catalog-timeout-ms must be 1...60000.")
         }
@@ -46,7 +44,7 @@ struct BasketServiceCommand: AsyncParsableCommand {
         configuration.authAddress = auth.authAddress
         configuration.authIssuer = auth.authIssuer
         configuration.authAudience = auth.authAudience
-        if let catalogAddress = SocketAddressText(catalogAddr) { configuration.catalogAddress = catalogAddress }
+        configuration.catalogAddress = catalog.catalogAddress
         configuration.catalogTimeout = .milliseconds(catalogTimeoutMs)
         configuration.gracePeriod = .seconds(options.graceSeconds)
         try await ServiceHost.launch(logger: logger) {

@@ -16,14 +16,9 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var options: ServiceOptions
     @OptionGroup var auth: AuthLinkOptions
 
-    @Option(help: "catalog-svc address host:port (env SHOP_CATALOG_ADDR).")
-    var catalogAddr = environment["SHOP_CATALOG_ADDR"] ?? "127.0.0.1:7002"
-
-    @Option(help: "basket-svc address host:port (env SHOP_BASKET_ADDR).")
-    var basketAddr = environment["SHOP_BASKET_ADDR"] ?? "127.0.0.1:7003"
-
-    @Option(help: "order-svc address host:port (env SHOP_ORDER_ADDR).")
-    var orderAddr = environment["SHOP_ORDER_ADDR"] ?? "127.0.0.1:7004"
+    @OptionGroup var catalog: CatalogLinkOptions
+    @OptionGroup var basket: BasketLinkOptions
+    @OptionGroup var order: OrderLinkOptions
 
     @Option(help: "Deadline of unary calls that come without one, in milliseconds (env SHOP_GATEWAY_DEFAULT_TIMEOUT_MS).")
     var defaultTimeoutMs = Int(environment["SHOP_GATEWAY_DEFAULT_TIMEOUT_MS"] ?? "") ?? 10_000
@@ -35,9 +30,6 @@ struct GatewayCommand: AsyncParsableCommand {
     var rateBurst = Int(environment["SHOP_GATEWAY_RATE_BURST"] ?? "") ?? 100
 
     func validate() throws {
-        for (flag, value) in [("--catalog-addr", catalogAddr), ("--basket-addr", basketAddr), ("--order-addr", orderAddr)] {
-            guard SocketAddressText(value) != nil else { throw ValidationError("\(flag) must be host:port.") }
-        }
         guard defaultTimeoutMs > 0 else { throw ValidationError("--default-timeout-ms must be positive.") }
         guard rateLimit >= 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must be 0 or more.") }
         guard rateBurst >= 1 else { throw ValidationError("--rate-burst must be at least 1.") }
@@ -50,9 +42,9 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 8080)
         configuration.gracePeriod = .seconds(options.graceSeconds)
-        if let address = SocketAddressText(catalogAddr) { configuration.catalogAddress = address }
-        if let address = SocketAddressText(basketAddr) { configuration.basketAddress = address }
-        if let address = SocketAddressText(orderAddr) { configuration.orderAddress = address }
+        configuration.catalogAddress = catalog.catalogAddress
+        configuration.basketAddress = basket.basketAddress
+        configuration.orderAddress = order.orderAddress
         configuration.policy.defaultTimeout = .milliseconds(defaultTimeoutMs)
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst

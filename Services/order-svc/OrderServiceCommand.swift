@@ -11,30 +11,18 @@ struct OrderServiceCommand: AsyncParsableCommand {
         commandName: "order-svc",
         abstract: "Serves shop.order.v1.OrderService: orders with re-pricing, stock reservation, payment and idempotency.")
 
-    private static let environment = ProcessInfo.processInfo.environment
-
     @OptionGroup var options: ServiceOptions
     @OptionGroup var auth: AuthLinkOptions
 
-    @Option(help: "catalog-svc address host:port (env SHOP_CATALOG_ADDR).")
-    var catalogAddr = environment["SHOP_CATALOG_ADDR"] ?? "127.0.0.1:7002"
-
-    @Option(help: "basket-svc address host:port (env SHOP_BASKET_ADDR).")
-    var basketAddr = environment["SHOP_BASKET_ADDR"] ?? "127.0.0.1:7003"
-
-    func validate() throws {
-        guard SocketAddressText(catalogAddr) != nil else { throw ValidationError("--catalog-addr must be host:port.") }
-        guard SocketAddressText(basketAddr) != nil else { throw ValidationError("--basket-addr must be host:port.") }
-    }
+    @OptionGroup var catalog: CatalogLinkOptions
+    @OptionGroup var basket: BasketLinkOptions
 
     func run() async throws {
         ServiceRunner.bootstrapLogging(level: options.level)
         let logger = Logger(label: "order-svc")
-        guard let catalog = SocketAddressText(catalogAddr), let basket = SocketAddressText(basketAddr) else {
-            throw ValidationError("--catalog-addr and --basket-addr must be host:port.")
-        }
         var configuration = OrderServer.Configuration(
-            dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog, basketAddress: basket)
+            dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog.catalogAddress,
+            basketAddress: basket.basketAddress)
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7004)
         configuration.gracePeriod = .seconds(options.graceSeconds)

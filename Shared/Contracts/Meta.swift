@@ -21,7 +21,7 @@ public struct DescribeResponse: RPCMessage, Equatable {
 }
 
 /// One service and its methods.
-public struct ServiceDescription: Codable, Sendable, Equatable {
+public struct ServiceDescription: RPCMessage, Equatable {
     /// Fully qualified name.
     public var name: String
     /// Its methods.
@@ -32,10 +32,13 @@ public struct ServiceDescription: Codable, Sendable, Equatable {
         self.name = name
         self.methods = methods
     }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [FieldDescriptor("name", "String"), FieldDescriptor("methods", "[MethodDescription]")]
 }
 
 /// One method: name, streaming kind, auth level, idempotency and message fields.
-public struct MethodDescription: Codable, Sendable, Equatable {
+public struct MethodDescription: RPCMessage, Equatable {
     /// Method name.
     public var name: String
     /// `UNARY`, `SERVER_STREAMING`, `CLIENT_STREAMING` or `BIDI_STREAMING`.
@@ -58,6 +61,16 @@ public struct MethodDescription: Codable, Sendable, Equatable {
         requestFields = info.requestFields
         responseFields = info.responseFields
     }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [
+        FieldDescriptor("name", "String"),
+        FieldDescriptor("kind", "String"),
+        FieldDescriptor("auth", "String"),
+        FieldDescriptor("idempotent", "Bool"),
+        FieldDescriptor("requestFields", "[FieldDescriptor]"),
+        FieldDescriptor("responseFields", "[FieldDescriptor]"),
+    ]
 }
 
 extension DescribeResponse {

@@ -54,7 +54,7 @@ public struct ListRevokedSessionsResponse: RPCMessage, Hashable {
 }
 
 /// `{sessionId, revokedAt}`: one revoked session.
-public struct SessionRevocation: Codable, Sendable, Hashable {
+public struct SessionRevocation: RPCMessage, Hashable {
     /// The revoked session: the `sid` claim of its access tokens.
     public var sessionId: String
     /// When it was revoked (RFC 3339).
@@ -65,4 +65,7 @@ public struct SessionRevocation: Codable, Sendable, Hashable {
         self.sessionId = sessionId
         self.revokedAt = revokedAt
     }
+
+    /// The JSON fields, for `Describe`.
+    public static let fields = [FieldDescriptor("sessionId", "String"), FieldDescriptor("revokedAt", "String")]
 }

@@ -17,7 +17,7 @@ struct OutageTests {
             _ = try await gateway.unary(BasketContract.addItem, AddItemRequest(productId: 5), options: shopper.options)
             #expect(try await stack.gatewayHealth(BasketContract.service) == .serving)
 
-            await try stack.service(.basket).kill()
+            try await stack.service(.basket).kill()
             await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
                 try await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options)
             }
@@ -55,7 +55,7 @@ struct OutageTests {
     func catalogDown() async throws {
         try await withGateway { stack in
             #expect(try await stack.gatewayHealth() == .serving)
-            await try stack.service(.catalog).kill()
+            try await stack.service(.catalog).kill()
             #expect(try await eventually(within: .seconds(5)) { try await stack.gatewayHealth() == .notServing })
             await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
                 try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())

@@ -1,0 +1,181 @@
+import ArgumentParser
+import Contracts
+import Foundation
+import RPC
+
+/// `shopctl admin …`: catalog administration with the admin API key.
+struct AdminCommand: AsyncParsableCommand {
+    /// The subcommands.
+    static let configuration = CommandConfiguration(
+        commandName: "admin", abstract: "Administer the catalog (needs the admin API key).",
+        subcommands: [Products.self])
+
+    /// `--api-key`, falling back to `SHOP_ADMIN_API_KEY`.
+    struct KeyOptions: ParsableArguments {
+        /// The admin key.
+        @Option(help: "The admin API key (env SHOP_ADMIN_API_KEY, which keeps it out of the process list).")
+        var apiKey = ProcessInfo.processInfo.environment["SHOP_ADMIN_API_KEY"] ?? ""
+
+        /// Refuses bad values before anything is sent.
+        func validate() throws {
+            guard !apiKey.isEmpty else { throw ValidationError("The admin API key is missing: set SHOP_ADMIN_API_KEY or pass --api-key.") }
+        }
+
+        /// `x-api-key: <key>`.
+        var metadata: Metadata {
+            var metadata = Metadata()
+            metadata.set(MetadataKey.apiKey, apiKey)
+            return metadata
+        }
+    }
+
+    /// `admin products …`.
+    struct Products: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "products", abstract: "Create, replace, delete and import products.",
+            subcommands: [Upsert.self, Delete.self, Import.self])
+    }
+}
+
+extension AdminCommand.Products {
+    /// `admin products upsert`.
+    struct Upsert: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "upsert", abstract: "Create a product, or change one (--id): from flags or --json-file.",
+            discussion: "With --id and flags, the product is read first and only the given fields change.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--api-key` or `SHOP_ADMIN_API_KEY`.
+        @OptionGroup var key: AdminCommand.KeyOptions
+        /// A file holding the product.
+        @Option(help: "A JSON file with the product (or - for standard input).") var jsonFile: String?
+        /// The product to replace.
+        @Option(help: "The id of the product to change; without it a product is created.") var id: Int?
+        /// The title.
+        @Option(help: "Title.") var title: String?
+        /// The long description.
+        @Option(name: .customLong("description"), help: "Description.") var details: String?
+        /// The category.
+        @Option(help: "Category.") var category: String?
+        /// The price as typed, e.g. "12.34".
+        @Option(help: "Price, e.g. 12.34.") var price: String?
+        /// The price's currency.
+        @Option(help: "ISO 4217 currency of the price (default USD).") var currency: String?
+        /// The image URL.
+        @Option(help: "Image URL.") var image: String?
+        /// The mean rating.
+        @Option(help: "Rating, 0 to 5.") var rating: Double?
+        /// How many ratings.
+        @Option(help: "Number of ratings.") var ratingCount: Int?
+        /// Units in stock.
+        @Option(help: "Units in stock.") var stock: Int?
+
+        /// Whether any product field flag was given.
+        private var hasFieldFlags: Bool {
+            title != nil || details != nil || category != nil || price != nil || currency != nil || image != nil
+                || rating != nil || ratingCount != nil || stock != nil
+        }
+
+        /// Refuses bad values before anything is sent.
+        func validate() throws {
+            if jsonFile != nil && (hasFieldFlags || id != nil) {
+                throw ValidationError("Give either --json-file or the product's fields as flags, not both.")
+            }
+            if jsonFile == nil && !hasFieldFlags { throw ValidationError("Give --json-file or some of the product's fields.") }
+            if jsonFile == nil && id == nil && (title == nil || category == nil || price == nil) {
+                throw ValidationError("A new product needs at least --title, --category and --price.")
+            }
+            if let price, MoneyText.parse(price, currency: currency ?? "USD") == nil {
+                throw ValidationError("--price must be an amount such as 12.34 (got '\(price)').")
+            }
+            if let rating, !(0...5).contains(rating) { throw ValidationError("--rating must be 0 to 5.") }
+            if let stock, stock < 0 { throw ValidationError("--stock must not be negative.") }
+        }
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                let product = try await self.product(context: context)
+                let reply = try await context.gateway.unary(
+                    CatalogContract.upsertProduct, UpsertProductRequest(product: product), metadata: key.metadata)
+                context.output.message(reply.raw) { "Saved:\n" + HumanText.product(reply.message.product) }
+            }
+        }
+
+        /// The product to send: the file's, or the flags applied to the existing product (or a new one).
+        private func product(context: CommandContext) async throws -> Product {
+            if let jsonFile { return try ProductFile.product(from: ProductFile.read(jsonFile), position: jsonFile) }
+            var product: Product
+            if let id {
+                product = try await context.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: id)).message.product
+            } else {
+                product = Product(
+                    title: "", description: "", category: "", price: .zero(currency: "USD"), image: "",
+                    rating: Rating(rate: 0, count: 0), stock: 0)
+            }
+            if let title { product.title = title }
+            if let details { product.description = details }
+            if let category { product.category = category }
+            if let currency { product.price.currency = currency.uppercased() }
+            if let price, let money = MoneyText.parse(price, currency: product.price.currency) { product.price = money }
+            if let image { product.image = image }
+            if let rating { product.rating.rate = rating }
+            if let ratingCount { product.rating.count = ratingCount }
+            if let stock { product.stock = stock }
+            return product
+        }
+    }
+
+    /// `admin products delete ID`.
+    struct Delete: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a product.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--api-key` or `SHOP_ADMIN_API_KEY`.
+        @OptionGroup var key: AdminCommand.KeyOptions
+        /// The product id.
+        @Argument(help: "The product id.") var id: Int
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(
+                    CatalogContract.deleteProduct, DeleteProductRequest(id: id), metadata: key.metadata)
+                context.output.message(reply.raw) { "Deleted product \(id)." }
+            }
+        }
+    }
+
+    /// `admin products import FILE`.
+    struct Import: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "import",
+            abstract: "Create or replace many products in one ImportProducts stream.",
+            discussion: "FILE is a JSON array or JSON lines of products (id 0 or absent creates); - reads standard input.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--api-key` or `SHOP_ADMIN_API_KEY`.
+        @OptionGroup var key: AdminCommand.KeyOptions
+        /// The file.
+        @Argument(help: "The products file, or - for standard input.") var file: String
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            let products = try ProductFile.products(from: ProductFile.read(file))
+            try await global.withContext { context in
+                let reply = try await context.gateway.clientStreaming(
+                    CatalogContract.importProducts, products.map(ImportProductsRequest.init(product:)),
+                    metadata: key.metadata)
+                context.output.message(reply.raw) { HumanText.importResult(reply.message) }
+                if !reply.message.failed.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
+            }
+        }
+    }
+}

@@ -1,0 +1,374 @@
+import ArgumentParser
+import Contracts
+import Foundation
+import RPC
+
+/// `shopctl auth …`: accounts and the session shopctl keeps for them.
+struct AuthCommand: AsyncParsableCommand {
+    /// The subcommands.
+    static let configuration = CommandConfiguration(
+        commandName: "auth", abstract: "Sign up, sign in and out, and manage the account.",
+        subcommands: [
+            SignUp.self, Verify.self, ResendVerification.self, Login.self, LoginGoogle.self, LoginApple.self,
+            Logout.self, WhoAmI.self, ResetPassword.self, ConfirmReset.self, ChangePassword.self, DeleteAccount.self,
+            Watch.self,
+        ])
+
+    /// `--password-stdin`, shared by the commands that need a password.
+    struct PasswordOptions: ParsableArguments {
+        /// Whether to read passwords from standard input instead of prompting.
+        @Flag(help: "Read the password from standard input (one per line) instead of prompting.")
+        var passwordStdin = false
+
+        /// A reader honouring the flag.
+        var reader: PasswordReader { PasswordReader(fromStandardInput: passwordStdin) }
+    }
+
+    /// Stores the session a sign-in answered and says who is signed in.
+    static func signedIn(_ reply: Reply<Session>, context: CommandContext) throws {
+        try context.store.save(StoredCredentials(reply.message))
+        context.output.message(reply.raw) { "Signed in as \(reply.message.user.email)." }
+    }
+
+    /// Reads an ID token given as an argument, or from standard input when it is "-".
+    static func idToken(_ argument: String) -> String {
+        guard argument == "-" else { return argument }
+        return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+extension AuthCommand {
+    /// `auth signup`.
+    struct SignUp: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "signup", abstract: "Create an account; a verification email follows.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--password-stdin`.
+        @OptionGroup var password: PasswordOptions
+        /// The new account's email address.
+        @Option(help: "The email address.") var email: String
+        /// The name to show.
+        @Option(help: "The name to show (optional).") var displayName: String?
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            var reader = password.reader
+            let secret = try reader.readNew(prompt: "New password")
+            try await global.withContext { context in
+                let request = SignUpRequest(email: email, password: secret, displayName: displayName)
+                let reply = try await context.gateway.unary(AuthContract.signUp, request)
+                context.output.message(reply.raw) {
+                    "Created the account \(reply.message.user.email). Open the link in the verification email, "
+                        + "or run `shopctl auth verify TOKEN` with its token."
+                }
+            }
+        }
+    }
+
+    /// `auth verify TOKEN`.
+    struct Verify: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "verify", abstract: "Verify the email address with the token of the verification email.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// The token from the email.
+        @Argument(help: "The token of the verification email.") var token: String
+
+        /// Refuses an empty token before anything is sent.
+        func validate() throws {
+            guard !token.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("TOKEN is empty.") }
+        }
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(AuthContract.verifyEmail, VerifyEmailRequest(token: token))
+                context.output.message(reply.raw) {
+                    "Verified \(reply.message.user.email). Sign in with `shopctl auth login --email \(reply.message.user.email)`."
+                }
+            }
+        }
+    }
+
+    /// `auth resend-verification`.
+    struct ResendVerification: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "resend-verification", abstract: "Send a new verification email.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// The account's address.
+        @Option(help: "The email address.") var email: String
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                let request = ResendVerificationRequest(email: email)
+                let reply = try await context.gateway.unary(AuthContract.resendVerification, request)
+                context.output.message(reply.raw) { "If \(email) has an unverified account, a new email is on its way." }
+            }
+        }
+    }
+
+    /// `auth login`.
+    struct Login: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "login", abstract: "Sign in with email and password and keep the session.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--password-stdin`.
+        @OptionGroup var password: PasswordOptions
+        /// The account's address.
+        @Option(help: "The email address.") var email: String
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            var reader = password.reader
+            let secret = try reader.read(prompt: "Password")
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(
+                    AuthContract.signIn, SignInRequest(email: email, password: secret))
+                try AuthCommand.signedIn(reply, context: context)
+            }
+        }
+    }
+
+    /// `auth login-google`.
+    struct LoginGoogle: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "login-google", abstract: "Sign in with a Google ID token.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// The ID token, or "-" for standard input.
+        @Option(help: "The Google ID token (a JWT), or - to read it from standard input.") var idToken: String
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            let token = AuthCommand.idToken(idToken)
+            try await global.withContext { context in
+                let request = SignInWithIdTokenRequest(provider: .google, idToken: token)
+                try AuthCommand.signedIn(try await context.gateway.unary(AuthContract.signInWithIdToken, request), context: context)
+            }
+        }
+    }
+
+    /// `auth login-apple`.
+    struct LoginApple: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "login-apple", abstract: "Sign in with an Apple ID token.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// The ID token, or "-" for standard input.
+        @Option(help: "The Apple ID token (a JWT), or - to read it from standard input.") var idToken: String
+        /// The nonce whose SHA-256 the token carries.
+        @Option(help: "The raw nonce the token's nonce was made from, if one was used.") var rawNonce: String?
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            let token = AuthCommand.idToken(idToken)
+            try await global.withContext { context in
+                let request = SignInWithIdTokenRequest(provider: .apple, idToken: token, rawNonce: rawNonce)
+                try AuthCommand.signedIn(try await context.gateway.unary(AuthContract.signInWithIdToken, request), context: context)
+            }
+        }
+    }
+
+    /// `auth logout`.
+    struct Logout: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "logout", abstract: "Sign out here (or everywhere with --all) and forget the session.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// Whether to end every session of the user.
+        @Flag(help: "Sign out every session of this account, on every device.") var all = false
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                guard try context.store.load() != nil else {
+                    context.output.message(Data("{}".utf8)) { "Not signed in." }
+                    return
+                }
+                let request = SignOutRequest(scope: all ? .global : .local)
+                var raw = Data("{}".utf8)
+                do {
+                    raw = try await context.gateway.unary(AuthContract.signOut, request).raw
+                } catch let error as RPCError where error.code == .unauthenticated {
+                    // The session was already over on the server; forgetting it is all that is left.
+                } catch let error as ShopctlError where error == .sessionEnded {
+                    // The refresh found the session over and deleted the credentials.
+                }
+                try context.store.delete()
+                context.output.message(raw) { all ? "Signed out everywhere." : "Signed out." }
+            }
+        }
+    }
+
+    /// `auth whoami`.
+    struct WhoAmI: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(commandName: "whoami", abstract: "Show the signed-in user.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(AuthContract.getCurrentUser, Empty())
+                context.output.message(reply.raw) { HumanText.user(reply.message.user) }
+            }
+        }
+    }
+
+    /// `auth reset-password`.
+    struct ResetPassword: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "reset-password", abstract: "Email a password-reset link.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// The account's address.
+        @Option(help: "The email address.") var email: String
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(
+                    AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email))
+                context.output.message(reply.raw) {
+                    "If \(email) has an account, a reset email is on its way; then run `shopctl auth confirm-reset TOKEN`."
+                }
+            }
+        }
+    }
+
+    /// `auth confirm-reset TOKEN`.
+    struct ConfirmReset: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "confirm-reset", abstract: "Set a new password with the token of the reset email.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--password-stdin`.
+        @OptionGroup var password: PasswordOptions
+        /// The token from the email.
+        @Argument(help: "The token of the reset email.") var token: String
+
+        /// Refuses an empty token before anything is sent.
+        func validate() throws {
+            guard !token.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("TOKEN is empty.") }
+        }
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            var reader = password.reader
+            let secret = try reader.readNew(prompt: "New password")
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(
+                    AuthContract.resetPassword, ResetPasswordRequest(token: token, newPassword: secret))
+                // A reset signs out every session, this one included.
+                try context.store.delete()
+                context.output.message(reply.raw) { "Password changed. Sign in with `shopctl auth login`." }
+            }
+        }
+    }
+
+    /// `auth change-password`.
+    struct ChangePassword: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "change-password",
+            abstract: "Change the password; other sessions are signed out.",
+            discussion: "With --password-stdin, the first line is the current password and the second the new one.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--password-stdin`.
+        @OptionGroup var password: PasswordOptions
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            var reader = password.reader
+            let current = try reader.read(prompt: "Current password")
+            let new = try reader.readNew(prompt: "New password")
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(
+                    AuthContract.changePassword, ChangePasswordRequest(currentPassword: current, newPassword: new))
+                try context.store.save(StoredCredentials(reply.message))
+                context.output.message(reply.raw) { "Password changed; other sessions were signed out." }
+            }
+        }
+    }
+
+    /// `auth delete-account`.
+    struct DeleteAccount: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "delete-account", abstract: "Delete the account and everything signed in with it.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+        /// `--password-stdin`.
+        @OptionGroup var password: PasswordOptions
+        /// Whether the account has no password (Google or Apple sign-in only).
+        @Flag(help: "The account signs in with Google or Apple only: no password to give (needs a sign-in within 5 minutes).")
+        var noPassword = false
+
+        /// Refuses bad values before anything is sent.
+        func validate() throws {
+            if noPassword && password.passwordStdin {
+                throw ValidationError("--no-password and --password-stdin do not go together.")
+            }
+        }
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            var reader = password.reader
+            let secret = noPassword ? nil : try reader.read(prompt: "Password (to confirm the deletion)")
+            try await global.withContext { context in
+                let reply = try await context.gateway.unary(AuthContract.deleteAccount, DeleteAccountRequest(password: secret))
+                try context.store.delete()
+                context.output.message(reply.raw) { "The account was deleted." }
+            }
+        }
+    }
+
+    /// `auth watch`.
+    struct Watch: AsyncParsableCommand {
+        /// The command's name and help.
+        static let configuration = CommandConfiguration(
+            commandName: "watch", abstract: "Print the session's state as it changes, until Ctrl-C or sign-out.")
+
+        /// `--gateway`, `--json`, `--timeout`.
+        @OptionGroup var global: GlobalOptions
+
+        /// Makes the call and prints the answer.
+        func run() async throws {
+            try await global.withContext { context in
+                _ = try await Interruption.run {
+                    try await context.gateway.watch(AuthContract.watchAuthState, Empty()) { reply in
+                        context.output.message(reply.raw) { HumanText.authState(reply.message) }
+                    }
+                }
+            }
+        }
+    }
+}

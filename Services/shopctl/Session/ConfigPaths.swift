@@ -1,0 +1,33 @@
+import Foundation
+
+/// Where shopctl keeps its files: `$XDG_CONFIG_HOME/shopctl`, or `~/.config/shopctl` when
+/// `XDG_CONFIG_HOME` is unset, empty or relative (the XDG Base Directory spec ignores relative
+/// paths).
+struct ConfigPaths: Sendable, Equatable {
+    /// The `shopctl` directory (mode 0700 once shopctl creates it).
+    let directory: URL
+
+    /// The paths for `environment` (the process's by default).
+    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let base: String
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = (home as NSString).appendingPathComponent(".config")
+        }
+        directory = URL(fileURLWithPath: base, isDirectory: true).appendingPathComponent("shopctl", isDirectory: true)
+    }
+
+    /// Paths under an explicit directory (tests).
+    init(directory: URL) {
+        self.directory = directory
+    }
+
+    /// `credentials.json`: the access and refresh token (mode 0600).
+    var credentials: URL { directory.appendingPathComponent("credentials.json") }
+    /// `credentials.lock`: the `flock` that serializes refreshes across processes.
+    var credentialsLock: URL { directory.appendingPathComponent("credentials.lock") }
+    /// `profile.json`: the saved shipping address of `order place` (mode 0600).
+    var profile: URL { directory.appendingPathComponent("profile.json") }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import RPC
+
+/// `credentials.json` in shopctl's config directory: loaded for every authenticated call,
+/// replaced atomically with mode 0600 by sign-ins and refreshes, removed by sign-out or when
+/// the session ends. Safe to use from several processes: a write is a rename, so readers see
+/// whole files, and refreshes serialize on ``lockFile``.
+struct CredentialsStore: Sendable {
+    /// Where the files are.
+    let paths: ConfigPaths
+
+    /// The credentials file.
+    var file: URL { paths.credentials }
+    /// The lock file that serializes refreshes.
+    var lockFile: URL { paths.credentialsLock }
+
+    /// The stored credentials; nil when there are none.
+    func load() throws(ShopctlError) -> StoredCredentials? {
+        guard let data = try PrivateFile.read(file) else { return nil }
+        do {
+            return try JSONCodec.shared.decode(StoredCredentials.self, from: data)
+        } catch {
+            throw ShopctlError(
+                .authentication, reason: "UNREADABLE_CREDENTIALS", "\(file.path) is not a credentials file.",
+                hint: "run `shopctl auth login` to replace it")
+        }
+    }
+
+    /// Replaces the stored credentials.
+    func save(_ credentials: StoredCredentials) throws(ShopctlError) {
+        let data: Data
+        do {
+            data = try JSONCodec.shared.encode(credentials)
+        } catch {
+            throw .local("Cannot encode the credentials: \(error.message)")
+        }
+        try PrivateFile.write(data, to: file)
+    }
+
+    /// Removes the stored credentials; nothing stored is fine.
+    func delete() throws(ShopctlError) {
+        try PrivateFile.remove(file)
+    }
+}

@@ -1,0 +1,246 @@
+package import RPC
+
+/// What one consumer expects of one provider: the JSON file `Tests/Contracts/<consumer>/<provider>.json`.
+///
+/// Consumer tests write it (record mode) and check their client code against it; provider
+/// tests replay each interaction against the real provider. Keys are written sorted and
+/// interactions by description, so a change shows as a small, reviewable diff.
+package struct Contract: Codable, Sendable, Hashable {
+    /// The calling service, e.g. `basket-svc`.
+    package var consumer: String
+    /// The called service, e.g. `catalog-svc`.
+    package var provider: String
+    /// The calls the consumer makes, sorted by description.
+    package var interactions: [Interaction]
+    /// The file format, so that a reader can refuse one it does not know.
+    package var format: String
+
+    /// The format this code reads and writes.
+    package static let currentFormat = "storefront-contract/1"
+
+    /// Creates a contract; interactions are sorted by description.
+    package init(consumer: String, provider: String, interactions: [Interaction]) {
+        self.consumer = consumer
+        self.provider = provider
+        self.interactions = interactions.sorted { $0.description < $1.description }
+        self.format = Self.currentFormat
+    }
+
+    /// The interaction described by `description`, if any.
+    package func interaction(_ description: String) -> Interaction? {
+        interactions.first { $0.description == description }
+    }
+}
+
+/// One call: the state the provider must be in, what the consumer sends, and what it expects back.
+package struct Interaction: Codable, Sendable, Hashable {
+    /// What the call is for, unique within its contract, e.g. "GetProduct of a product the catalog has".
+    package var description: String
+    /// What must be true on the provider before the call; set up by provider state hooks.
+    package var providerStates: [ProviderState]
+    /// What the consumer sends.
+    package var request: RequestExpectation
+    /// What the consumer expects back.
+    package var response: ResponseExpectation
+
+    /// Creates an interaction.
+    package init(
+        description: String, providerStates: [ProviderState], request: RequestExpectation,
+        response: ResponseExpectation
+    ) {
+        self.description = description
+        self.providerStates = providerStates
+        self.request = request
+        self.response = response
+    }
+}
+
+/// A named precondition with parameters, e.g. "a product exists" `{"id": 7, …}`.
+package struct ProviderState: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The name the provider's state hook is registered under.
+    package var name: String
+    /// The hook's parameters.
+    package var params: [String: JSONValue]
+
+    /// Creates a state.
+    package init(_ name: String, _ params: [String: JSONValue] = [:]) {
+        self.name = name
+        self.params = params
+    }
+
+/// The name, and the parameters as compact JSON.
+    package var description: String {
+        params.isEmpty ? "\"\(name)\"" : "\"\(name)\" \(JSONText.compact(.object(params)))"
+    }
+}
+
+/// The request side of an interaction: method path, metadata and message, each with its
+/// matching rules, and the values the provider side fills in from its states.
+package struct RequestExpectation: Codable, Sendable, Hashable {
+    /// The HTTP/2 `:path`, `/<service>/<method>`.
+    package var path: String
+    /// The metadata the consumer sends that the contract cares about, with example values.
+    /// Other metadata is not part of the contract.
+    package var metadata: [String: String]
+    /// The example request message.
+    package var message: JSONValue
+    /// How actual metadata and messages are compared with the examples.
+    package var matchingRules: RequestMatchingRules
+    /// Values the provider replay takes from its provider states rather than from the example.
+    package var generators: Generators
+
+    /// Creates a request expectation.
+    package init(
+        path: String, metadata: [String: String], message: JSONValue, matchingRules: RequestMatchingRules,
+        generators: Generators
+    ) {
+        self.path = path
+        self.metadata = metadata
+        self.message = message
+        self.matchingRules = matchingRules
+        self.generators = generators
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case path, metadata, message, matchingRules, generators
+    }
+
+    /// Reads an expectation; absent metadata, rules and generators are empty.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        path = try container.decode(String.self, forKey: .path)
+        metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
+        message = try container.decode(JSONValue.self, forKey: .message)
+        matchingRules = try container.decodeIfPresent(RequestMatchingRules.self, forKey: .matchingRules) ?? RequestMatchingRules()
+        generators = try container.decodeIfPresent(Generators.self, forKey: .generators) ?? Generators()
+    }
+
+    /// Leaves out what is empty, so that files show only what an interaction says.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(path, forKey: .path)
+        if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
+        try container.encode(message, forKey: .message)
+        if !matchingRules.isEmpty { try container.encode(matchingRules, forKey: .matchingRules) }
+        if !generators.isEmpty { try container.encode(generators, forKey: .generators) }
+    }
+}
+
+/// The matchers of a request: metadata by name, message by JSON path (`$.items[*].count`).
+package struct RequestMatchingRules: Codable, Sendable, Hashable {
+    /// Matchers for metadata values, by metadata name; a name without one is compared by equality.
+    package var metadata: [String: Matcher]
+    /// Matchers for the message, by JSON path; the default is equality, with no extra fields.
+    package var message: [String: Matcher]
+
+    /// Creates request rules.
+    package init(metadata: [String: Matcher] = [:], message: [String: Matcher] = [:]) {
+        self.metadata = metadata
+        self.message = message
+    }
+
+    /// Whether there are none.
+    package var isEmpty: Bool { metadata.isEmpty && message.isEmpty }
+
+    private enum CodingKeys: String, CodingKey {
+        case metadata, message
+    }
+
+    /// Reads rules; an absent half is empty.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        metadata = try container.decodeIfPresent([String: Matcher].self, forKey: .metadata) ?? [:]
+        message = try container.decodeIfPresent([String: Matcher].self, forKey: .message) ?? [:]
+    }
+
+    /// Leaves out an empty half.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
+        if !message.isEmpty { try container.encode(message, forKey: .message) }
+    }
+}
+
+/// Values the provider side computes at replay time, as `${name}` templates over the values
+/// the provider and its state hooks return (Pact's provider-state generators): an access
+/// token minted for the state's user, the provider's own internal key.
+package struct Generators: Codable, Sendable, Hashable {
+    /// Metadata values by name, e.g. `"authorization": "Bearer ${accessToken}"`.
+    package var metadata: [String: String]
+    /// Message values by JSON path; a template that is exactly `${name}` takes the value as
+    /// it is (a number stays a number).
+    package var message: [String: String]
+
+    /// Creates generators.
+    package init(metadata: [String: String] = [:], message: [String: String] = [:]) {
+        self.metadata = metadata
+        self.message = message
+    }
+
+    /// Whether there are none.
+    package var isEmpty: Bool { metadata.isEmpty && message.isEmpty }
+
+    private enum CodingKeys: String, CodingKey {
+        case metadata, message
+    }
+
+    /// Reads generators; an absent half is empty.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
+        message = try container.decodeIfPresent([String: String].self, forKey: .message) ?? [:]
+    }
+
+    /// Leaves out an empty half.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
+        if !message.isEmpty { try container.encode(message, forKey: .message) }
+    }
+}
+
+/// What the consumer expects back: a response message compared through matchers, or a
+/// status code with its reason.
+package enum ResponseExpectation: Codable, Sendable, Hashable {
+    /// One response message; `rules` are matchers by JSON path (default: equality, no extra fields).
+    case message(JSONValue, rules: [String: Matcher])
+    /// A failed call with this code and, when given, the `shop-error-reason`.
+    case status(code: RPCCode, reason: String?)
+
+    private enum CodingKeys: String, CodingKey {
+        case message, matchingRules, status
+    }
+
+    private struct Status: Codable {
+        var code: String
+        var reason: String?
+    }
+
+    /// Reads `{"status": {"code", "reason"}}` or `{"message", "matchingRules"}`.
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        if let status = try container.decodeIfPresent(Status.self, forKey: .status) {
+            guard let code = RPCCode(name: status.code) else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .status, in: container, debugDescription: "\(status.code) is not a gRPC status code name")
+            }
+            self = .status(code: code, reason: status.reason)
+        } else {
+            self = .message(
+                try container.decode(JSONValue.self, forKey: .message),
+                rules: try container.decodeIfPresent([String: Matcher].self, forKey: .matchingRules) ?? [:])
+        }
+    }
+
+    /// Writes the form ``init(from:)`` reads, the code by its name.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch self {
+        case .message(let message, let rules):
+            try container.encode(message, forKey: .message)
+            try container.encode(rules, forKey: .matchingRules)
+        case .status(let code, let reason):
+            try container.encode(Status(code: code.name, reason: reason), forKey: .status)
+        }
+    }
+}

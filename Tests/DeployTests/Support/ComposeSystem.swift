@@ -1,0 +1,139 @@
+import Foundation
+import ServiceTestSupport
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `deploy/compose` run the way end-to-end tests run it: against the executables this build
+/// made (`SHOP_BIN_DIR`, so nothing is built), with its data in a scratch directory and on
+/// ports the kernel picked, so that it never meets a developer's own running system.
+struct ComposeSystem: Sendable {
+    /// One row of `deploy/compose status --json`.
+    struct Row: Decodable, Sendable, Equatable {
+        /// The service's name.
+        let name: String
+        /// `127.0.0.1:port`.
+        let address: String
+        /// The service process; nil when it does not run.
+        let pid: Int?
+        /// `serving`, `unhealthy`, `restarting` or `stopped`.
+        let status: String
+        /// Its supervisor; nil when stopped.
+        let supervisorPid: Int?
+        /// How often the supervisor restarted it.
+        let restarts: Int
+    }
+
+    /// The scratch directory, removed by ``withComposeSystem(ports:_:)``.
+    let scratch: URL
+    /// `SHOP_DATA`.
+    let data: URL
+    /// Each service's port.
+    let ports: [String: Int]
+    /// The services compose runs here: those of ``StorefrontServices`` that Package.swift
+    /// declares (the rule compose itself follows), in start order.
+    let services: [String]
+
+    /// The directory of the executables this test bundle was built with.
+    static var binDirectory: URL { ServiceProcess.executable("auth-svc").deletingLastPathComponent() }
+
+    /// The variable compose reads for `name`'s port, e.g. `SHOP_CATALOG_PORT`.
+    static func portVariable(of name: String) -> String {
+        let short = name.hasSuffix("-svc") ? String(name.dropLast(4)) : name
+        return "SHOP_\(short.uppercased())_PORT"
+    }
+
+    /// The environment of every compose command: none of the caller's `SHOP_*` variables,
+    /// then ours.
+    var environment: [String: String?] {
+        var environment: [String: String?] = [:]
+        for name in ProcessInfo.processInfo.environment.keys where name.hasPrefix("SHOP_") { environment[name] = .some(nil) }
+        environment["SHOP_DATA"] = data.path
+        environment["SHOP_BIN_DIR"] = Self.binDirectory.path
+        environment["SHOP_HEALTH_TIMEOUT"] = "90"
+        for (name, port) in ports { environment[Self.portVariable(of: name)] = String(port) }
+        return environment
+    }
+
+    /// Runs `deploy/compose arguments…`.
+    func run(_ arguments: String..., timeout: Duration = .seconds(180)) async throws -> Command.Result {
+        try await Command.run(Repository.url("deploy/compose").path, arguments, environment: environment, timeout: timeout)
+    }
+
+    /// `deploy/compose status --json`, decoded.
+    func status(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Row] {
+        let result = try await run("status", "--json", timeout: .seconds(60))
+        try #require(result.status == 0, "status --json failed: \(result)", sourceLocation: sourceLocation)
+        do {
+            return try JSONDecoder().decode([Row].self, from: Data(result.output.utf8))
+        } catch {
+            Issue.record("status --json is not the JSON expected (\(error)):\n\(result.output)", sourceLocation: sourceLocation)
+            throw error
+        }
+    }
+
+    /// The row of `name` in `rows`.
+    func row(_ name: String, in rows: [Row], sourceLocation: SourceLocation = #_sourceLocation) throws -> Row {
+        try #require(rows.first { $0.name == name }, "status has no row for \(name): \(rows)", sourceLocation: sourceLocation)
+    }
+
+    /// The log compose keeps for `name`.
+    func log(of name: String) -> String {
+        (try? String(contentsOf: data.appendingPathComponent("run/\(name).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// The processes whose command line mentions the scratch directory (`pgrep -af`): every
+    /// supervisor and service compose started here has it in its arguments.
+    func processesLeft() async throws -> [String] {
+        let result = try await Command.run("pgrep", ["-af", scratch.path], timeout: .seconds(30))
+        return result.output.split(separator: "\n").map(String.init)
+    }
+
+    /// Polls `condition` every 200 ms for up to `limit`; returns whether it became true.
+    func eventually(within limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(200))
+        }
+        return try await condition()
+    }
+}
+
+/// Runs `body` with a fresh ``ComposeSystem`` on `ports` (default: five the kernel picks),
+/// then runs `down`, kills whatever is still left (recording an issue if anything was) and
+/// removes the scratch directory, whether `body` succeeded or not.
+func withComposeSystem(
+    ports chosen: [String: Int] = [:], sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (ComposeSystem) async throws -> Void
+) async throws {
+    let scratch = try TestScratch.makeDirectory(prefix: "deploy-compose")
+    let services = try StorefrontServices.names.filter(Set(Repository.executableTargets()).contains)
+    let free = try FreePorts.take(StorefrontServices.all.count)
+    var ports: [String: Int] = [:]
+    for (index, name) in StorefrontServices.names.enumerated() { ports[name] = chosen[name] ?? free[index] }
+    let system = ComposeSystem(scratch: scratch, data: scratch.appendingPathComponent("data"), ports: ports, services: services)
+    let outcome: Result<Void, any Error>
+    do {
+        try await body(system)
+        outcome = .success(())
+    } catch {
+        outcome = .failure(error)
+    }
+    if case .failure = outcome {
+        let logs = services.map { "--- \($0)\n\(system.log(of: $0).split(separator: "\n").suffix(15).joined(separator: "\n"))" }
+        FileHandle.standardError.write(Data("compose logs after the failure:\n\(logs.joined(separator: "\n"))\n".utf8))
+    }
+    _ = try? await system.run("down", timeout: .seconds(120))
+    let left = (try? await system.processesLeft()) ?? []
+    if !left.isEmpty {
+        Issue.record("processes left after down: \(left)", sourceLocation: sourceLocation)
+        for line in left {
+            if let pid = Int32(line.split(separator: " ").first ?? "") { kill(pid, SIGKILL) }
+        }
+    }
+    try? FileManager.default.removeItem(at: scratch)
+    try outcome.get()
+}

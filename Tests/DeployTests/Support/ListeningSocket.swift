@@ -1,0 +1,55 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP socket listening on 127.0.0.1, closed when released. Not thread-safe: one owner.
+final class ListeningSocket {
+    /// Why the socket could not be made.
+    struct Failure: Error, CustomStringConvertible {
+        /// The call that failed.
+        let call: String
+        /// Its errno.
+        let code: Int32
+
+        var description: String { "\(call): \(String(cString: strerror(code)))" }
+    }
+
+    /// The port it listens on.
+    let port: Int
+    private let descriptor: Int32
+
+    /// Listens on `port` of 127.0.0.1 (0: a port the kernel picks).
+    init(port: Int = 0) throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, listen(descriptor, 8) == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(call: "bind/listen 127.0.0.1:\(port)", code: code)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard named == 0 else {
+            let code = errno
+            close(descriptor)
+            throw Failure(call: "getsockname", code: code)
+        }
+        self.descriptor = descriptor
+        self.port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+}

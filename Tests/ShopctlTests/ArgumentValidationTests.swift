@@ -1,0 +1,84 @@
+import ArgumentParser
+import Contracts
+import Testing
+
+@testable import shopctl
+
+/// Bad input is refused before anything is sent, as a usage error (exit 2).
+@Suite("Command-line validation")
+struct ArgumentValidationTests {
+    /// Parses `arguments` as shopctl would (after hoisting the global options).
+    private func parse(_ arguments: [String]) throws -> any ParsableCommand {
+        try Shopctl.parseAsRoot(GlobalOptions.hoisted(arguments))
+    }
+
+    private static let card = ["--card", "4242424242424242", "--exp", "12/30", "--cvc", "123"]
+    private static let address = [
+        "--name", "Ada", "--line1", "1 Main St", "--city", "Springfield", "--postal-code", "12345", "--country", "us",
+    ]
+
+    @Test(
+        "refuses values that cannot be right",
+        arguments: [
+            ["order", "place"] + address + ["--card", "4242424242424242", "--exp", "13/30", "--cvc", "123"],
+            ["order", "place"] + address + ["--card", "4242424242424242", "--exp", "1230", "--cvc", "123"],
+            ["order", "place"] + address + ["--card", "4242-4242", "--exp", "12/30", "--cvc", "123"],
+            ["order", "place"] + address + ["--card", "4242424242424242", "--exp", "12/30", "--cvc", "12a"],
+            ["order", "place"] + address.dropLast(2) + ["--country", "USA"] + card,
+            ["basket", "add", "3", "--count", "11"],
+            ["basket", "add", "3", "--count", "0"],
+            ["basket", "set", "abcd", "11"],
+            ["products", "list", "--page-size", "0"],
+            ["products", "list", "--sort", "CHEAPEST"],
+            ["products", "show", "abc"],
+            ["call", "NoSlashOrDot"],
+            ["call", "shop.catalog.v1.CatalogService/GetProduct", "{}", "-H", "no-colon"],
+            ["health", "--gateway", "not-an-address"],
+            ["health", "--timeout", "0"],
+            ["admin", "products", "upsert", "--title", "T", "--category", "c", "--price", "abc", "--api-key", "k"],
+            ["admin", "products", "upsert", "--title", "T", "--api-key", "k"],
+            ["admin", "products", "upsert", "--json-file", "f.json", "--title", "T", "--api-key", "k"],
+            ["admin", "products", "delete", "1", "--api-key", ""],
+            ["auth", "login"],
+            ["auth", "login", "--email", "a@b.c", "--password", "secret"],
+        ])
+    func refuses(arguments: [String]) {
+        #expect(throws: (any Error).self, "\(arguments)") { try parse(arguments) }
+        do {
+            _ = try parse(arguments)
+        } catch {
+            #expect(Shopctl.exitCode(for: error) == .validationFailure, "\(arguments): \(error)")
+        }
+    }
+
+    @Test("accepts a complete order, lower-case country and a four-digit year included")
+    func acceptsOrder() throws {
+        let command = try #require(try parse(["order", "place"] + Self.address + Self.card) as? OrderCommand.Place)
+        let request = try command.request()
+        #expect(request.shippingAddress.country == "US")
+        #expect(request.payment == CardDetails(cardNumber: "4242424242424242", expMonth: 12, expYear: 2030, cvc: "123"))
+        let long = try #require(
+            try parse(["order", "place"] + Self.address + ["--card", "4242 4242 4242 4242", "--exp", "1/2031", "--cvc", "0123"])
+                as? OrderCommand.Place)
+        #expect(try long.request().payment == CardDetails(cardNumber: "4242424242424242", expMonth: 1, expYear: 2031, cvc: "0123"))
+    }
+
+    @Test("global options may come before the subcommand, after it, or with =")
+    func hoisting() throws {
+        #expect(
+            GlobalOptions.hoisted(["--json", "products", "list", "--gateway", "h:1", "--page-size", "3"])
+                == ["products", "list", "--page-size", "3", "--json", "--gateway", "h:1"])
+        #expect(GlobalOptions.hoisted(["--timeout=2", "health"]) == ["health", "--timeout=2"])
+        // After `--` nothing is touched.
+        #expect(GlobalOptions.hoisted(["call", "a/b", "--", "--json"]) == ["call", "a/b", "--", "--json"])
+        let command = try #require(try parse(["--json", "--gateway", "10.0.0.1:9", "products", "list"]) as? ProductsCommand.List)
+        #expect(command.global.json)
+        #expect(command.global.gateway == "10.0.0.1:9")
+    }
+
+    @Test("sort names are the wire names in any case")
+    func sortNames() throws {
+        let command = try #require(try parse(["products", "list", "--sort", "price-desc"]) as? ProductsCommand.List)
+        #expect(command.sort?.sort == .priceDescending)
+    }
+}
