@@ -54,7 +54,8 @@ struct OutageTests {
     @Test("catalog-svc down: the gateway as a whole reports NOT_SERVING until it is back")
     func catalogDown() async throws {
         try await withGateway { stack in
-            #expect(try await stack.gatewayHealth() == .serving)
+            // The gateway starts NOT_SERVING until its first round of upstream checks.
+            #expect(try await eventually(within: .seconds(5)) { try await stack.gatewayHealth() == .serving })
             try await stack.service(.catalog).kill()
             #expect(try await eventually(within: .seconds(5)) { try await stack.gatewayHealth() == .notServing })
             await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {

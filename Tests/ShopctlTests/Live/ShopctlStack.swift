@@ -24,8 +24,8 @@ enum StackMember: String, CaseIterable, Sendable {
 func withShopctlStack(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: (ShopctlStack) async throws -> Void
 ) async throws {
+    let stack = try ShopctlStack()
     await shopctlStackSlots.acquire()
-    let stack = ShopctlStack()
     var failure: (any Error)?
     do {
         try await stack.launchAll(sourceLocation: sourceLocation)
@@ -57,9 +57,8 @@ final class ShopctlStack: Sendable {
     private let members = Mutex<[StackMember: ServiceProcess]>([:])
 
     /// A stack with nothing running yet.
-    init() {
-        // Generating an Ed25519 key does not fail in practice; a failure here is a broken build.
-        signingKey = try! SigningKey.generate()
+    init() throws {
+        signingKey = try SigningKey.generate()
     }
 
     /// The data directory of `member`.
