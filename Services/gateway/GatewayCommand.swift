@@ -29,7 +29,11 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Requests a client may make at once above the rate (env SHOP_GATEWAY_RATE_BURST).")
     var rateBurst = Int(environment["SHOP_GATEWAY_RATE_BURST"] ?? "") ?? 100
 
+    @Option(help: "HTTP/2 connections to each upstream, 0 for one per core (env SHOP_GATEWAY_UPSTREAM_CONNECTIONS).")
+    var upstreamConnections = Int(environment["SHOP_GATEWAY_UPSTREAM_CONNECTIONS"] ?? "") ?? 0
+
     func validate() throws {
+        guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
         guard defaultTimeoutMs > 0 else { throw ValidationError("--default-timeout-ms must be positive.") }
         guard rateLimit >= 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must be 0 or more.") }
         guard rateBurst >= 1 else { throw ValidationError("--rate-burst must be at least 1.") }
@@ -48,6 +52,9 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.policy.defaultTimeout = .milliseconds(defaultTimeoutMs)
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst
+        configuration.upstreamConnections = upstreamConnections == 0 ? nil : upstreamConnections
+        // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.
+        configuration.handlersStayOnLoop = Self.environment["SHOP_GATEWAY_POOL_HANDLERS"] != "1"
         try await ServiceHost.launch(logger: logger) {
             let server = try GatewayServer.build(configuration: configuration, logger: logger)
             try await server.run()

@@ -43,6 +43,11 @@ struct GatewayServer: Sendable {
         var gracePeriod: Duration = .seconds(10)
         /// Time between upstream health checks.
         var healthInterval: Duration = .seconds(1)
+        /// HTTP/2 connections to each upstream; nil keeps one per event loop.
+        var upstreamConnections: Int?
+        /// Whether forwarding runs on the event loops (no thread hand-offs; the gateway's
+        /// handlers only wait on upstreams) rather than on the cooperative pool.
+        var handlersStayOnLoop = true
     }
 
     /// Builds everything; nothing listens until `run`.
@@ -57,10 +62,12 @@ struct GatewayServer: Sendable {
         } catch {
             throw StartupError("cannot start the event loops: \(error)")
         }
+        var clientConfiguration = ClientConfiguration.upstream
+        clientConfiguration.connectionCount = configuration.upstreamConnections
         func upstream(_ name: String, _ address: SocketAddressText, _ services: [String], required: Bool) -> Upstream {
             Upstream(
                 name: name, services: services, required: required,
-                client: RPCClient(target: address, configuration: .upstream, group: group))
+                client: RPCClient(target: address, configuration: clientConfiguration, group: group))
         }
         let authUpstream = upstream("auth-svc", configuration.auth.authAddress, [AuthContract.service], required: true)
         let catalog = upstream("catalog-svc", configuration.catalogAddress, [CatalogContract.service], required: true)
@@ -87,7 +94,8 @@ struct GatewayServer: Sendable {
         health.setStatus(.notServing)  // until the first round of upstream checks
         let (server, _) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group)
+            gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group,
+            handlersStayOnLoop: configuration.handlersStayOnLoop)
         let upstreams = [authUpstream, catalog, basket, order]
         let upstreamHealth = UpstreamHealth(
             upstreams: upstreams, health: health, interval: configuration.healthInterval,

@@ -18,6 +18,10 @@ public struct ClientConfiguration: Sendable {
     public var retry = RetryPolicy()
     /// Event loops when the client owns its own (default 1).
     public var loopCount = 1
+    /// HTTP/2 connections kept to the upstream; nil (the default) keeps one per event loop, so
+    /// a call made on a loop thread uses that loop's connection and the upstream spreads the
+    /// connections over its own loops.
+    public var connectionCount: Int?
     /// Keepalive: while calls are open and nothing has arrived for this long, send a PING; nil
     /// (the default, as in other gRPC clients, since servers such as grpc-go's refuse pings
     /// more often than every 5 minutes) sends none. Our own servers accept them, so Storefront's

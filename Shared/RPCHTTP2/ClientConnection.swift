@@ -99,7 +99,19 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if case .closed(let reason) = socket.readAvailable(into: session) {
             return shutDown(reason: reason ?? "the server closed the connection")
         }
-        flushOutput()
+        flushSoon()
+    }
+
+    private var flushQueued = false
+
+    /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
+    private func flushSoon() {
+        guard !flushQueued else { return }
+        flushQueued = true
+        loop.atEndOfIteration { [self] in
+            flushQueued = false
+            flushOutput()
+        }
     }
 
     private func flushOutput() {
@@ -142,7 +154,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                     resetNow(call)
                 }
             }
-            flushOutput()
+            flushSoon()
         }
     }
 
@@ -170,7 +182,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 call.ungranted = 0
             }
         }
-        flushOutput()
+        flushSoon()
     }
 
     /// Resets a call's stream with CANCEL. Any thread.

@@ -16,7 +16,7 @@ protocol EventHandler: AnyObject {
 ///
 /// Thread-safety: ``execute(_:)`` may be called from any thread; everything else is called on
 /// the loop's own thread only (checked with ``inEventLoop`` in debug builds).
-package final class EventLoop: @unchecked Sendable {
+package final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handlers`, `timers` and `timerActions` are touched
     // only on the loop thread; cross-thread state lives in `queue`, behind a Mutex.
     private struct Queue {
@@ -34,6 +34,8 @@ package final class EventLoop: @unchecked Sendable {
     private var timers = TimerHeap()
     private var timerActions: [UInt64: () -> Void] = [:]
     private var nextTimerID: UInt64 = 1
+    /// Cancelled timers still in `timers`.
+    private var cancelledTimers = 0
     private let threadID = Mutex<pthread_t?>(nil)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     /// A name for logs and thread names.
@@ -45,6 +47,16 @@ package final class EventLoop: @unchecked Sendable {
     /// expected soon. Loop only.
     func expectWorkSoon() {
         spinUntil = System.monotonicNanoseconds() &+ 50_000
+    }
+
+    /// Actions to run once this iteration's events, tasks and timers are handled, before the
+    /// loop waits again: connections queue their socket writes here, so the output of many
+    /// calls handled in one iteration leaves in one write. Loop only.
+    private var endOfIteration: [() -> Void] = []
+
+    /// Runs `action` at the end of this loop iteration (see `endOfIteration`). Loop only.
+    func atEndOfIteration(_ action: @escaping () -> Void) {
+        endOfIteration.append(action)
     }
 
     /// Scratch space for socket reads, shared by every connection of this loop. Loop only.
@@ -78,6 +90,22 @@ package final class EventLoop: @unchecked Sendable {
                 signal(state)
             }
         }
+    }
+
+    /// Runs a Swift concurrency job on the loop thread (the loop as a task executor); once the
+    /// loop is stopping, on the global pool instead, so no task is stranded.
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let accepted = queue.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.tasks.append { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+            if state.sleeping {
+                state.sleeping = false
+                signal(state)
+            }
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(job) }
     }
 
     /// Stops the loop after the tasks already queued; waits until its thread has ended.
@@ -141,9 +169,20 @@ package final class EventLoop: @unchecked Sendable {
         return id
     }
 
+    /// Timers in the heap, cancelled ones included (for tests). Loop only.
+    var timerHeapCount: Int { timers.count }
+
     /// Cancels a timer that has not fired yet.
     func cancelTimer(_ id: UInt64) {
-        timerActions[id] = nil
+        guard timerActions.removeValue(forKey: id) != nil else { return }
+        // A cancelled timer stays in the heap until its deadline. Calls cancel their deadline
+        // timers (seconds away) within microseconds, so under load the heap would hold
+        // seconds' worth of dead entries: drop them once they are the majority.
+        cancelledTimers += 1
+        if cancelledTimers > 64 && cancelledTimers * 2 > timers.count {
+            timers.retain { timerActions[$0] != nil }
+            cancelledTimers = 0
+        }
     }
 
     private func control(_ operation: Int32, _ fd: Int32, readable: Bool, writable: Bool) throws(SystemError) {
@@ -155,6 +194,9 @@ package final class EventLoop: @unchecked Sendable {
 
     private func run() {
         threadID.withLock { $0 = pthread_self() }
+        // Foundation does not always pass the name on to the OS thread; debuggers and `top -H`
+        // show this one (at most 15 bytes).
+        _ = storefront_name_current_thread(name)
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             // Right after handing work to handlers, poll briefly instead of sleeping: their
@@ -191,6 +233,11 @@ package final class EventLoop: @unchecked Sendable {
             }
             runTasks()
             runTimers()
+            while !endOfIteration.isEmpty {
+                let actions = endOfIteration
+                endOfIteration.removeAll(keepingCapacity: true)
+                for action in actions { action() }
+            }
         }
         queue.withLock { state in
             state.closed = true
@@ -204,19 +251,28 @@ package final class EventLoop: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
+    /// Runs the queued tasks, and those they queue in turn (a resumed handler queueing its
+    /// connection's flush), a few rounds at most so that sockets are not starved.
     private func runTasks() {
-        let tasks = queue.withLock { state -> [@Sendable () -> Void] in
-            defer { state.tasks.removeAll(keepingCapacity: true) }
-            return state.tasks
+        for _ in 0..<3 {
+            let tasks = queue.withLock { state -> [@Sendable () -> Void] in
+                defer { state.tasks.removeAll(keepingCapacity: true) }
+                return state.tasks
+            }
+            if tasks.isEmpty { return }
+            for task in tasks { task() }
         }
-        for task in tasks { task() }
     }
 
     private func runTimers() {
         guard !timers.isEmpty else { return }
         let now = System.monotonicNanoseconds()
         while let id = timers.popExpired(now: now) {
-            if let action = timerActions.removeValue(forKey: id) { action() }
+            if let action = timerActions.removeValue(forKey: id) {
+                action()
+            } else {
+                cancelledTimers = max(0, cancelledTimers - 1)
+            }
         }
     }
 }
@@ -227,6 +283,15 @@ struct TimerHeap {
 
     /// Whether no timer is pending.
     var isEmpty: Bool { entries.isEmpty }
+
+    /// How many timers are in the heap.
+    var count: Int { entries.count }
+
+    /// Keeps only the timers whose id passes `keep`.
+    mutating func retain(_ keep: (UInt64) -> Bool) {
+        entries.removeAll { !keep($0.id) }
+        entries.sort { $0.deadline < $1.deadline }  // a sorted array is a valid min-heap
+    }
 
     /// Adds a timer.
     mutating func push(deadline: UInt64, id: UInt64) {
@@ -278,6 +343,11 @@ package final class EventLoopGroup: Sendable {
         var loops: [EventLoop] = []
         for index in 0..<max(1, count) { loops.append(try EventLoop(name: "\(name)-\(index)")) }
         self.loops = loops
+    }
+
+    /// The index of the loop whose thread calls this, or nil off the group's threads.
+    package func indexOfCurrentLoop() -> Int? {
+        loops.firstIndex { $0.inEventLoop }
     }
 
     /// The next loop, round-robin.

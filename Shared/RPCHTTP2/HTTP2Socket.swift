@@ -21,7 +21,9 @@ final class HTTP2Socket {
         self.loop = loop
     }
 
-    /// Reads what is waiting (up to a megabyte, for fairness) into `session`.
+    /// Reads what is waiting (up to a megabyte, for fairness) into `session`. A read that
+    /// does not fill the buffer took everything there was: the loop watches level-triggered, so
+    /// it reports the socket again when more arrives, and no read is spent learning `EAGAIN`.
     func readAvailable(into session: HTTP2Session) -> ReadOutcome {
         var budget = 1 << 20
         while budget > 0 {
@@ -41,6 +43,7 @@ final class HTTP2Socket {
                 _ = flush(session)  // let our GOAWAY out
                 return .closed(reason: "protocol error: \(error)")
             }
+            if count < loop.readBuffer.count { return .open }
         }
         return .open
     }

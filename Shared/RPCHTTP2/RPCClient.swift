@@ -2,9 +2,11 @@ public import Foundation
 public import RPC
 internal import Synchronization
 
-/// A client of one upstream address: one multiplexed HTTP/2 connection (a new one when it
-/// is lost or runs out of streams), reconnect with jittered exponential backoff, typed
-/// calls of all four kinds, deadlines, cancellation and gRFC A6 retries.
+/// A client of one upstream address: multiplexed HTTP/2 connections — by default one per event
+/// loop, so calls made on a loop thread stay on it and the upstream serves them on as many of
+/// its own loops — each replaced when lost or out of streams; reconnect with jittered
+/// exponential backoff, typed calls of all four kinds, deadlines, cancellation and gRFC A6
+/// retries.
 ///
 /// Thread-safe; share one per upstream.
 public final class RPCClient: Sendable {
@@ -13,10 +15,12 @@ public final class RPCClient: Sendable {
     private let configuration: ClientConfiguration
     private let group: EventLoopGroup
     private let ownsGroup: Bool
-    private let state = Mutex<ConnectionState>(ConnectionState())
+    private let state: Mutex<ConnectionState>
+    private let cursor = Atomic<Int>(0)
 
     struct ConnectionState {
-        var connection: ClientConnection?
+        /// Slot `i` holds a connection on loop `i % loops.count` of the group, or nil.
+        var connections: [ClientConnection?]
         var failures = 0
         var retryAt: ContinuousClock.Instant?
         var closed = false
@@ -34,16 +38,18 @@ public final class RPCClient: Sendable {
         self.configuration = configuration
         self.group = group
         self.ownsGroup = ownsGroup
+        let count = max(1, configuration.connectionCount ?? group.loops.count)
+        state = Mutex(ConnectionState(connections: Array(repeating: nil, count: count)))
     }
 
     /// Closes the connection and, if owned, the loops. Calls in flight fail with `UNAVAILABLE`.
     public func close() async {
-        let connection = state.withLock { state -> ClientConnection? in
+        let connections = state.withLock { state -> [ClientConnection] in
             state.closed = true
-            defer { state.connection = nil }
-            return state.connection
+            defer { state.connections = state.connections.map { _ in nil } }
+            return state.connections.compactMap(\.self)
         }
-        if let connection { connection.loop.execute { connection.shutDown(reason: "client closed") } }
+        for connection in connections { connection.loop.execute { connection.shutDown(reason: "client closed") } }
         if ownsGroup { await group.shutdown() }
     }
 
@@ -68,10 +74,18 @@ public final class RPCClient: Sendable {
         return call
     }
 
+    /// The connection slot for a call made now: the calling loop's own when the caller runs on
+    /// one of the group's loops (no thread hop), else the next in turn.
+    private func slot(count: Int) -> Int {
+        if count > 1, let index = group.indexOfCurrentLoop(), index < count { return index }
+        return count == 1 ? 0 : cursor.wrappingAdd(1, ordering: .relaxed).oldValue % count
+    }
+
     private func connection() throws(RPCError) -> ClientConnection {
         let result = state.withLock { state -> Result<(ClientConnection, Bool), RPCError> in
             if state.closed { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }
-            if let connection = state.connection, connection.isUsable.load(ordering: .relaxed) {
+            let slot = slot(count: state.connections.count)
+            if let connection = state.connections[slot], connection.isUsable.load(ordering: .relaxed) {
                 return .success((connection, false))
             }
             if let retryAt = state.retryAt, ContinuousClock.now < retryAt {
@@ -79,10 +93,11 @@ public final class RPCClient: Sendable {
                     code: .unavailable, reason: "UPSTREAM_UNAVAILABLE",
                     message: "\(target) is unreachable; reconnecting after backoff."))
             }
-            let connection = ClientConnection(target: target, loop: group.next(), configuration: configuration) { [weak self] closed, connected in
+            let loop = group.loops[slot % group.loops.count]
+            let connection = ClientConnection(target: target, loop: loop, configuration: configuration) { [weak self] closed, connected in
                 self?.connectionClosed(closed, wasConnected: connected)
             }
-            state.connection = connection
+            state.connections[slot] = connection
             return .success((connection, true))
         }
         let (connection, isNew) = try result.get()
@@ -92,7 +107,7 @@ public final class RPCClient: Sendable {
 
     private func connectionClosed(_ connection: ClientConnection, wasConnected: Bool) {
         state.withLock { state in
-            if state.connection === connection { state.connection = nil }
+            if let slot = state.connections.firstIndex(where: { $0 === connection }) { state.connections[slot] = nil }
             if wasConnected {
                 state.failures = 0
                 state.retryAt = nil

@@ -19,6 +19,12 @@ public struct ServerConfiguration: Sendable {
     /// block either way (blocking work goes to a `BlockingPool` or the database's threads).
     /// 0 starts every handler on the pool.
     public var inlineStartLimit = 64 * 1024
+    /// Whether handlers run on their connection's event loop after a suspension too (the loop
+    /// is their task executor), instead of moving to the cooperative pool: a handler that
+    /// mostly waits on other calls — a proxy — then answers without any thread hand-off, and
+    /// its upstream calls use the same loop's connection. Only for handlers that never block
+    /// and do little CPU work per message; off by default.
+    public var handlersStayOnLoop = false
     /// Event loops (threads); default one per core.
     public var loopCount: Int?
 

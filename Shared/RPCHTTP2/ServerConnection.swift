@@ -50,7 +50,19 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             close(reason: reason)
             return
         }
-        flushOutput()
+        flushSoon()
+    }
+
+    private var flushQueued = false
+
+    /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
+    private func flushSoon() {
+        guard !flushQueued else { return }
+        flushQueued = true
+        loop.atEndOfIteration { [self] in
+            flushQueued = false
+            flushOutput()
+        }
     }
 
     /// Writes everything nghttp2 has queued; closes when the session is done.
@@ -89,7 +101,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 stream.ungranted = 0
             }
         }
-        flushOutput()
+        flushSoon()
     }
 
     private func pushResponse(_ stream: ServerStream) {
@@ -315,10 +327,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         }
         // A small unary request that has fully arrived starts right here, on the loop thread,
         // and runs until its first suspension: most such handlers finish without one, so the
-        // call costs no thread hand-off. Anything else starts on the cooperative pool.
+        // call costs no thread hand-off. Anything else starts on the cooperative pool, or on
+        // the loop when handlers stay there.
         let inline = route.info.kind.isUnaryRequest && stream.requestEnded
             && stream.receivedBytes <= server.configuration.inlineStartLimit
-        let task = inline ? Task.immediate(operation: body) : Task(operation: body)
+        let executor: (any TaskExecutor)? = server.configuration.handlersStayOnLoop ? loop : nil
+        let task = inline
+            ? Task.immediate(executorPreference: executor, operation: body)
+            : Task(executorPreference: executor, operation: body)
         let cancelled = stream.shared.withLock { state -> Bool in
             state.task = task
             return state.buffers.cancellation != nil

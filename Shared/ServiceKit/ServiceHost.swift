@@ -40,15 +40,17 @@ package enum ServiceHost {
 
     /// The server for `router`, with health and Describe added; not yet listening. With
     /// `group`, it serves on those loops (shared with the process's clients, as the gateway
-    /// does) instead of its own.
+    /// does) instead of its own; `handlersStayOnLoop` keeps handlers on those loops after
+    /// they suspend (``ServerConfiguration/handlersStayOnLoop``).
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
-        health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil
+        health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
         router.addStandardServices(health: health)
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.gracePeriod = gracePeriod
+        configuration.handlersStayOnLoop = handlersStayOnLoop
         guard let group else {
             return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
         }

@@ -20,6 +20,36 @@ struct TransportUnitTests {
         #expect(heap.millisecondsUntilNext(now: 0) == -1)
     }
 
+    @Test("retaining timers drops the others and keeps the heap in deadline order")
+    func timerHeapRetain() {
+        var heap = TimerHeap()
+        for id in UInt64(1)...20 { heap.push(deadline: (id * 7919) % 101, id: id) }
+        heap.retain { $0 % 2 == 0 }
+        #expect(heap.count == 10)
+        var popped: [UInt64] = []
+        while let id = heap.popExpired(now: .max) { popped.append(id) }
+        #expect(popped.allSatisfy { $0 % 2 == 0 } && popped.count == 10)
+        #expect(popped.map { ($0 * 7919) % 101 } == popped.map { ($0 * 7919) % 101 }.sorted())
+    }
+
+    @Test("cancelled timers do not pile up in a loop's heap; live ones still fire")
+    func cancelledTimersAreDropped() async throws {
+        let loop = try EventLoop(name: "timer-test")
+        // Resumed by the live timer firing, with the heap's size after the cancellations.
+        let heapCount = await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            loop.execute {
+                for _ in 0..<10_000 {
+                    let id = loop.scheduleTimer(after: .seconds(30)) {}
+                    loop.cancelTimer(id)
+                }
+                let count = loop.timerHeapCount
+                loop.scheduleTimer(after: .milliseconds(5)) { continuation.resume(returning: count) }
+            }
+        }
+        await loop.shutdown()
+        #expect(heapCount <= 130, "10,000 cancelled timers left \(heapCount) heap entries")
+    }
+
     @Test("timeouts until the next timer are capped at a minute")
     func timerHeapCap() {
         var heap = TimerHeap()

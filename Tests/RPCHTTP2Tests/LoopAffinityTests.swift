@@ -1,0 +1,133 @@
+import Foundation
+import RPC
+@testable import RPCHTTP2
+import Synchronization
+import Testing
+
+/// Where handlers and client calls run when a server and its clients share event loops, as the
+/// gateway does: handlers kept on their loop after a suspension, and one upstream connection
+/// per loop, used by the calls made on that loop.
+extension LiveTests {
+    @Suite("Loop affinity")
+    struct LoopAffinityTests {
+        /// A unary method whose handler suspends, then answers with the index of the loop of
+        /// `group` it resumed on ("-" off the loops) and the peer address of its connection.
+        static let whereAmI = MethodDescriptor<TextMessage, TextMessage>(
+            service: "test.v1.AffinityService", method: "WhereAmI", kind: .unary)
+        /// A unary method that calls `whereAmI` on the upstream and returns its answer.
+        static let relay = MethodDescriptor<TextMessage, TextMessage>(
+            service: "test.v1.AffinityService", method: "Relay", kind: .unary)
+
+        /// Which loop of `group` runs the caller: its index, or "-".
+        static func loopIndex(in group: EventLoopGroup?) -> String {
+            group?.indexOfCurrentLoop().map(String.init) ?? "-"
+        }
+
+        static func whereAmIRouter(group: EventLoopGroup? = nil) -> Router {
+            var router = Router()
+            router.unary(whereAmI) { _, context in
+                try await Task.sleep(for: .milliseconds(1))
+                return TextMessage(text: "\(loopIndex(in: group))|\(context.peer)")
+            }
+            return router
+        }
+
+        @Test("with handlersStayOnLoop a handler resumes on its loop after suspending; without, on the pool")
+        func handlersResumeOnTheirLoop() async throws {
+            for stayOnLoop in [true, false] {
+                let group = try EventLoopGroup(count: 2, name: "affinity")
+                var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+                configuration.handlersStayOnLoop = stayOnLoop
+                let server = HTTP2Server(
+                    configuration: configuration, router: Self.whereAmIRouter(group: group), logger: quietLogger, group: group,
+                    ownsGroup: true)
+                let port = try server.start()
+                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
+                var threads: [String] = []
+                for _ in 0..<10 {
+                    let answer = try await client.unary(Self.whereAmI, TextMessage(text: ""))
+                    threads.append(String(answer.text.split(separator: "|").first ?? ""))
+                }
+                await client.close()
+                await server.shutdown()
+                let onLoops = threads.filter { $0 != "-" }
+                if stayOnLoop {
+                    #expect(onLoops.count == threads.count, "threads: \(threads)")
+                } else {
+                    #expect(onLoops.isEmpty, "threads: \(threads)")
+                }
+            }
+        }
+
+        @Test("a client on a group keeps one connection per loop; connectionCount overrides it")
+        func oneConnectionPerLoop() async throws {
+            let upstream = try HTTP2Server(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: Self.whereAmIRouter(),
+                logger: quietLogger)
+            let port = try upstream.start()
+            let group = try EventLoopGroup(count: 2, name: "affinity-client")
+            for (count, expected) in [(Int?.none, 2), (1, 1), (3, 3)] {
+                var configuration = ClientConfiguration()
+                configuration.connectionCount = count
+                let client = RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), configuration: configuration, group: group)
+                var peers = Set<String>()
+                for _ in 0..<12 {
+                    let answer = try await client.unary(Self.whereAmI, TextMessage(text: ""))
+                    peers.insert(String(answer.text.split(separator: "|").last ?? ""))
+                }
+                await client.close()
+                #expect(peers.count == expected, "connectionCount \(String(describing: count)): peers \(peers)")
+            }
+            await group.shutdown()
+            await upstream.shutdown()
+        }
+
+        @Test("calls made on a loop use that loop's connection: a relay on two loops reaches its upstream over both")
+        func callsFromALoopUseItsConnection() async throws {
+            let upstream = try HTTP2Server(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: Self.whereAmIRouter(),
+                logger: quietLogger)
+            let upstreamPort = try upstream.start()
+            let group = try EventLoopGroup(count: 2, name: "affinity-relay")
+            let upstreamClient = RPCClient(target: SocketAddressText(host: "127.0.0.1", port: upstreamPort), group: group)
+            // Which upstream connections each relay loop used, by the relay's loop index.
+            let seen = Mutex<[String: Set<String>]>([:])
+            var router = Router()
+            router.unary(Self.relay) { request, _ in
+                let loop = Self.loopIndex(in: group)
+                let answer = try await upstreamClient.unary(Self.whereAmI, request)
+                let peer = String(answer.text.split(separator: "|").last ?? "")
+                seen.withLock { _ = $0[loop, default: []].insert(peer) }
+                return answer
+            }
+            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+            configuration.handlersStayOnLoop = true
+            let relay = HTTP2Server(configuration: configuration, router: router, logger: quietLogger, group: group)
+            let relayPort = try relay.start()
+            // Two clients: the relay server spreads their connections over its two loops.
+            let clients = try (0..<2).map { _ in try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: relayPort)) }
+            for _ in 0..<10 {
+                for client in clients { _ = try await client.unary(Self.relay, TextMessage(text: "")) }
+            }
+            for client in clients { await client.close() }
+            await relay.shutdown()
+            await upstreamClient.close()
+            await group.shutdown()
+            await upstream.shutdown()
+            let byLoop = seen.withLock { $0 }
+            #expect(byLoop.count == 2, "relay threads: \(byLoop)")
+            #expect(!byLoop.keys.contains("-"), "relay threads: \(byLoop)")
+            // Each loop always used one connection, and the two loops used different ones.
+            #expect(byLoop.values.allSatisfy { $0.count == 1 }, "connections per loop: \(byLoop)")
+            #expect(Set(byLoop.values.flatMap { $0 }).count == 2, "connections: \(byLoop)")
+        }
+
+        @Test("a job for a stopped loop runs on the pool instead of being lost")
+        func jobsOutliveTheirLoop() async throws {
+            let loop = try EventLoop(name: "affinity-stopped")
+            await loop.shutdown()
+            let ran = await Task(executorPreference: loop) { true }.value
+            #expect(ran)
+        }
+    }
+}
