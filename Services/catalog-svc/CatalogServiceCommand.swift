@@ -13,8 +13,10 @@ struct CatalogServiceCommand: AsyncParsableCommand {
     @OptionGroup var options: ServiceOptions
     @OptionGroup var auth: AuthLinkOptions
 
+    // A flag's default must be false (ArgumentParser refuses a switch that is already on), so
+    // the environment is read in `run`.
     @Flag(help: "Start with an empty catalog instead of the built-in one (env SHOP_CATALOG_NO_SEED=1).")
-    var noSeed = ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1"
+    var noSeed = false
 
     func run() async throws {
         ServiceRunner.bootstrapLogging(level: options.level)
@@ -22,7 +24,7 @@ struct CatalogServiceCommand: AsyncParsableCommand {
         var configuration = CatalogServer.Configuration(dataDirectory: options.dataDir, auth: auth)
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7002)
-        configuration.seed = !noSeed
+        configuration.seed = !(noSeed || ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1")
         configuration.gracePeriod = .seconds(options.graceSeconds)
         try await ServiceHost.launch(logger: logger) {
             let server = try await CatalogServer.build(configuration: configuration, logger: logger)

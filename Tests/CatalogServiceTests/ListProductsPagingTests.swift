@@ -17,7 +17,7 @@ struct ListProductsPagingTests {
 
     @Test("without pageSize, or with 0, a page holds 20 products and names the next page", arguments: [nil, 0] as [Int?])
     func defaultPageSize(pageSize: Int?) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.catalog(45))
             let first = try await stack.listProducts(ListProductsRequest(pageSize: pageSize))
             #expect(first.products.count == 20)
@@ -28,7 +28,7 @@ struct ListProductsPagingTests {
 
     @Test("a pageSize above 100 is served as 100", arguments: [101, 150, 1_000_000, Int.max])
     func cappedPageSize(pageSize: Int) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.catalog(130))
             let first = try await stack.listProducts(ListProductsRequest(pageSize: pageSize))
             #expect(first.products.count == 100)
@@ -102,7 +102,7 @@ struct ListProductsPagingTests {
         ProductSort.relevance, .priceAscending, .priceDescending,
     ])
     func pagingWhileProductsChange(sort: ProductSort) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.catalog(30))
             let original = try await stack.allProducts(ListProductsRequest(sort: sort))
             let first = try await stack.listProducts(ListProductsRequest(sort: sort, pageSize: 10))

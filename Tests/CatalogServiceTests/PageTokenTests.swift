@@ -101,7 +101,7 @@ struct PageTokenTests {
 
     @Test("a page token sent with another category, query or sort is INVALID_PAGE_TOKEN", arguments: Reuse.all)
     func tokenBoundToFilters(reuse: Reuse) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             let products = (0..<24).map { index in
                 SampleProducts.make(
                     "Token item \(index)", description: index < 12 ? "A sturdy thing." : "A sleek thing.",

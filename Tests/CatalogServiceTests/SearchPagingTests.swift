@@ -25,7 +25,7 @@ struct SearchPagingTests {
 
     @Test("every title match comes before every description match, across pages", arguments: [1, 4, 7])
     func rankAcrossPages(pageSize: Int) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.sprockets(8))
             let found = try await stack.allProducts(ListProductsRequest(query: "sprocket"), pageSize: pageSize)
             #expect(found.count == 16 && Set(found.map(\.id)).count == 16)
@@ -38,7 +38,7 @@ struct SearchPagingTests {
         "paging a search while products are added and deleted neither repeats nor skips the other matches",
         arguments: [1, 150])
     func searchWhileCatalogChanges(unrelatedAdded: Int) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.sprockets(15) + Self.unrelated(60, stem: "Filler"))
             let original = try await stack.allProducts(ListProductsRequest(query: "sprocket"))
             #expect(original.count == 30)

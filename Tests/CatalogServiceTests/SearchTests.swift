@@ -30,7 +30,7 @@ struct SearchTests {
 
     @Test("a title match ranks above a match in the description only", arguments: ["quixotic", "quix", "QUIXOTIC"])
     func titleRanksFirst(query: String) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.searchCatalog())
             #expect(try await Self.titles(stack, ListProductsRequest(query: query)) == ["Quixotic lamp", "Canvas tote"])
         }
@@ -38,7 +38,7 @@ struct SearchTests {
 
     @Test("a title holding every word ranks first; words split between title and description do not")
     func wholeTitleMatchRanksFirst() async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts([
                 SampleProducts.make("Feather pillow", description: "Fits a laptop bag."),
                 SampleProducts.make("Plain box", description: "Holds a feather and a laptop."),
@@ -77,7 +77,7 @@ struct SearchTests {
 
     @Test("every word of a query matches as a prefix, and all words must match", arguments: Match.all)
     func prefixMatching(match: Match) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.searchCatalog())
             #expect(try await Set(Self.titles(stack, ListProductsRequest(query: match.query))) == match.titles)
         }
@@ -85,7 +85,7 @@ struct SearchTests {
 
     @Test("an empty query or category filters nothing: every product, in id order")
     func emptyQuery() async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.searchCatalog())
             let page = try await stack.listProducts(ListProductsRequest(query: ""))
             #expect(page.products.map(\.title) == Self.searchCatalog().map(\.title))
@@ -99,7 +99,7 @@ struct SearchTests {
         "é", "日本語", "🚀",
     ])
     func syntaxIsText(query: String) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.searchCatalog())
             let page = try await stack.listProducts(ListProductsRequest(query: query))
             #expect(page.totalSize == page.products.count)
@@ -109,7 +109,7 @@ struct SearchTests {
 
     @Test("a query combines with a category, and the sort orders the matches")
     func queryWithCategoryAndSort() async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.searchCatalog())
             let bags = try await Self.titles(stack, ListProductsRequest(category: "bags", query: "lapt"))
             #expect(bags == ["Laptop sleeve"])
@@ -122,7 +122,7 @@ struct SearchTests {
 
     @Test("a query's results page like any others, with totalSize counting every match")
     func queryPaging() async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(SampleProducts.numbered("Gizmo", count: 12) + SampleProducts.numbered("Widget", count: 5))
             let first = try await stack.listProducts(ListProductsRequest(query: "gizm", pageSize: 5))
             #expect(first.totalSize == 12 && first.products.count == 5)
@@ -134,7 +134,7 @@ struct SearchTests {
 
     @Test("a changed or deleted product is searched by its new text, or not at all")
     func searchFollowsChanges() async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             try await stack.importProducts(Self.searchCatalog())
             var fan = try #require(try await stack.allProducts().first(where: { $0.title == "Desk fan" }))
             fan.title = "Tower ventilator"

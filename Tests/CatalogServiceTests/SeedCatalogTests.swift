@@ -66,9 +66,9 @@ struct SeedCatalogTests {
         }
     }
 
-    @Test("--no-seed starts with an empty catalog")
-    func noSeed() async throws {
-        try await withCatalogService(seeded: false) { stack in
+    @Test("--no-seed or SHOP_CATALOG_NO_SEED=1 starts with an empty catalog", arguments: [CatalogSeeding.emptyByFlag, .emptyByEnvironment])
+    func noSeed(seeding: CatalogSeeding) async throws {
+        try await withCatalogService(seeded: seeding) { stack in
             let page = try await stack.listProducts()
             #expect(page.products.isEmpty && page.totalSize == 0 && page.nextPageToken.isEmpty)
             #expect(try await stack.categories().isEmpty)

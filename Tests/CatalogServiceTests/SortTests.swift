@@ -55,7 +55,7 @@ struct SortTests {
         ProductSort.priceAscending, .priceDescending, .rating,
     ])
     func tiesAcrossPages(sort: ProductSort) async throws {
-        try await withCatalogService(seeded: false) { stack in
+        try await withCatalogService(seeded: .emptyByFlag) { stack in
             let created = try await stack.importProducts(
                 (0..<11).map { SampleProducts.make("Twin \($0)", price: 700, rate: 4.5, ratingCount: 12) })
             #expect(created.created == 11)

@@ -12,11 +12,12 @@ let pairSlots = ConcurrencySlots(limit: 3)
 /// at it — each with its own data directory under one temporary root; then stops both and
 /// removes the root, whether `body` succeeded or not.
 ///
-/// `seeded: false` starts the catalog with `--no-seed` (an empty catalog). At most
+/// `seeded: .emptyByFlag` or `.emptyByEnvironment` starts an empty catalog, with `--no-seed` or
+/// `SHOP_CATALOG_NO_SEED=1`. At most
 /// three pairs run at once (``pairSlots``).
 @discardableResult
 func withCatalogService<Result>(
-    seeded: Bool = true, sourceLocation: SourceLocation = #_sourceLocation,
+    seeded: CatalogSeeding = .builtIn, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (CatalogStack) async throws -> Result
 ) async throws -> Result {
     try await pairSlots.run(
@@ -40,12 +41,12 @@ final class CatalogStack: Sendable {
     let internalKey: String
     /// The key auth-svc signs access tokens with (`--signing-key`), so tests can mint tokens.
     let signingKey: SigningKey
-    private let seeded: Bool
+    private let seeded: CatalogSeeding
     private let currentCatalog: Mutex<ServiceProcess>
 
     private init(
         root: URL, auth: ServiceProcess, catalog: ServiceProcess, adminKey: String, internalKey: String,
-        signingKey: SigningKey, seeded: Bool
+        signingKey: SigningKey, seeded: CatalogSeeding
     ) {
         self.root = root
         self.auth = auth
@@ -64,7 +65,7 @@ final class CatalogStack: Sendable {
     var catalogDataDirectory: URL { root.appendingPathComponent("catalog-svc") }
 
     /// Creates the root, then starts auth-svc and, once it listens, catalog-svc.
-    static func launch(seeded: Bool, sourceLocation: SourceLocation) async throws -> CatalogStack {
+    static func launch(seeded: CatalogSeeding, sourceLocation: SourceLocation) async throws -> CatalogStack {
         let root = try TestScratch.makeDirectory(prefix: "catalog-svc-tests")
         do {
             let signingKey = try SigningKey.generate()
@@ -99,15 +100,16 @@ final class CatalogStack: Sendable {
     }
 
     private static func launchCatalog(
-        root: URL, authPort: Int, adminKey: String, internalKey: String, seeded: Bool, sourceLocation: SourceLocation
+        root: URL, authPort: Int, adminKey: String, internalKey: String, seeded: CatalogSeeding, sourceLocation: SourceLocation
     ) async throws -> ServiceProcess {
         let arguments = [
             "--data-dir", root.appendingPathComponent("catalog-svc").path, "--auth-addr", "127.0.0.1:\(authPort)",
         ]
+        var environment = ["SHOP_INTERNAL_API_KEY": internalKey, "SHOP_ADMIN_API_KEY": adminKey]
+        if seeded == .emptyByEnvironment { environment["SHOP_CATALOG_NO_SEED"] = "1" }
         return try await ServiceProcess.launch(
-            "catalog-svc", arguments: serviceFlags + (seeded ? arguments : arguments + ["--no-seed"]),
-            environment: ["SHOP_INTERNAL_API_KEY": internalKey, "SHOP_ADMIN_API_KEY": adminKey],
-            sourceLocation: sourceLocation)
+            "catalog-svc", arguments: serviceFlags + (seeded == .emptyByFlag ? arguments + ["--no-seed"] : arguments),
+            environment: environment, sourceLocation: sourceLocation)
     }
 
     /// The flags both services start with, before their own.
@@ -146,5 +148,18 @@ final class CatalogStack: Sendable {
     func logTails() -> String {
         let crash = catalog.log.lines.filter { $0.contains("Fatal error") || $0.contains("runtime failure") }.joined(separator: "\n")
         return "--- catalog-svc:\n\(crash)\n\(catalog.log.tail(25))\n--- auth-svc:\n\(auth.log.tail(15))"
+    }
+}
+
+/// Whether catalog-svc starts with the built-in catalog, and how it is told not to.
+enum CatalogSeeding: Sendable, CustomStringConvertible {
+    case builtIn, emptyByFlag, emptyByEnvironment
+
+    var description: String {
+        switch self {
+        case .builtIn: "built-in catalog"
+        case .emptyByFlag: "--no-seed"
+        case .emptyByEnvironment: "SHOP_CATALOG_NO_SEED=1"
+        }
     }
 }
