@@ -107,7 +107,7 @@ let package = Package(
             name: "ContractProviderTests",
             dependencies: [
                 "ContractTesting", "ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway",
-                "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log,
+                "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, crypto, cryptoExtras,
             ],
             path: "Tests/ContractProviderTests", swiftSettings: strictSettings),
 
@@ -125,6 +125,12 @@ let package = Package(
         .testTarget(
             name: "DeployTests", dependencies: ["ServiceTestSupport"], path: "Tests/DeployTests",
             swiftSettings: strictSettings),
+
+        // End to end (issue 6, DESIGN.md "Testing"): deploy/compose starts the system from this
+        // build's executables, and every user action is a real `shopctl` process.
+        .testTarget(
+            name: "EndToEndTests", dependencies: ["ServiceTestSupport", "Contracts", "RPC", "Credentials"],
+            path: "Tests/EndToEndTests", swiftSettings: strictSettings),
 
         // Measurements only (see Benchmarks/README.md); not part of any service.
         .executableTarget(

@@ -18,6 +18,8 @@ struct AuthServer: Sendable {
     let store: AuthStore
     /// The mail delivery loop.
     let outbox: MailOutbox
+    /// Wakes `WatchAuthState` streams when sessions are revoked.
+    let events: SessionEvents
     /// The logger.
     let logger: Logger
 
@@ -60,6 +62,7 @@ struct AuthServer: Sendable {
         let outbox = MailOutbox(
             store: store, transport: transport, sender: configuration.mailFrom,
             logger: Logger(label: "auth-svc.mail"))
+        let events = SessionEvents()
         let service = AuthService(
             store: store,
             sessions: SessionIssuer(
@@ -75,7 +78,7 @@ struct AuthServer: Sendable {
             providers: IdentityProviders(configuration.providers),
             throttle: SignInThrottle(),
             limits: AuthRateLimits(),
-            events: SessionEvents(),
+            events: events,
             internalKey: internalKey)
 
         var router = Router()
@@ -88,7 +91,7 @@ struct AuthServer: Sendable {
         let (server, health) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, logger: logger)
-        return AuthServer(server: server, health: health, store: store, outbox: outbox, logger: logger)
+        return AuthServer(server: server, health: health, store: store, outbox: outbox, events: events, logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT, with mail delivery and pruning beside the server; then

@@ -6,7 +6,7 @@ import RPCHTTP2
 struct GlobalOptions: ParsableArguments {
     /// The gateway's address.
     @Option(help: "Gateway address host:port (env SHOP_GATEWAY).")
-    var gateway = ProcessInfo.processInfo.environment["SHOP_GATEWAY"].flatMap { $0.isEmpty ? nil : $0 }
+    var gateway = ProcessContext.current.environment["SHOP_GATEWAY"].flatMap { $0.isEmpty ? nil : $0 }
         ?? "127.0.0.1:8080"
 
     /// Whether to print raw response messages instead of text for people.

@@ -1,9 +1,13 @@
 import ContractTesting
+import Contracts
+@testable import gateway
+import RPC
 import Testing
 
 /// Each contract file holds exactly the interactions the consumer tests declare: one a test
 /// no longer declares is reported (and removed in record mode), one not yet recorded is
-/// reported by the test that serves it.
+/// reported by the test that serves it. And every streaming method the gateway routes is
+/// covered, as a stream, on both of its edges: shopctl → gateway and gateway → its service.
 @Suite("Contract inventory")
 struct ContractInventoryTests {
     /// One consumer→provider pair and the interactions its tests declare.
@@ -48,5 +52,51 @@ struct ContractInventoryTests {
         #expect(
             declared.subtracting(recorded).isEmpty,
             "not recorded yet: \(declared.subtracting(recorded).sorted()); record with CONTRACT_RECORD=1")
+    }
+
+    /// A streaming method the gateway routes, and the service behind it.
+    struct RoutedStream: Sendable, CustomTestStringConvertible {
+        /// The method.
+        let method: MethodInfo
+        /// The service that serves it, as contracts name it.
+        let service: String
+
+        var testDescription: String { "\(method.method) (\(method.kind.rawValue), \(service))" }
+    }
+
+    /// Every public streaming method the gateway routes (its `RouteTable`), by service.
+    static let routedStreams: [RoutedStream] = [
+        ("auth-svc", AuthContract.all), ("catalog-svc", CatalogContract.all), ("basket-svc", BasketContract.all),
+        ("order-svc", OrderContract.all),
+    ].flatMap { service, methods in
+        RouteTable.publicMethods(of: methods).filter { $0.kind != .unary }.map { RoutedStream(method: $0, service: service) }
+    }
+
+    @Test("there are streaming methods behind the gateway to check")
+    func streamsAreRouted() {
+        #expect(Set(Self.routedStreams.map(\.method.method)).isSuperset(of: ["WatchAuthState", "WatchBasket", "ImportProducts"]))
+    }
+
+    @Test(
+        "each streaming method the gateway routes is in shopctl's contract with the gateway and the gateway's with its service, as a stream",
+        arguments: routedStreams)
+    func streamingMethodCovered(stream: RoutedStream) throws {
+        for (consumer, provider) in [("shopctl", "gateway"), ("gateway", stream.service)] {
+            let contract = try #require(try ContractFiles.load(consumer: consumer, provider: provider))
+            let interactions = contract.interactions.filter { $0.request.path == stream.method.path }
+            #expect(!interactions.isEmpty, "\(consumer) → \(provider) has no interaction calling \(stream.method.path)")
+            for interaction in interactions {
+                let streamsResponses: Bool
+                if case .stream = interaction.response { streamsResponses = true } else { streamsResponses = false }
+                if stream.method.kind == .serverStreaming || stream.method.kind == .bidirectionalStreaming {
+                    #expect(streamsResponses, "\"\(interaction.description)\" of \(consumer) → \(provider) expects no response stream")
+                }
+                if stream.method.kind == .clientStreaming || stream.method.kind == .bidirectionalStreaming {
+                    #expect(
+                        interaction.request.streamsRequests,
+                        "\"\(interaction.description)\" of \(consumer) → \(provider) sends no request stream")
+                }
+            }
+        }
     }
 }

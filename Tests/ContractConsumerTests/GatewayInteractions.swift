@@ -66,7 +66,7 @@ enum GatewayInteractions {
 
     /// The gateway's contract with auth-svc.
     static func ofAuth() throws -> [InteractionSpec] {
-        try AuthInteractions.all() + [try signIn(), try getCurrentUser()]
+        try AuthInteractions.all() + [try signIn(), try getCurrentUser(), try watchAuthState()]
     }
 
     // MARK: catalog-svc
@@ -142,7 +142,10 @@ enum GatewayInteractions {
 
     /// The gateway's contract with catalog-svc.
     static func ofCatalog() throws -> [InteractionSpec] {
-        [try getProductForPage(), try listFavorites(), try listCategories(), try listProducts(), try upsertProduct()]
+        [
+            try getProductForPage(), try listFavorites(), try listCategories(), try listProducts(), try upsertProduct(),
+            try importProducts(),
+        ]
     }
 
     // MARK: basket-svc
@@ -174,7 +177,7 @@ enum GatewayInteractions {
     }
 
     /// The gateway's contract with basket-svc.
-    static func ofBasket() throws -> [InteractionSpec] { [try getBasketForPage(), try addItem()] }
+    static func ofBasket() throws -> [InteractionSpec] { [try getBasketForPage(), try addItem(), try watchBasket()] }
 
     // MARK: order-svc
 

@@ -2,7 +2,13 @@ import ContractTesting
 import Contracts
 import RPC
 
-/// What shopctl's catalog commands expect of the gateway.
+/// What shopctl's commands expect of the gateway, one interaction per call a command makes:
+/// the catalog here, accounts in `ShopctlInteractions+Auth`, favorites, basket and orders in
+/// `+Shopping`, administration, health and Describe in `+Admin`.
+///
+/// The provider states are the gateway's (`Tests/ContractProviderTests/GatewayProvider+States.swift`),
+/// set up in the real services behind it; users are named by email there, since auth-svc
+/// picks their ids.
 enum ShopctlInteractions {
     /// `shopctl products show 7`.
     static func showProduct() throws -> InteractionSpec {
@@ -36,6 +42,33 @@ enum ShopctlInteractions {
                 rules: ["$": Matcher.type.allowingExtraFields, "$.categories": .type(minItems: 1)]))
     }
 
+    /// What the catalog commands expect.
+    static func ofCatalog() throws -> [InteractionSpec] { [try showProduct(), try listProducts(), try listCategories()] }
+
     /// shopctl's contract with the gateway.
-    static func all() throws -> [InteractionSpec] { [try showProduct(), try listProducts(), try listCategories()] }
+    static func all() throws -> [InteractionSpec] {
+        try ofCatalog() + ofAuth() + ofSession() + ofFavorites() + ofBasket() + ofOrders() + ofAdmin() + ofProcess()
+    }
+
+    // MARK: Signed-in calls
+
+    /// The account the signed-in commands act for.
+    static let email = GatewayInteractions.email
+    /// Its password.
+    static let password = GatewayInteractions.password
+    /// The provider state of a user signed in with `email`: the provider signs its tokens.
+    static let signedIn = ProviderState("a signed-in user", ["email": .string(email)])
+    /// The provider state of an account with `email` and `password`.
+    static let hasPassword = ProviderState(
+        "a user with a password", ["email": .string(email), "password": .string(password)])
+
+    /// What a signed-in command sends: the stored access token.
+    static let userMetadata: [String: Matcher] = [MetadataKey.authorization: .regex(Matcher.Pattern.bearerToken)]
+    /// The provider signs a token for its signed-in user.
+    static let userGenerators = Generators(metadata: [MetadataKey.authorization: "Bearer ${accessToken}"])
+
+    /// An answer of `{}` (shopctl relies on nothing in it).
+    static func empty() throws -> ResponseExpectation {
+        try .message(encoding: Empty(), rules: ["$": Matcher.type.allowingExtraFields])
+    }
 }

@@ -52,6 +52,17 @@ enum AuthProvider {
             let signedIn = try issuer.session(for: user, sessionID: session.id, refreshToken: refresh.token)
             return ["accessToken": .string(signedIn.accessToken), "userId": .string(user.id)]
         }
+        states.add("the user signs out everywhere") { instance, params in
+            // Mid-stream, for WatchAuthState: as a global sign-out does, the revocation is
+            // committed, then announced to the session's watchers.
+            let email = try (params["email"] ?? .null).decoded(as: String.self)
+            guard let user = try await instance.server.store.user(email: email) else {
+                throw ContractError("no user has the email \(email)")
+            }
+            let revoked = try await instance.server.store.revokeSessions(userID: user.id, reason: "contract test: signed out everywhere")
+            instance.server.events.revoked(revoked)
+            return [:]
+        }
         states.add("a session was revoked") { instance, _ in
             let server = instance.server
             let user = try await server.store.createUser(

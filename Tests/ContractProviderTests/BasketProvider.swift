@@ -31,6 +31,15 @@ enum BasketProvider {
             }
             return [:]
         }
+        states.add("a product is added to the user's basket") { server, params in
+            // Mid-stream, for WatchBasket: as AddItem does, the change is committed, then
+            // published to the user's watchers.
+            let userID = try (params["userId"] ?? .null).decoded(as: String.self)
+            let item = try (params["item"] ?? .null).decoded(as: BasketItem.self)
+            let basket = try await server.store.add(LineRecord(item), userID: userID)
+            server.hub.publish(basket.message, userID: userID)
+            return [:]
+        }
         return states
     }
 

@@ -24,7 +24,7 @@ struct BrokenProviderTests {
             let outcome = await RequestReplay.send(
                 path: context.method.path, metadata: context.metadata, message: messages.first ?? .object([:]), to: upstream)
             switch outcome {
-            case .messages(let answers):
+            case .messages(let answers), .openStream(let answers):
                 for answer in answers {
                     var members = answer.objectMembers
                     members["product"] = .object(rewrite(members["product"]?.objectMembers ?? [:]))

@@ -74,43 +74,69 @@ package struct ProviderState: Codable, Sendable, Hashable, CustomStringConvertib
     }
 }
 
-/// The request side of an interaction: method path, metadata and message, each with its
-/// matching rules, and the values the provider side fills in from its states.
+/// The request side of an interaction: method path, metadata and message (or, for a
+/// client-streaming method, the messages in order), each with its matching rules, and the
+/// values the provider side fills in from its states.
 package struct RequestExpectation: Codable, Sendable, Hashable {
     /// The HTTP/2 `:path`, `/<service>/<method>`.
     package var path: String
     /// The metadata the consumer sends that the contract cares about, with example values.
     /// Other metadata is not part of the contract.
     package var metadata: [String: String]
-    /// The example request message.
-    package var message: JSONValue
-    /// How actual metadata and messages are compared with the examples.
+    /// The example request messages in order: exactly one, unless ``streamsRequests``.
+    package var messages: [JSONValue]
+    /// Whether the consumer sends a stream of messages (a client-streaming method), written as
+    /// `messages`; otherwise its one message is written as `message`.
+    package var streamsRequests: Bool
+    /// How actual metadata and messages are compared with the examples; the message rules
+    /// apply to each message of a stream.
     package var matchingRules: RequestMatchingRules
     /// Values the provider replay takes from its provider states rather than from the example.
     package var generators: Generators
 
-    /// Creates a request expectation.
+    /// Creates the expectation of a call with one request message.
     package init(
         path: String, metadata: [String: String], message: JSONValue, matchingRules: RequestMatchingRules,
         generators: Generators
     ) {
+        self.init(
+            path: path, metadata: metadata, messages: [message], streamsRequests: false, matchingRules: matchingRules,
+            generators: generators)
+    }
+
+    /// Creates an expectation; `streamsRequests` says whether `messages` are a client stream.
+    package init(
+        path: String, metadata: [String: String], messages: [JSONValue], streamsRequests: Bool,
+        matchingRules: RequestMatchingRules, generators: Generators
+    ) {
         self.path = path
         self.metadata = metadata
-        self.message = message
+        self.messages = messages
+        self.streamsRequests = streamsRequests
         self.matchingRules = matchingRules
         self.generators = generators
     }
 
+    /// The example request message; the first of a stream.
+    package var message: JSONValue { messages.first ?? .object([:]) }
+
     private enum CodingKeys: String, CodingKey {
-        case path, metadata, message, matchingRules, generators
+        case path, metadata, message, messages, matchingRules, generators
     }
 
-    /// Reads an expectation; absent metadata, rules and generators are empty.
+    /// Reads an expectation: `message`, or a client stream's `messages`; absent metadata,
+    /// rules and generators are empty.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         path = try container.decode(String.self, forKey: .path)
         metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
-        message = try container.decode(JSONValue.self, forKey: .message)
+        if let stream = try container.decodeIfPresent([JSONValue].self, forKey: .messages) {
+            messages = stream
+            streamsRequests = true
+        } else {
+            messages = [try container.decode(JSONValue.self, forKey: .message)]
+            streamsRequests = false
+        }
         matchingRules = try container.decodeIfPresent(RequestMatchingRules.self, forKey: .matchingRules) ?? RequestMatchingRules()
         generators = try container.decodeIfPresent(Generators.self, forKey: .generators) ?? Generators()
     }
@@ -120,7 +146,11 @@ package struct RequestExpectation: Codable, Sendable, Hashable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(path, forKey: .path)
         if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
-        try container.encode(message, forKey: .message)
+        if streamsRequests {
+            try container.encode(messages, forKey: .messages)
+        } else {
+            try container.encode(message, forKey: .message)
+        }
         if !matchingRules.isEmpty { try container.encode(matchingRules, forKey: .matchingRules) }
         if !generators.isEmpty { try container.encode(generators, forKey: .generators) }
     }
@@ -199,32 +229,29 @@ package struct Generators: Codable, Sendable, Hashable {
     }
 }
 
-/// What the consumer expects back: a response message compared through matchers, or a
-/// status code with its reason.
+/// What the consumer expects back: a response message compared through matchers, a status
+/// code with its reason, or — for a server-streaming method — a sequence of messages and how
+/// the stream ends.
 package enum ResponseExpectation: Codable, Sendable, Hashable {
     /// One response message; `rules` are matchers by JSON path (default: equality, no extra fields).
     case message(JSONValue, rules: [String: Matcher])
     /// A failed call with this code and, when given, the `shop-error-reason`.
     case status(code: RPCCode, reason: String?)
+    /// Response messages in order, then the stream's end.
+    case stream(StreamExpectation)
 
     private enum CodingKeys: String, CodingKey {
-        case message, matchingRules, status
+        case message, matchingRules, status, messages
     }
 
-    private struct Status: Codable {
-        var code: String
-        var reason: String?
-    }
-
-    /// Reads `{"status": {"code", "reason"}}` or `{"message", "matchingRules"}`.
+    /// Reads `{"messages", …}` (a stream), `{"status": {"code", "reason"}}` or `{"message", "matchingRules"}`.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        if let status = try container.decodeIfPresent(Status.self, forKey: .status) {
-            guard let code = RPCCode(name: status.code) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: .status, in: container, debugDescription: "\(status.code) is not a gRPC status code name")
-            }
-            self = .status(code: code, reason: status.reason)
+        if container.contains(.messages) {
+            self = .stream(try StreamExpectation(from: decoder))
+        } else if let status = try container.decodeIfPresent(StatusText.self, forKey: .status) {
+            let (code, reason) = try status.decoded()
+            self = .status(code: code, reason: reason)
         } else {
             self = .message(
                 try container.decode(JSONValue.self, forKey: .message),
@@ -240,7 +267,26 @@ package enum ResponseExpectation: Codable, Sendable, Hashable {
             try container.encode(message, forKey: .message)
             try container.encode(rules, forKey: .matchingRules)
         case .status(let code, let reason):
-            try container.encode(Status(code: code.name, reason: reason), forKey: .status)
+            try container.encode(StatusText(code: code.name, reason: reason), forKey: .status)
+        case .stream(let stream):
+            try stream.encode(to: encoder)
         }
+    }
+}
+
+/// A status as contract files write it: `{"code": "NOT_FOUND", "reason": "PRODUCT_NOT_FOUND"}`.
+struct StatusText: Codable {
+    /// The code's name.
+    var code: String
+    /// The `shop-error-reason`, when the contract names one.
+    var reason: String?
+
+    /// The code and reason; throws for a name that is no gRPC status code.
+    func decoded() throws -> (RPCCode, String?) {
+        guard let rpcCode = RPCCode(name: code) else {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: [], debugDescription: "\(code) is not a gRPC status code name"))
+        }
+        return (rpcCode, reason)
     }
 }

@@ -109,13 +109,14 @@ package actor ContractRecorder {
         var expectation = previous.request
         expectation.matchingRules = interaction.request.matchingRules
         guard Set(previous.request.metadata.keys) == Set(interaction.request.metadata.keys),
+            previous.request.streamsRequests == interaction.request.streamsRequests,
             let mismatches = try? CallMatching.mismatches(
-                of: metadata, message: interaction.request.message, against: expectation),
+                of: metadata, messages: interaction.request.messages, against: expectation),
             mismatches.isEmpty
         else { return interaction }
         var kept = interaction
         kept.request.metadata = previous.request.metadata
-        kept.request.message = previous.request.message
+        kept.request.messages = previous.request.messages
         return kept
     }
 

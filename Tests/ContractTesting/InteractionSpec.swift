@@ -10,6 +10,9 @@ package struct InteractionSpec: Sendable, Hashable {
     package var providerStates: [ProviderState]
     /// The method's `:path`.
     package var path: String
+    /// Whether the consumer sends a stream of request messages: the method is client-streaming
+    /// (or bidirectional), as `Contracts` says.
+    package var streamsRequests: Bool
     /// The metadata the consumer must send, by name, with how its value is compared
     /// (`equality` compares with the recorded value).
     package var metadata: [String: Matcher]
@@ -29,6 +32,8 @@ package struct InteractionSpec: Sendable, Hashable {
         self.description = description
         self.providerStates = providerStates
         self.path = path
+        let kind = APIDescription.allMethods.first { $0.path == path }?.kind
+        self.streamsRequests = kind == .clientStreaming || kind == .bidirectionalStreaming
         self.metadata = metadata
         self.messageRules = messageRules
         self.generators = generators
@@ -45,16 +50,23 @@ package struct InteractionSpec: Sendable, Hashable {
             interaction.description, given: interaction.providerStates, path: interaction.request.path,
             metadata: metadata, messageRules: interaction.request.matchingRules.message,
             generators: interaction.request.generators, response: interaction.response)
+        streamsRequests = interaction.request.streamsRequests
     }
 
     /// The interaction, with `message` and the named entries of `metadata` as the example request.
     package func interaction(metadata sent: Metadata, message: JSONValue) -> Interaction {
+        interaction(metadata: sent, messages: [message])
+    }
+
+    /// The interaction, with `messages` (one, or a client stream's) and the named entries of
+    /// `metadata` as the example request.
+    package func interaction(metadata sent: Metadata, messages: [JSONValue]) -> Interaction {
         var examples: [String: String] = [:]
         for name in metadata.keys { examples[name] = sent[name] ?? "" }
         return Interaction(
             description: description, providerStates: providerStates,
             request: RequestExpectation(
-                path: path, metadata: examples, message: message,
+                path: path, metadata: examples, messages: messages, streamsRequests: streamsRequests,
                 matchingRules: RequestMatchingRules(metadata: metadata, message: messageRules), generators: generators),
             response: response)
     }
@@ -69,6 +81,11 @@ package struct InteractionSpec: Sendable, Hashable {
         }
         if interaction.request.path != path {
             found.append("path: the file has \(interaction.request.path), the test declares \(path)")
+        }
+        if interaction.request.streamsRequests != streamsRequests {
+            found.append(
+                "request: the file has \(interaction.request.streamsRequests ? "a stream of messages" : "one message"), "
+                    + "the method takes \(streamsRequests ? "a stream" : "one"))")
         }
         if interaction.request.matchingRules.metadata != metadata
             || Set(interaction.request.metadata.keys) != Set(metadata.keys)
@@ -92,6 +109,9 @@ package struct InteractionSpec: Sendable, Hashable {
         switch response {
         case .message(let message, let rules): "\(JSONText.compact(message, limit: 200)) with matchers \(rules.keys.sorted())"
         case .status(let code, let reason): "status \(code.name) \(reason ?? "")"
+        case .stream(let stream):
+            "\(stream.messages.count) messages \(stream.messages.map { JSONText.compact($0.message, limit: 80) }) "
+                + "with matchers \(stream.messages.map { $0.rules.keys.sorted() }), then the stream \(stream.end)"
         }
     }
 }

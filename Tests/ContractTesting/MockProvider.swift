@@ -210,7 +210,8 @@ private final class CallBook: Sendable {
         }
     }
 
-    /// Serves one call: reads the request, decides, answers.
+    /// Serves one call: reads the request (every message, for a client stream), decides,
+    /// answers — one message, a status, or a stream of messages and its end.
     func serve(io: any ServerCallIO, context: ServerContext) async throws {
         var messages: [JSONValue] = []
         while let data = try await io.nextMessage() {
@@ -221,21 +222,39 @@ private final class CallBook: Sendable {
                 throw RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "Not JSON.")
             }
         }
-        if messages.count != 1 {
-            report("\(consumer) sent \(messages.count) messages to \(context.method.path); contracts describe unary calls")
-        }
-        switch decide(path: context.method.path, metadata: context.metadata, message: messages.first ?? .object([:])) {
+        switch decide(path: context.method.path, metadata: context.metadata, messages: messages) {
         case .respond(.message(let message, _)):
             try await io.write(try JSONCodec.shared.encode(message))
         case .respond(.status(let code, let reason)):
             throw RPCError(code: code, reason: reason, message: "As the contract with \(consumer) says.")
+        case .respond(.stream(let stream)):
+            for streamed in stream.messages { try await io.write(try JSONCodec.shared.encode(streamed.message)) }
+            switch stream.end {
+            case .ok:
+                return
+            case .failure(let code, let reason):
+                throw RPCError(code: code, reason: reason, message: "As the contract with \(consumer) says.")
+            case .open:
+                await Self.untilCancelled()
+            }
         case .reject(let problem):
             throw RPCError(code: .unimplemented, reason: "NOT_IN_CONTRACT", message: problem)
         }
     }
 
+    /// Returns once the calling task is cancelled: a watch stays open until the consumer
+    /// cancels the call (RST_STREAM cancels the handler's task) or the mock shuts down.
+    private static func untilCancelled() async {
+        let (cancelled, continuation) = AsyncStream<Never>.makeStream()
+        await withTaskCancellationHandler {
+            for await _ in cancelled {}
+        } onCancel: {
+            continuation.finish()
+        }
+    }
+
     /// The interaction a call matches, or why none does (also recorded as a problem).
-    private func decide(path: String, metadata: Metadata, message: JSONValue) -> Decision {
+    private func decide(path: String, metadata: Metadata, messages: [JSONValue]) -> Decision {
         state.withLock { state in
             let candidates = state.entries.indices.filter { state.entries[$0].spec.path == path }
             guard !candidates.isEmpty else {
@@ -248,7 +267,7 @@ private final class CallBook: Sendable {
                 let entry = state.entries[index]
                 let mismatches: [Mismatch]
                 do {
-                    mismatches = try Self.mismatches(metadata: metadata, message: message, entry: entry)
+                    mismatches = try Self.mismatches(metadata: metadata, messages: messages, entry: entry)
                 } catch {
                     reasons.append("\"\(entry.spec.description)\": \(error)")
                     continue
@@ -256,15 +275,16 @@ private final class CallBook: Sendable {
                 if mismatches.isEmpty {
                     state.entries[index].calls += 1
                     if mode == .record, entry.recorded == nil {
-                        state.entries[index].recorded = entry.spec.interaction(metadata: metadata, message: message)
+                        state.entries[index].recorded = entry.spec.interaction(metadata: metadata, messages: messages)
                     }
                     return .respond(entry.spec.response)
                 }
                 reasons.append(
                     "\"\(entry.spec.description)\":\n" + mismatches.map { "      \($0)" }.joined(separator: "\n"))
             }
+            let sent = messages.count == 1 ? JSONText.compact(messages[0]) : JSONText.compact(.array(messages))
             let problem =
-                "\(consumer) sent a request the contract does not describe: \(path) \(JSONText.compact(message))\n"
+                "\(consumer) sent a request the contract does not describe: \(path) \(sent)\n"
                 + "  against each interaction on that path:\n    " + reasons.joined(separator: "\n    ")
             state.problems.append(problem)
             return .reject(problem)
@@ -272,15 +292,22 @@ private final class CallBook: Sendable {
     }
 
     /// How a call differs from an entry: from its example request when there is one, else
-    /// (the first call while recording) only in the metadata the spec names.
-    private static func mismatches(metadata: Metadata, message: JSONValue, entry: Entry) throws(ContractError) -> [Mismatch] {
+    /// (the first call while recording) only in the metadata the spec names and, for a call
+    /// with one request message, in their number.
+    private static func mismatches(
+        metadata: Metadata, messages: [JSONValue], entry: Entry
+    ) throws(ContractError) -> [Mismatch] {
         guard var expectation = entry.recorded?.request else {
-            var probe = entry.spec.interaction(metadata: metadata, message: message).request
+            var probe = entry.spec.interaction(metadata: metadata, messages: messages).request
             // Equality can only be checked against a recorded example; presence still counts.
             probe.matchingRules.metadata = probe.matchingRules.metadata.mapValues { $0.match == .equality ? .type : $0 }
-            return CallMatching.metadataMismatches(of: metadata, against: probe)
+            var found = CallMatching.metadataMismatches(of: metadata, against: probe)
+            if !entry.spec.streamsRequests && messages.count != 1 {
+                found.append(Mismatch(path: "request", expected: "one message", actual: "\(messages.count) messages"))
+            }
+            return found
         }
         expectation.matchingRules = RequestMatchingRules(metadata: entry.spec.metadata, message: entry.spec.messageRules)
-        return try CallMatching.mismatches(of: metadata, message: message, against: expectation)
+        return try CallMatching.mismatches(of: metadata, messages: messages, against: expectation)
     }
 }

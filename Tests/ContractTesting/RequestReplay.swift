@@ -4,34 +4,114 @@ package import RPCHTTP2
 
 /// Builds and sends the request of an interaction on the provider side.
 package enum RequestReplay {
-    /// The metadata and message to send: the contract's examples with the generators'
-    /// templates filled from `values`.
+    /// The metadata and messages to send: the contract's examples with the generators'
+    /// templates filled from `values` (message generators apply to every message of a stream).
     package static func request(
         for expectation: RequestExpectation, values: [String: JSONValue]
-    ) throws(ContractError) -> (Metadata, JSONValue) {
+    ) throws(ContractError) -> (Metadata, [JSONValue]) {
         var metadata = Metadata()
         for (name, value) in expectation.metadata.sorted(by: { $0.key < $1.key }) { metadata.set(name, value) }
         for (name, template) in expectation.generators.metadata.sorted(by: { $0.key < $1.key }) {
             metadata.set(name, try fill(template, from: values, for: "metadata '\(name)'").text)
         }
-        var message = expectation.message
+        var messages = expectation.messages
         for (pathText, template) in expectation.generators.message.sorted(by: { $0.key < $1.key }) {
             guard let path = JSONPath(parsing: pathText), path.wildcardCount == 0 else {
                 throw ContractError("the generator path '\(pathText)' must name one value ($.a.b, $.list[0])")
             }
             let value = try fill(template, from: values, for: pathText)
-            guard let replaced = message.setting(value.json, at: path) else {
-                throw ContractError("the generator path '\(pathText)' is not in the request message")
+            for index in messages.indices {
+                guard let replaced = messages[index].setting(value.json, at: path) else {
+                    throw ContractError("the generator path '\(pathText)' is not in the request message")
+                }
+                messages[index] = replaced
             }
-            message = replaced
         }
-        return (metadata, message)
+        return (metadata, messages)
     }
 
     /// Sends one request message and reads the outcome over a fresh client of `address`.
     package static func send(
         path: String, metadata: Metadata, message: JSONValue, to address: SocketAddressText,
         timeout: Duration = .seconds(10)
+    ) async -> CallOutcome {
+        await send(path: path, metadata: metadata, messages: [message], to: address, timeout: timeout)
+    }
+
+    /// Sends `messages` (one, or a client stream), half-closes, and reads every response
+    /// message and the status over a fresh client of `address`.
+    package static func send(
+        path: String, metadata: Metadata, messages: [JSONValue], to address: SocketAddressText,
+        timeout: Duration = .seconds(10)
+    ) async -> CallOutcome {
+        await withClient(of: address) { client in
+            let payloads = try messages.map { message throws(RPCError) in try JSONCodec.shared.encode(message) }
+            let received = try await client.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) {
+                call in
+                for payload in payloads { try await call.send(payload) }
+                call.finishSending()
+                var received: [JSONValue] = []
+                while let data = try await call.nextMessage() {
+                    received.append(try JSONCodec.shared.decode(JSONValue.self, from: data))
+                }
+                return received
+            }
+            return .messages(received)
+        }
+    }
+
+    /// Sends `messages` and reads the response stream `stream` describes, over a fresh client
+    /// of `address`: before reading a message that comes only after something happens, runs
+    /// `prepare` with that message's state (a mid-stream provider state); after the listed
+    /// messages cancels a stream that stays open (a watch), or reads any other to its end.
+    ///
+    /// - Throws: what `prepare` threw, as a ``ContractError``; the call's own failures are
+    ///   the outcome.
+    package static func stream(
+        path: String, metadata: Metadata, messages: [JSONValue], expecting stream: StreamExpectation,
+        to address: SocketAddressText, timeout: Duration = .seconds(10),
+        prepare: (ProviderState) async throws -> Void
+    ) async throws -> CallOutcome {
+        var preparationFailure: ContractError?
+        let outcome = await withClient(of: address) { client in
+            let payloads = try messages.map { message throws(RPCError) in try JSONCodec.shared.encode(message) }
+            var received: [JSONValue] = []
+            let stillOpen = try await client.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) {
+                call in
+                for payload in payloads { try await call.send(payload) }
+                call.finishSending()
+                for expected in stream.messages {
+                    if let state = expected.after {
+                        do {
+                            try await prepare(state)
+                        } catch {
+                            preparationFailure = ContractError("setting up \(state) mid-stream failed: \(error)")
+                            call.cancel()
+                            return false
+                        }
+                    }
+                    guard let data = try await call.nextMessage() else { return false }
+                    received.append(try JSONCodec.shared.decode(JSONValue.self, from: data))
+                }
+                if stream.end == .open {
+                    call.cancel()
+                    return true
+                }
+                while let data = try await call.nextMessage() {
+                    received.append(try JSONCodec.shared.decode(JSONValue.self, from: data))
+                }
+                return false
+            }
+            return stillOpen ? .openStream(received) : .messages(received)
+        }
+        if let preparationFailure { throw preparationFailure }
+        return outcome
+    }
+
+    /// Runs `body` with a fresh client of `address`, closes it, and turns a thrown error into
+    /// the failed outcome it stands for.
+    private static func withClient(
+        of address: SocketAddressText, _ body: (RPCClient) async throws -> CallOutcome
     ) async -> CallOutcome {
         let client: RPCClient
         do {
@@ -41,18 +121,7 @@ package enum RequestReplay {
         }
         let outcome: CallOutcome
         do {
-            let payload = try JSONCodec.shared.encode(message)
-            let messages = try await client.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) {
-                call in
-                try await call.send(payload)
-                call.finishSending()
-                var messages: [JSONValue] = []
-                while let data = try await call.nextMessage() {
-                    messages.append(try JSONCodec.shared.decode(JSONValue.self, from: data))
-                }
-                return messages
-            }
-            outcome = .messages(messages)
+            outcome = try await body(client)
         } catch {
             let rpcError = RPCError(converting: error)
             outcome = .failure(code: rpcError.code, reason: rpcError.reason, message: rpcError.message)

@@ -40,9 +40,12 @@ package struct VerificationReport: Sendable, CustomStringConvertible {
                 + "\(failures.count) of \(results.count) interactions failed"
         ]
         for result in results {
-            let given =
+            var given =
                 result.interaction.providerStates.isEmpty
                 ? "" : " given " + result.interaction.providerStates.map(\.description).joined(separator: ", ")
+            if case .stream(let stream) = result.interaction.response, !stream.midStreamStates.isEmpty {
+                given += ", then mid-stream " + stream.midStreamStates.map(\.description).joined(separator: ", ")
+            }
             lines.append("  \(result.passed ? "ok  " : "FAIL") \"\(result.interaction.description)\"\(given)")
             guard !result.passed else { continue }
             lines.append(

@@ -106,4 +106,16 @@ struct PlaceOrderRetryTests {
         #expect(categories.message.categories.isEmpty)
         #expect(transport.recorded(CatalogContract.listCategories.path).count == 3)
     }
+
+    @Test("the gateway's UPSTREAM_UNAVAILABLE is final even for idempotent methods: it has retried already")
+    func upstreamUnavailableIsFinal() async throws {
+        let transport = ScriptedTransport { _, _ in
+            throw GatewayReason.upstreamUnavailable.error("basket-svc is unavailable right now; try again shortly.")
+        }
+        let (gateway, root) = try gateway(transport)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let error = await #expect(throws: RPCError.self) { try await gateway.unary(BasketContract.getBasket, Empty()) }
+        #expect(error?.reason == GatewayReason.upstreamUnavailable.rawValue)
+        #expect(transport.recorded(BasketContract.getBasket.path).count == 1)
+    }
 }

@@ -1,3 +1,4 @@
+import Contracts
 import RPC
 
 /// When shopctl calls a method again after a failure: which errors, how many attempts, and
@@ -20,10 +21,14 @@ struct CallRetry: Sendable {
     static let never = CallRetry(maxAttempts: 1, initialBackoff: .zero, maxBackoff: .zero) { _ in false }
 
     /// Up to 4 attempts on `UNAVAILABLE` for idempotent methods; one attempt for the rest.
+    ///
+    /// The gateway's `UPSTREAM_UNAVAILABLE` is final: the gateway has already retried the
+    /// service and its circuit breaker says the service is down, so more attempts would only
+    /// hide the outage for a few seconds (or answer late, once a restarted service is back).
     static func standard(for method: MethodInfo) -> CallRetry {
         guard method.idempotent else { return .never }
         return CallRetry(maxAttempts: 4, initialBackoff: .milliseconds(200), maxBackoff: .seconds(1)) {
-            $0.code == .unavailable
+            $0.code == .unavailable && $0.reason != GatewayReason.upstreamUnavailable.rawValue
         }
     }
 

@@ -14,7 +14,7 @@ struct AdminCommand: AsyncParsableCommand {
     struct KeyOptions: ParsableArguments {
         /// The admin key.
         @Option(help: "The admin API key (env SHOP_ADMIN_API_KEY, which keeps it out of the process list).")
-        var apiKey = ProcessInfo.processInfo.environment["SHOP_ADMIN_API_KEY"] ?? ""
+        var apiKey = ProcessContext.current.environment["SHOP_ADMIN_API_KEY"] ?? ""
 
         /// Refuses bad values before anything is sent.
         func validate() throws {

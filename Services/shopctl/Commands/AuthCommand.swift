@@ -33,7 +33,7 @@ struct AuthCommand: AsyncParsableCommand {
     /// Reads an ID token given as an argument, or from standard input when it is "-".
     static func idToken(_ argument: String) -> String {
         guard argument == "-" else { return argument }
-        return String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+        return String(decoding: ProcessContext.current.readStandardInput(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

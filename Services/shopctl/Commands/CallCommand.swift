@@ -41,14 +41,14 @@ struct CallCommand: AsyncParsableCommand {
         guard let name = MethodName(method) else { throw ShopctlError.usage("Bad METHOD \(method).") }
         let info = KnownMethods.info(for: name)
         let kind = info?.kind ?? .unary
-        let text = body == "-" ? String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self) : body ?? "{}"
+        let text = body == "-" ? String(decoding: ProcessContext.current.readStandardInput(), as: UTF8.self) : body ?? "{}"
         let requests = try Self.messages(from: text, kind: kind)
         var extra = Metadata()
         for entry in header {
             if let pair = Self.metadataEntry(entry) { extra.add(pair.0, pair.1) }
         }
         if info?.auth == .admin, extra[MetadataKey.apiKey] == nil,
-            let key = ProcessInfo.processInfo.environment["SHOP_ADMIN_API_KEY"], !key.isEmpty
+            let key = ProcessContext.current.environment["SHOP_ADMIN_API_KEY"], !key.isEmpty
         {
             extra.set(MetadataKey.apiKey, key)
         }

@@ -68,7 +68,7 @@ extension OrderCommand {
         func request() throws -> PlaceOrderRequest {
             let profile = try ShippingProfile(paths: ConfigPaths()).load()
             do {
-                return try input.request(environment: ProcessInfo.processInfo.environment, profile: profile)
+                return try input.request(environment: ProcessContext.current.environment, profile: profile)
             } catch {
                 throw ValidationError(error.description)
             }

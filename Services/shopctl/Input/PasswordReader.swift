@@ -30,7 +30,7 @@ struct PasswordReader {
         let password: String
         if fromStandardInput {
             if lines == nil {
-                lines = Self.split(String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self))
+                lines = Self.split(String(decoding: ProcessContext.current.readStandardInput(), as: UTF8.self))
             }
             guard let lines, used < lines.count else {
                 throw .usage("Standard input ended before the password (\(prompt.lowercased())).",

@@ -49,7 +49,7 @@ enum ProductFile {
 
     /// The contents of `path`, or of standard input for "-".
     static func read(_ path: String) throws(ShopctlError) -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        if path == "-" { return ProcessContext.current.readStandardInput() }
         guard let data = try PrivateFile.read(URL(fileURLWithPath: path)) else {
             throw .usage("There is no file \(path).")
         }

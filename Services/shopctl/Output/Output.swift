@@ -27,7 +27,7 @@ struct Output: Sendable {
     }
 
     private func write(_ data: Data) {
-        FileHandle.standardOutput.write(data)
+        ProcessContext.current.writeStandardOutput(data)
     }
 
     /// Writes one line to standard error.

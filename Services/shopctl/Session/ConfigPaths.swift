@@ -7,8 +7,8 @@ struct ConfigPaths: Sendable, Equatable {
     /// The `shopctl` directory (mode 0700 once shopctl creates it).
     let directory: URL
 
-    /// The paths for `environment` (the process's by default).
-    init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// The paths for `environment` (the running command's, ``ProcessContext/current``, by default).
+    init(environment: [String: String] = ProcessContext.current.environment) {
         let base: String
         if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
             base = xdg

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 
 /// Asks `grpc.health.v1.Health/Check` the way the kubelet's `grpc:` probe does: a standard
 /// gRPC client (Python grpcio) sending the protobuf `HealthCheckRequest` with content type

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Testing
 
 /// Every object of `deploy/k8s/*.yaml`, read with PyYAML (python3 turns each YAML document

@@ -22,13 +22,13 @@ struct SessionLifecycleTests {
             let shopctl = try stack.shopctl()
             try await shopctl.waitUntilServing()
             let email = LiveFixtures.newEmail()
-            try await shopctl.signUpAndSignIn(email, mailbox: stack.mailbox)
+            try await shopctl.signUpAndSignIn(email, password: LiveFixtures.password, mailbox: stack.mailbox)
             let store = CredentialsStore(paths: shopctl.paths)
             let original = try #require(try store.load())
 
             // An expired access token: the call is refreshed and retried, the user sees only the answer.
             var stale = original
-            stale.accessToken = try LiveFixtures.expired(original.accessToken, key: stack.signingKey)
+            stale.accessToken = try ExpiredAccessToken.forged(from: original.accessToken, signedWith: stack.signingKey)
             try store.save(stale)
             let before = refreshCalls(stack)
             let whoami = try await shopctl.succeed(["auth", "whoami"])
@@ -42,7 +42,7 @@ struct SessionLifecycleTests {
             // uses the new tokens. Had both refreshed, the rotated token's reuse would have
             // revoked the session and the third call would fail.
             var staleAgain = renewed
-            staleAgain.accessToken = try LiveFixtures.expired(renewed.accessToken, key: stack.signingKey)
+            staleAgain.accessToken = try ExpiredAccessToken.forged(from: renewed.accessToken, signedWith: stack.signingKey)
             try store.save(staleAgain)
             let beforePair = refreshCalls(stack)
             async let first = shopctl.run(["basket", "show"])
@@ -56,7 +56,7 @@ struct SessionLifecycleTests {
 
             // A refresh token the server refuses: the credentials are deleted, the user told.
             var dead = try #require(try store.load())
-            dead.accessToken = try LiveFixtures.expired(dead.accessToken, key: stack.signingKey)
+            dead.accessToken = try ExpiredAccessToken.forged(from: dead.accessToken, signedWith: stack.signingKey)
             dead.refreshToken = "not-a-refresh-token"
             try store.save(dead)
             let ended = try await shopctl.run(["basket", "show"])
@@ -73,7 +73,7 @@ struct SessionLifecycleTests {
             try await shopctl.waitUntilServing()
             let key = ["SHOP_ADMIN_API_KEY": stack.adminKey]
 
-            let created = try LiveFixtures.decode(
+            let created = try ShopctlJSON.decode(
                 ProductResponse.self,
                 try await shopctl.succeed(
                     ["--json", "admin", "products", "upsert", "--title", "Walnut desk organiser", "--category", "office",
@@ -81,7 +81,7 @@ struct SessionLifecycleTests {
                 ).output)
             #expect(created.product.id > 0)
             #expect(created.product.price == Money(amount: 2450, currency: "USD"))
-            let changed = try LiveFixtures.decode(
+            let changed = try ShopctlJSON.decode(
                 ProductResponse.self,
                 try await shopctl.succeed(
                     ["--json", "admin", "products", "upsert", "--id", String(created.product.id), "--price", "19.99"],
@@ -99,7 +99,7 @@ struct SessionLifecycleTests {
             try Data(lines.joined(separator: "\n").utf8).write(to: file)
             let imported = try await shopctl.succeed(["admin", "products", "import", file.path], environment: key)
             #expect(imported.output == "Created 2, updated 0, failed 0.\n")
-            let office = try LiveFixtures.decode(
+            let office = try ShopctlJSON.decode(
                 ListProductsResponse.self, try await shopctl.succeed(["--json", "products", "list", "--category", "office"]).output)
             #expect(Set(office.products.map(\.title)) == ["Walnut desk organiser", "Linen notebook", "Brass pen"])
 

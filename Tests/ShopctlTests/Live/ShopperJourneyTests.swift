@@ -21,17 +21,17 @@ struct ShopperJourneyTests {
             let email = LiveFixtures.newEmail()
 
             // Account: password from standard input, token from the delivered email.
-            try await shopctl.signUpAndSignIn(email, mailbox: stack.mailbox)
+            try await shopctl.signUpAndSignIn(email, password: LiveFixtures.password, mailbox: stack.mailbox)
             let attributes = try FileManager.default.attributesOfItem(atPath: shopctl.paths.credentials.path)
             #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600)
             let whoami = try await shopctl.succeed(["auth", "whoami"])
             #expect(whoami.output.contains("Email:"))
             #expect(whoami.output.contains("\(email) (verified)"))
-            let me = try LiveFixtures.decode(UserResponse.self, try await shopctl.succeed(["--json", "auth", "whoami"]).output)
+            let me = try ShopctlJSON.decode(UserResponse.self, try await shopctl.succeed(["--json", "auth", "whoami"]).output)
             #expect(me.user.email == email)
 
             // Catalog: a table for people, the raw message for scripts.
-            let page = try LiveFixtures.decode(
+            let page = try ShopctlJSON.decode(
                 ListProductsResponse.self, try await shopctl.succeed(["--json", "products", "list", "--page-size", "5"]).output)
             #expect(page.products.count == 5)
             #expect(!page.nextPageToken.isEmpty)
@@ -41,7 +41,7 @@ struct ShopperJourneyTests {
             #expect(table.output.contains(MoneyText.format(product.price)))
             #expect(table.output.contains("More: shopctl products list --page-size 5 --page-token "))
             let word = try #require(product.title.split(separator: " ").first { $0.count >= 4 && $0.allSatisfy(\.isLetter) })
-            let found = try LiveFixtures.decode(
+            let found = try ShopctlJSON.decode(
                 ListProductsResponse.self, try await shopctl.succeed(["products", "list", "--search", String(word), "--json"]).output)
             #expect(found.products.contains { $0.id == product.id }, "searching \(word)")
             let shown = try await shopctl.succeed(["products", "show", String(product.id)])
@@ -56,7 +56,7 @@ struct ShopperJourneyTests {
 
             // Favorites.
             try await shopctl.succeed(["favorites", "add", String(product.id)])
-            let favorites = try LiveFixtures.decode(
+            let favorites = try ShopctlJSON.decode(
                 ListFavoritesResponse.self, try await shopctl.succeed(["favorites", "list", "--json"]).output)
             #expect(favorites.products.map(\.id) == [product.id])
 
@@ -67,7 +67,7 @@ struct ShopperJourneyTests {
             }
             #expect(initial?.items.isEmpty == true, "watch: \(watch.errors.tail())")
 
-            let added = try LiveFixtures.decode(
+            let added = try ShopctlJSON.decode(
                 Basket.self, try await shopctl.succeed(["--json", "basket", "add", String(product.id), "--count", "2"]).output)
             let line = try #require(added.items.first)
             #expect(line.count == 2 && line.productId == product.id)
@@ -76,7 +76,7 @@ struct ShopperJourneyTests {
             #expect(again.errors.hasPrefix("error: ALREADY_IN_BASKET: The product is already in basket."), "\(again)")
             let changed = try await shopctl.succeed(["basket", "set", String(line.id.prefix(8)), "3"])
             #expect(changed.output.contains("3 items, total \(MoneyText.format(product.price.multiplied(by: 3)))."), "\(changed)")
-            let basket = try LiveFixtures.decode(Basket.self, try await shopctl.succeed(["basket", "show", "--json"]).output)
+            let basket = try ShopctlJSON.decode(Basket.self, try await shopctl.succeed(["basket", "show", "--json"]).output)
             #expect(basket.itemCount == 3)
 
             let sawThree = await watch.output.first(within: .seconds(10)) { line -> Bool? in
@@ -84,7 +84,7 @@ struct ShopperJourneyTests {
                 return update.itemCount == 3 ? true : nil
             }
             #expect(sawThree == true, "watch printed: \(watch.output.lines)")
-            let updates = try LiveFixtures.decodeLines(Basket.self, watch.output.lines)
+            let updates = try ShopctlJSON.decodeLines(Basket.self, watch.output.lines)
             #expect(updates.map(\.version) == updates.map(\.version).sorted())
             #expect(await watch.stop(with: SIGINT) == 0, "watch errors: \(watch.errors.tail())")
 
@@ -95,7 +95,7 @@ struct ShopperJourneyTests {
             #expect(declined.errors.hasPrefix("error: PAYMENT_DECLINED: "), "\(declined)")
             #expect(declined.errors.contains("try another card"))
             #expect(declined.output.isEmpty)
-            let kept = try LiveFixtures.decode(Basket.self, try await shopctl.succeed(["--json", "basket", "show"]).output)
+            let kept = try ShopctlJSON.decode(Basket.self, try await shopctl.succeed(["--json", "basket", "show"]).output)
             #expect(kept.itemCount == 3)
 
             let badExpiry = try await shopctl.run(
@@ -105,7 +105,7 @@ struct ShopperJourneyTests {
 
             let placed = try await shopctl.succeed(
                 ["--json", "order", "place"] + LiveFixtures.addressFlags + LiveFixtures.cardFlags("4242424242424242"))
-            let order = try LiveFixtures.decode(Order.self, placed.output)
+            let order = try ShopctlJSON.decode(Order.self, placed.output)
             #expect(order.status == .paid)
             #expect(order.total == product.price.multiplied(by: 3))
             #expect(order.payment?.last4 == "4242")
@@ -113,7 +113,7 @@ struct ShopperJourneyTests {
             let orders = try await shopctl.succeed(["order", "list"])
             #expect(orders.lines.first?.hasPrefix("ORDER") == true)
             #expect(orders.output.contains(order.id))
-            let listed = try LiveFixtures.decode(ListOrdersResponse.self, try await shopctl.succeed(["order", "list", "--json"]).output)
+            let listed = try ShopctlJSON.decode(ListOrdersResponse.self, try await shopctl.succeed(["order", "list", "--json"]).output)
             #expect(listed.orders.first?.id == order.id)
             #expect(listed.orders.contains { $0.status == .paymentFailed })
             let detail = try await shopctl.succeed(["order", "show", order.id])
@@ -126,7 +126,7 @@ struct ShopperJourneyTests {
             let call = try await shopctl.succeed(["call", "shop.catalog.v1.CatalogService/GetProduct", "{\"id\": \(product.id)}"])
             #expect(call.output.hasPrefix("{\n  \"product\": {"))
             let raw = try await shopctl.succeed(["--json", "call", "/shop.basket.v1.BasketService/GetBasket"])
-            #expect(try LiveFixtures.decode(Basket.self, raw.output).items.isEmpty)
+            #expect(try ShopctlJSON.decode(Basket.self, raw.output).items.isEmpty)
             let described = try await shopctl.succeed(["describe", "catalog"])
             #expect(described.lines.first == "shop.catalog.v1.CatalogService")
             #expect(described.output.contains("ListProducts"))

@@ -1,8 +1,8 @@
 /// TCP ports of 127.0.0.1 nobody listens on, chosen by the kernel.
-enum FreePorts {
+package enum FreePorts {
     /// `count` distinct ports that were free a moment ago: each bound at once (so the kernel
     /// gives different ones), then released.
-    static func take(_ count: Int) throws -> [Int] {
+    package static func take(_ count: Int) throws -> [Int] {
         let sockets = try (0..<count).map { _ in try ListeningSocket() }
         return sockets.map(\.port)
     }

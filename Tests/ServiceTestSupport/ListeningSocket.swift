@@ -5,23 +5,23 @@ import Glibc
 #endif
 
 /// A TCP socket listening on 127.0.0.1, closed when released. Not thread-safe: one owner.
-final class ListeningSocket {
+package final class ListeningSocket {
     /// Why the socket could not be made.
-    struct Failure: Error, CustomStringConvertible {
+    package struct Failure: Error, CustomStringConvertible {
         /// The call that failed.
-        let call: String
+        package let call: String
         /// Its errno.
-        let code: Int32
+        package let code: Int32
 
-        var description: String { "\(call): \(String(cString: strerror(code)))" }
+        package var description: String { "\(call): \(String(cString: strerror(code)))" }
     }
 
     /// The port it listens on.
-    let port: Int
+    package let port: Int
     private let descriptor: Int32
 
     /// Listens on `port` of 127.0.0.1 (0: a port the kernel picks).
-    init(port: Int = 0) throws {
+    package init(port: Int = 0) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
         var address = sockaddr_in()

@@ -11,27 +11,27 @@ import Glibc
 /// `Process` is not used here: it learns of an exit when a socket it hands the child reaches
 /// end-of-file, which never happens while a process the command left running in the
 /// background (as `deploy/compose up` does) still holds that socket.
-enum Command {
+package enum Command {
     /// What a finished command produced.
-    struct Result: Sendable, CustomStringConvertible {
+    package struct Result: Sendable, CustomStringConvertible {
         /// The exit status (128 + the signal's number when a signal ended it).
-        let status: Int32
+        package let status: Int32
         /// Its standard output.
-        let output: String
+        package let output: String
         /// Its standard error.
-        let errors: String
+        package let errors: String
 
-        var description: String { "exit status \(status)\n--- stdout\n\(output)\n--- stderr\n\(errors)" }
+        package var description: String { "exit status \(status)\n--- stdout\n\(output)\n--- stderr\n\(errors)" }
     }
 
     /// Why a command did not run to its end.
-    enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         /// It could not be started: the `posix_spawn` error.
         case notStarted(command: String, code: Int32)
         /// It ran longer than allowed and was killed.
         case timedOut(command: String, limit: Duration)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .notStarted(let command, let code): "cannot start \(command): \(String(cString: strerror(code)))"
             case .timedOut(let command, let limit): "\(command) did not finish within \(limit); it was killed"
@@ -42,7 +42,7 @@ enum Command {
     /// Runs `executable` (a path, or a name looked up in `PATH`) with `arguments` in the
     /// caller's environment with `environment` laid over it (`nil` values remove a variable).
     /// Waits up to `timeout`, then kills it and throws.
-    static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], environment: [String: String?] = [:], timeout: Duration
     ) async throws -> Result {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("deploy-command-\(UUID().uuidString)")

@@ -1,6 +1,5 @@
-import Foundation
-import ServiceTestSupport
-import Testing
+package import Foundation
+package import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -9,47 +8,73 @@ import Glibc
 /// `deploy/compose` run the way end-to-end tests run it: against the executables this build
 /// made (`SHOP_BIN_DIR`, so nothing is built), with its data in a scratch directory and on
 /// ports the kernel picked, so that it never meets a developer's own running system.
-struct ComposeSystem: Sendable {
+package struct ComposeSystem: Sendable {
     /// One row of `deploy/compose status --json`.
-    struct Row: Decodable, Sendable, Equatable {
+    package struct Row: Decodable, Sendable, Equatable {
         /// The service's name.
-        let name: String
+        package let name: String
         /// `127.0.0.1:port`.
-        let address: String
+        package let address: String
         /// The service process; nil when it does not run.
-        let pid: Int?
+        package let pid: Int?
         /// `serving`, `unhealthy`, `restarting` or `stopped`.
-        let status: String
+        package let status: String
         /// Its supervisor; nil when stopped.
-        let supervisorPid: Int?
+        package let supervisorPid: Int?
         /// How often the supervisor restarted it.
-        let restarts: Int
+        package let restarts: Int
     }
 
-    /// The scratch directory, removed by ``withComposeSystem(ports:_:)``.
-    let scratch: URL
+    /// The scratch directory, removed by ``withComposeSystem(ports:environment:sourceLocation:_:)``.
+    package let scratch: URL
     /// `SHOP_DATA`.
-    let data: URL
+    package let data: URL
     /// Each service's port.
-    let ports: [String: Int]
-    /// The services compose runs here: those of ``StorefrontServices`` that Package.swift
-    /// declares (the rule compose itself follows), in start order.
-    let services: [String]
+    package let ports: [String: Int]
+    /// The services compose runs here: those of ``ServiceName`` that Package.swift declares
+    /// (the rule compose itself follows), in start order.
+    package let services: [String]
+    /// Variables every compose command gets on top of ours (they pass through to the services).
+    package let extraEnvironment: [String: String]
+
+    /// A system in `scratch` on `ports`; nothing runs until `up`.
+    package init(scratch: URL, data: URL, ports: [String: Int], services: [String], extraEnvironment: [String: String] = [:]) {
+        self.scratch = scratch
+        self.data = data
+        self.ports = ports
+        self.services = services
+        self.extraEnvironment = extraEnvironment
+    }
+
+    /// The repository's top directory (this file is `Tests/ServiceTestSupport/ComposeSystem.swift`).
+    package static let repository: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `deploy/compose` script.
+    package static var script: URL { repository.appendingPathComponent("deploy/compose") }
 
     /// The directory of the executables this test bundle was built with.
-    static var binDirectory: URL { ServiceProcess.executable("auth-svc").deletingLastPathComponent() }
+    package static var binDirectory: URL { ServiceProcess.executable("auth-svc").deletingLastPathComponent() }
 
     /// The variable compose reads for `name`'s port, e.g. `SHOP_CATALOG_PORT`.
-    static func portVariable(of name: String) -> String {
+    package static func portVariable(of name: String) -> String {
         let short = name.hasSuffix("-svc") ? String(name.dropLast(4)) : name
         return "SHOP_\(short.uppercased())_PORT"
     }
 
+    /// The services of ``ServiceName`` that Package.swift declares as executables, in start order.
+    package static func declaredServices() throws -> [String] {
+        let manifest = try String(contentsOf: repository.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let declared = Set(manifest.matches(of: #/\.executableTarget\(\s*name:\s*"([^"]+)"/#).map { String($0.output.1) })
+        return ServiceName.allCases.map(\.rawValue).filter(declared.contains)
+    }
+
     /// The environment of every compose command: none of the caller's `SHOP_*` variables,
     /// then ours.
-    var environment: [String: String?] {
+    package var environment: [String: String?] {
         var environment: [String: String?] = [:]
         for name in ProcessInfo.processInfo.environment.keys where name.hasPrefix("SHOP_") { environment[name] = .some(nil) }
+        for (name, value) in extraEnvironment { environment[name] = value }
         environment["SHOP_DATA"] = data.path
         environment["SHOP_BIN_DIR"] = Self.binDirectory.path
         environment["SHOP_HEALTH_TIMEOUT"] = "90"
@@ -58,12 +83,12 @@ struct ComposeSystem: Sendable {
     }
 
     /// Runs `deploy/compose arguments…`.
-    func run(_ arguments: String..., timeout: Duration = .seconds(180)) async throws -> Command.Result {
-        try await Command.run(Repository.url("deploy/compose").path, arguments, environment: environment, timeout: timeout)
+    package func run(_ arguments: String..., timeout: Duration = .seconds(180)) async throws -> Command.Result {
+        try await Command.run(Self.script.path, arguments, environment: environment, timeout: timeout)
     }
 
     /// `deploy/compose status --json`, decoded.
-    func status(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Row] {
+    package func status(sourceLocation: SourceLocation = #_sourceLocation) async throws -> [Row] {
         let result = try await run("status", "--json", timeout: .seconds(60))
         try #require(result.status == 0, "status --json failed: \(result)", sourceLocation: sourceLocation)
         do {
@@ -75,24 +100,24 @@ struct ComposeSystem: Sendable {
     }
 
     /// The row of `name` in `rows`.
-    func row(_ name: String, in rows: [Row], sourceLocation: SourceLocation = #_sourceLocation) throws -> Row {
+    package func row(_ name: String, in rows: [Row], sourceLocation: SourceLocation = #_sourceLocation) throws -> Row {
         try #require(rows.first { $0.name == name }, "status has no row for \(name): \(rows)", sourceLocation: sourceLocation)
     }
 
     /// The log compose keeps for `name`.
-    func log(of name: String) -> String {
+    package func log(of name: String) -> String {
         (try? String(contentsOf: data.appendingPathComponent("run/\(name).log"), encoding: .utf8)) ?? ""
     }
 
     /// The processes whose command line mentions the scratch directory (`pgrep -af`): every
     /// supervisor and service compose started here has it in its arguments.
-    func processesLeft() async throws -> [String] {
+    package func processesLeft() async throws -> [String] {
         let result = try await Command.run("pgrep", ["-af", scratch.path], timeout: .seconds(30))
         return result.output.split(separator: "\n").map(String.init)
     }
 
     /// Polls `condition` every 200 ms for up to `limit`; returns whether it became true.
-    func eventually(within limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
+    package func eventually(within limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if try await condition() { return true }
@@ -102,19 +127,22 @@ struct ComposeSystem: Sendable {
     }
 }
 
-/// Runs `body` with a fresh ``ComposeSystem`` on `ports` (default: five the kernel picks),
-/// then runs `down`, kills whatever is still left (recording an issue if anything was) and
-/// removes the scratch directory, whether `body` succeeded or not.
-func withComposeSystem(
-    ports chosen: [String: Int] = [:], sourceLocation: SourceLocation = #_sourceLocation,
+/// Runs `body` with a fresh ``ComposeSystem`` on `ports` (default: five the kernel picks) whose
+/// commands get `environment` too, then runs `down`, kills whatever is still left (recording
+/// an issue if anything was) and removes the scratch directory, whether `body` succeeded or not.
+package func withComposeSystem(
+    ports chosen: [String: Int] = [:], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (ComposeSystem) async throws -> Void
 ) async throws {
     let scratch = try TestScratch.makeDirectory(prefix: "deploy-compose")
-    let services = try StorefrontServices.names.filter(Set(Repository.executableTargets()).contains)
-    let free = try FreePorts.take(StorefrontServices.all.count)
+    let services = try ComposeSystem.declaredServices()
+    let names = ServiceName.allCases.map(\.rawValue)
+    let free = try FreePorts.take(names.count)
     var ports: [String: Int] = [:]
-    for (index, name) in StorefrontServices.names.enumerated() { ports[name] = chosen[name] ?? free[index] }
-    let system = ComposeSystem(scratch: scratch, data: scratch.appendingPathComponent("data"), ports: ports, services: services)
+    for (index, name) in names.enumerated() { ports[name] = chosen[name] ?? free[index] }
+    let system = ComposeSystem(
+        scratch: scratch, data: scratch.appendingPathComponent("data"), ports: ports, services: services,
+        extraEnvironment: environment)
     let outcome: Result<Void, any Error>
     do {
         try await body(system)

@@ -1,53 +1,78 @@
-import Foundation
-import ServiceTestSupport
-import Testing
-
-@testable import shopctl
+package import Foundation
+package import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// What one run of the real `shopctl` executable did.
-struct ShopctlResult: Sendable, CustomStringConvertible {
+package struct ShopctlResult: Sendable, CustomStringConvertible {
     /// The arguments it ran with.
-    let arguments: [String]
+    package let arguments: [String]
     /// Its exit status.
-    let status: Int32
+    package let status: Int32
     /// Everything it wrote to standard output.
-    let output: String
+    package let output: String
     /// Everything it wrote to standard error.
-    let errors: String
+    package let errors: String
+    /// How long it ran, from start to exit.
+    package let duration: Duration
 
     /// The non-empty lines of standard output.
-    var lines: [String] { output.split(separator: "\n").map(String.init) }
+    package var lines: [String] { output.split(separator: "\n").map(String.init) }
 
     /// The command, its status and its output, for failure messages.
-    var description: String { "shopctl \(arguments.joined(separator: " ")) → \(status)\nstdout: \(output)\nstderr: \(errors)" }
+    package var description: String {
+        "shopctl \(arguments.joined(separator: " ")) → \(status) after \(duration)\nstdout: \(output)\nstderr: \(errors)"
+    }
 }
 
-/// Runs the built `shopctl` (next to the test bundle, like the services) with
-/// `XDG_CONFIG_HOME` and `SHOP_GATEWAY` set, and none of the caller's other `SHOP_*` variables.
+/// Runs the built `shopctl` (next to the test bundle, like the services) with its own
+/// `XDG_CONFIG_HOME`, the gateway's address, and none of the caller's other `SHOP_*` variables.
 /// Immutable; `Sendable`.
-struct ShopctlRunner: Sendable {
-    /// The config home (`XDG_CONFIG_HOME`) of every run.
-    let configHome: URL
-    /// `host:port` of the gateway.
-    let gateway: String
+package struct ShopctlRunner: Sendable {
+    /// How the gateway's address reaches shopctl.
+    package enum GatewayPassing: Sendable {
+        /// `SHOP_GATEWAY` in the environment.
+        case environment
+        /// `--gateway host:port` before the other arguments.
+        case flag
+    }
 
-    /// Where shopctl keeps its files for these runs.
-    var paths: ConfigPaths { ConfigPaths(environment: ["XDG_CONFIG_HOME": configHome.path]) }
+    /// The config home (`XDG_CONFIG_HOME`) of every run.
+    package let configHome: URL
+    /// `host:port` of the gateway.
+    package let gateway: String
+    /// Whether the address goes as `SHOP_GATEWAY` or as `--gateway`.
+    package let gatewayPassing: GatewayPassing
+
+    /// A runner whose config home is `configHome`, calling the gateway at `gateway`.
+    package init(configHome: URL, gateway: String, passing gatewayPassing: GatewayPassing = .environment) {
+        self.configHome = configHome
+        self.gateway = gateway
+        self.gatewayPassing = gatewayPassing
+    }
+
+    /// `credentials.json`, where shopctl keeps the session (its README, "Sessions").
+    package var credentialsFile: URL { configHome.appendingPathComponent("shopctl/credentials.json") }
 
     /// The process environment of a run, with `extra` on top.
-    func environment(_ extra: [String: String]) -> [String: String] {
-        ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SHOP_") }
-            .merging(["XDG_CONFIG_HOME": configHome.path, "SHOP_GATEWAY": gateway]) { _, ours in ours }
+    package func environment(_ extra: [String: String]) -> [String: String] {
+        var ours = ["XDG_CONFIG_HOME": configHome.path]
+        if gatewayPassing == .environment { ours["SHOP_GATEWAY"] = gateway }
+        return ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("SHOP_") }
+            .merging(ours) { _, ours in ours }
             .merging(extra) { _, ours in ours }
+    }
+
+    /// The command line of `arguments`: with `--gateway` first when the address goes as a flag.
+    package func commandLine(_ arguments: [String]) -> [String] {
+        gatewayPassing == .flag ? ["--gateway", gateway] + arguments : arguments
     }
 
     /// Runs `shopctl arguments` with `input` on standard input, waiting up to `limit` (then
     /// SIGKILL and a recorded issue).
-    func run(
+    package func run(
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:],
         within limit: Duration = .seconds(40), sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ShopctlResult {
@@ -64,36 +89,38 @@ struct ShopctlRunner: Sendable {
         let errHandle = try FileHandle(forWritingTo: errURL)
         let process = Process()
         process.executableURL = executable
-        process.arguments = arguments
+        process.arguments = commandLine(arguments)
         process.environment = environment(extra)
         process.standardOutput = outHandle
         process.standardError = errHandle
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+        let started = ContinuousClock.now
         try process.run()
         if let input {
             inputPipe.fileHandleForWriting.write(Data(input.utf8))
             try inputPipe.fileHandleForWriting.close()
         }
-        let deadline = ContinuousClock.now + limit
+        let deadline = started + limit
         while process.isRunning {
             if ContinuousClock.now > deadline {
                 kill(process.processIdentifier, SIGKILL)
                 Issue.record("shopctl \(arguments) did not finish within \(limit)", sourceLocation: sourceLocation)
             }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(10))
         }
+        let duration = ContinuousClock.now - started
         try outHandle.close()
         try errHandle.close()
         return ShopctlResult(
             arguments: arguments, status: process.terminationStatus,
             output: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            errors: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+            errors: String(decoding: try Data(contentsOf: errURL), as: UTF8.self), duration: duration)
     }
 
     /// Runs `shopctl arguments`, expecting exit 0; returns the result either way.
     @discardableResult
-    func succeed(
+    package func succeed(
         _ arguments: [String], input: String? = nil, environment extra: [String: String] = [:],
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> ShopctlResult {
@@ -103,10 +130,10 @@ struct ShopctlRunner: Sendable {
     }
 
     /// Starts a long-running `shopctl arguments` (a watch) whose standard output is read line by line.
-    func start(_ arguments: [String]) throws -> RunningShopctl {
+    package func start(_ arguments: [String]) throws -> RunningShopctl {
         let process = Process()
         process.executableURL = ServiceProcess.executable("shopctl")
-        process.arguments = arguments
+        process.arguments = commandLine(arguments)
         process.environment = environment([:])
         let output = Pipe()
         let errors = Pipe()
@@ -124,12 +151,12 @@ struct ShopctlRunner: Sendable {
 ///
 /// `@unchecked Sendable`: `process` is used only through `Process`'s thread-safe members (the
 /// pid, isRunning, the exit status); the logs are `Sendable`.
-final class RunningShopctl: @unchecked Sendable {
+package final class RunningShopctl: @unchecked Sendable {
     private let process: Process
     /// Standard output, line by line.
-    let output: ProcessLog
+    package let output: ProcessLog
     /// Standard error, line by line.
-    let errors: ProcessLog
+    package let errors: ProcessLog
 
     /// Wraps a started `process` and the logs reading its output.
     init(process: Process, output: ProcessLog, errors: ProcessLog) {
@@ -139,7 +166,7 @@ final class RunningShopctl: @unchecked Sendable {
     }
 
     /// Sends `signal` and waits up to `limit` for the exit; the status, or nil if it had to be killed.
-    func stop(with signal: Int32 = SIGINT, within limit: Duration = .seconds(10)) async -> Int32? {
+    package func stop(with signal: Int32, within limit: Duration = .seconds(10)) async -> Int32? {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = ContinuousClock.now + limit
         while process.isRunning && ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
@@ -152,5 +179,5 @@ final class RunningShopctl: @unchecked Sendable {
     }
 
     /// Whether it is still running.
-    var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 }
