@@ -340,6 +340,7 @@ package final class EventLoopGroup: Sendable {
 
     /// Starts `count` loops (default: one per core).
     package init(count: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "loop") throws(SystemError) {
+        System.mallocTuned
         var loops: [EventLoop] = []
         for index in 0..<max(1, count) { loops.append(try EventLoop(name: "\(name)-\(index)")) }
         self.loops = loops

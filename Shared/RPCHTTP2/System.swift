@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 internal import Glibc
 #endif
+private import CLinux
 
 /// A failed system call: the call's name and `errno`.
 package struct SystemError: Error, CustomStringConvertible {
@@ -46,6 +47,10 @@ package enum System {
     }
 
     /// The number of cores this process may use.
+    /// Tunes glibc's malloc for a long-running server, once per process (see
+    /// `storefront_tune_malloc` in CLinux): evaluated by the first event loop group.
+    static let mallocTuned: Void = storefront_tune_malloc()
+
     package static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
     /// Monotonic time in nanoseconds, for timers.

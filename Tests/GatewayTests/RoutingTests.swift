@@ -127,7 +127,10 @@ struct RoutingTests {
 
             // Without one, the gateway's id is the one the service logs.
             _ = try await gateway.unary(OrderContract.listOrders, PageRequest(), options: shopper.options)
-            let assigned = try #require(try stack.service(.gateway).log.lines.last { $0.contains("/ListOrders ") }
+            // The gateway logs a call once it has answered it: its line may trail the answer.
+            let gatewayLine = { try stack.service(.gateway).log.lines.last { $0.contains("/ListOrders ") } }
+            #expect(try await eventually(within: .seconds(5)) { try gatewayLine() != nil })
+            let assigned = try #require(try gatewayLine()
                 .flatMap { line in line.split(separator: " ").first { $0.hasPrefix("request-id=") } }
                 .map { String($0.dropFirst("request-id=".count)) })
             #expect(assigned != "-")
