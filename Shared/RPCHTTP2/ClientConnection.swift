@@ -102,16 +102,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         flushSoon()
     }
 
-    private var flushQueued = false
-
     /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
     private func flushSoon() {
-        guard !flushQueued else { return }
-        flushQueued = true
-        loop.atEndOfIteration { [self] in
-            flushQueued = false
-            flushOutput()
-        }
+        socket?.atEndOfIteration { [self] in flushOutput() }
     }
 
     private func flushOutput() {

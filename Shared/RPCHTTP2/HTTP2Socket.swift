@@ -48,6 +48,19 @@ final class HTTP2Socket {
         return .open
     }
 
+    private var flushQueued = false
+
+    /// Runs `flush` at the end of this loop iteration, once however often it is asked for
+    /// in the iteration: the output of every call handled in it leaves in one write.
+    func atEndOfIteration(_ flush: @escaping () -> Void) {
+        guard !flushQueued else { return }
+        flushQueued = true
+        loop.atEndOfIteration { [self] in
+            flushQueued = false
+            flush()
+        }
+    }
+
     /// Writes everything `session` has queued, as far as the socket takes it, watching for
     /// writability while bytes remain. Returns an error text when the socket failed.
     func flush(_ session: HTTP2Session) -> String? {

@@ -32,6 +32,18 @@ extension LiveTests {
             return router
         }
 
+        /// A server of `whereAmI` on its own loops, and its port.
+        static func startUpstream() throws -> (HTTP2Server, Int) {
+            let server = try HTTP2Server(
+                configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: whereAmIRouter(), logger: quietLogger)
+            return (server, try server.start())
+        }
+
+        /// The peer address in a `whereAmI` answer: which connection the call came over.
+        static func peer(of answer: TextMessage) -> String {
+            String(answer.text.split(separator: "|").last ?? "")
+        }
+
         @Test("with handlersStayOnLoop a handler resumes on its loop after suspending; without, on the pool")
         func handlersResumeOnTheirLoop() async throws {
             for stayOnLoop in [true, false] {
@@ -61,10 +73,7 @@ extension LiveTests {
 
         @Test("a client on a group keeps one connection per loop; connectionCount overrides it")
         func oneConnectionPerLoop() async throws {
-            let upstream = try HTTP2Server(
-                configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: Self.whereAmIRouter(),
-                logger: quietLogger)
-            let port = try upstream.start()
+            let (upstream, port) = try Self.startUpstream()
             let group = try EventLoopGroup(count: 2, name: "affinity-client")
             for (count, expected) in [(Int?.none, 2), (1, 1), (3, 3)] {
                 var configuration = ClientConfiguration()
@@ -73,7 +82,7 @@ extension LiveTests {
                 var peers = Set<String>()
                 for _ in 0..<12 {
                     let answer = try await client.unary(Self.whereAmI, TextMessage(text: ""))
-                    peers.insert(String(answer.text.split(separator: "|").last ?? ""))
+                    peers.insert(Self.peer(of: answer))
                 }
                 await client.close()
                 #expect(peers.count == expected, "connectionCount \(String(describing: count)): peers \(peers)")
@@ -84,10 +93,7 @@ extension LiveTests {
 
         @Test("calls made on a loop use that loop's connection: a relay on two loops reaches its upstream over both")
         func callsFromALoopUseItsConnection() async throws {
-            let upstream = try HTTP2Server(
-                configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: Self.whereAmIRouter(),
-                logger: quietLogger)
-            let upstreamPort = try upstream.start()
+            let (upstream, upstreamPort) = try Self.startUpstream()
             let group = try EventLoopGroup(count: 2, name: "affinity-relay")
             let upstreamClient = RPCClient(target: SocketAddressText(host: "127.0.0.1", port: upstreamPort), group: group)
             // Which upstream connections each relay loop used, by the relay's loop index.
@@ -96,7 +102,7 @@ extension LiveTests {
             router.unary(Self.relay) { request, _ in
                 let loop = Self.loopIndex(in: group)
                 let answer = try await upstreamClient.unary(Self.whereAmI, request)
-                let peer = String(answer.text.split(separator: "|").last ?? "")
+                let peer = Self.peer(of: answer)
                 seen.withLock { _ = $0[loop, default: []].insert(peer) }
                 return answer
             }
