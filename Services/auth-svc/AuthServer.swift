@@ -20,6 +20,8 @@ struct AuthServer: Sendable {
     let outbox: MailOutbox
     /// Wakes `WatchAuthState` streams when sessions are revoked.
     let events: SessionEvents
+    /// The threads that hash passwords.
+    let hashPool: BlockingPool
     /// The logger.
     let logger: Logger
 
@@ -63,15 +65,16 @@ struct AuthServer: Sendable {
             store: store, transport: transport, sender: configuration.mailFrom,
             logger: Logger(label: "auth-svc.mail"))
         let events = SessionEvents()
+        let hashPool = BlockingPool(
+            threads: configuration.hashThreads, name: "password-hash", queueLimit: configuration.hashQueueLimit,
+            niceness: 10)
         let service = AuthService(
             store: store,
             sessions: SessionIssuer(
                 signer: JWTSigner(key: keys.current), issuer: configuration.issuer, audience: configuration.audience),
             publishedKeys: keys.published,
             hasher: PasswordHasher(parameters: parameters),
-            hashPool: BlockingPool(
-                threads: configuration.hashThreads, name: "password-hash", queueLimit: configuration.hashQueueLimit,
-                niceness: 10),
+            hashPool: hashPool,
             policy: PasswordPolicy(),
             emails: AuthEmails(linkBaseURL: configuration.linkBaseURL),
             mailQueued: { outbox.wake() },
@@ -91,7 +94,8 @@ struct AuthServer: Sendable {
         let (server, health) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, logger: logger)
-        return AuthServer(server: server, health: health, store: store, outbox: outbox, events: events, logger: logger)
+        return AuthServer(
+            server: server, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool, logger: logger)
     }
 
     /// Serves until SIGTERM or SIGINT, with mail delivery and pruning beside the server; then
@@ -99,7 +103,13 @@ struct AuthServer: Sendable {
     func run() async throws {
         try await ServiceHost.run(
             server, health: health, logger: logger, companions: [outbox.run, pruneSessions],
-            cleanup: { await store.database.close() })
+            cleanup: { await closeResources() })
+    }
+
+    /// Closes the database and ends the hashing threads; after the server has stopped.
+    func closeResources() async {
+        hashPool.shutdown()
+        await store.database.close()
     }
 
     /// Every ten minutes, drops revocation-feed entries and sessions no token can use any more.

@@ -181,7 +181,14 @@ final class HTTP2ServerCore: Sendable {
 
     /// The one log line per call: request id, method, status, duration, peer.
     func logCall(stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil) {
-        let level: Logger.Level = (status?.code == .internal || status?.code == .unknown) ? .error : .info
+        let level: Logger.Level =
+            if status?.code == .internal || status?.code == .unknown {
+                .error
+            } else if status == nil && stream.path == Self.healthCheckPath {
+                .debug  // probes (the gateway's, every second; Kubernetes') would drown the log
+            } else {
+                .info
+            }
         guard logger.logLevel <= level else { return }
         let micros = (ContinuousClock.now - stream.startTime) / .microseconds(1)
         var metadata: Logger.Metadata = [
@@ -193,6 +200,9 @@ final class HTTP2ServerCore: Sendable {
         if let cause { metadata["cause"] = .string(String(describing: cause)) }
         logger.log(level: level, "call", metadata: metadata)
     }
+
+    /// The path of the health probe whose successful calls are logged at debug only.
+    static let healthCheckPath = "/grpc.health.v1.Health/Check"
 
     /// `1234` µs as `"1.234"`.
     static func milliseconds(fromMicroseconds micros: Int) -> String {

@@ -95,7 +95,7 @@ enum AuthProvider {
         }
         let stop: @Sendable () async -> Void = {
             await server.server.shutdown()
-            await server.store.database.close()
+            await server.closeResources()
             try? FileManager.default.removeItem(at: directory)
         }
         let address = try await server.server.startListening(orCleanUp: stop)

@@ -75,7 +75,7 @@ enum GatewayProvider {
                 logger: quiet)
             started.stops.append {
                 await auth.server.shutdown()
-                await auth.store.database.close()
+                await auth.closeResources()
             }
             let authAddress = try auth.server.listen()
             var authLink = AuthLinkOptions()

@@ -1,7 +1,9 @@
 import Contracts
 import Foundation
+import Logging
 import RPC
 import RPCHTTP2
+import Synchronization
 import Testing
 
 extension LiveTests {
@@ -19,6 +21,26 @@ extension LiveTests {
             }
         }
 
+        @Test("a passing Health/Check is logged at debug (probes come every second); a failing one and other calls at info")
+        func healthChecksLogQuietly() async throws {
+            let lines = CapturedLogLines()
+            var logger = Logger(label: "health-log-test") { _ in lines }
+            logger.logLevel = .debug
+            try await withLiveServer(logger: logger) { live in
+                _ = try await live.client.unary(HealthContract.check, HealthCheckRequest(service: ""))
+                await expectRPCError(.notFound) {
+                    try await live.client.unary(HealthContract.check, HealthCheckRequest(service: "no.such.Service"))
+                }
+                _ = try await live.client.unary(EchoContract.unary, TextMessage(text: "hi"))
+                // The server logs a call just after answering it.
+                let deadline = ContinuousClock.now + .seconds(5)
+                while lines.calls.count < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            let calls = lines.calls
+            #expect(calls.map(\.method) == ["/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Check", "/interop.v1.EchoService/Unary"])
+            #expect(calls.map(\.level) == [.debug, .info, .info])
+        }
+
         @Test("Describe lists the echo service's methods with their kinds and fields")
         func describe() async throws {
             try await withLiveServer { live in
@@ -34,4 +56,26 @@ extension LiveTests {
             }
         }
     }
+}
+
+/// A log handler that keeps the per-call lines ("call", with their method) of every level.
+final class CapturedLogLines: LogHandler, @unchecked Sendable {
+    // Invariant for @unchecked Sendable: `captured` is behind a Mutex; the LogHandler
+    // properties are set once, before the logger is shared.
+    private let captured = Mutex<[(level: Logger.Level, method: String)]>([])
+    var logLevel: Logger.Level = .trace
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        guard event.message == "call", case .string(let method)? = event.metadata?["method"] else { return }
+        captured.withLock { $0.append((event.level, method)) }
+    }
+
+    /// The call lines so far, in order.
+    var calls: [(level: Logger.Level, method: String)] { captured.withLock { $0 } }
 }
