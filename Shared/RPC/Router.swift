@@ -1,11 +1,19 @@
 public import Foundation
 
 /// A registered method: its description and the raw handler that serves it.
-public struct RegisteredMethod: Sendable {
+///
+/// A class, immutable: a call holds its route by one reference instead of copying the method's
+/// description (strings, field lists) and handler for every request.
+public final class RegisteredMethod: Sendable {
     /// The method's description.
     public let info: MethodInfo
     /// Serves one call over the transport's raw call I/O.
     public let handler: @Sendable (any ServerCallIO, ServerContext) async throws -> Void
+
+    init(info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void) {
+        self.info = info
+        self.handler = handler
+    }
 }
 
 /// Runs before every handler of a router, e.g. to authenticate the caller and attach the

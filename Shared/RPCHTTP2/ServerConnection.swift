@@ -324,10 +324,15 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         // the loop when handlers stay there.
         let inline = route.info.kind.isUnaryRequest && stream.requestEnded
             && stream.receivedBytes <= server.configuration.inlineStartLimit
-        let executor: (any TaskExecutor)? = server.configuration.handlersStayOnLoop ? loop : nil
-        let task = inline
-            ? Task.immediate(executorPreference: executor, operation: body)
-            : Task(executorPreference: executor, operation: body)
+        // Without an executor preference the task is created without one: even a nil
+        // preference costs a record per task and a check at every resumption.
+        let task: Task<Void, Never> =
+            switch (inline, server.configuration.handlersStayOnLoop) {
+            case (true, true): Task.immediate(executorPreference: loop, operation: body)
+            case (true, false): Task.immediate(operation: body)
+            case (false, true): Task(executorPreference: loop, operation: body)
+            case (false, false): Task(operation: body)
+            }
         let cancelled = stream.shared.withLock { state -> Bool in
             state.task = task
             return state.buffers.cancellation != nil
