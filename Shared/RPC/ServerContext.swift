@@ -1,31 +1,61 @@
 public import Logging
 
 /// What a handler knows about its call besides the messages.
+///
+/// What the transport knows of the call is kept in one immutable object, so passing the
+/// context along (to interceptors, handlers, tasks) costs one reference, not a copy of every
+/// string and list in it.
 public struct ServerContext: Sendable {
+    /// The parts of a call fixed when it arrives.
+    private final class Call: Sendable {
+        let method: MethodInfo
+        let metadata: Metadata
+        let deadline: ContinuousClock.Instant?
+        let requestID: RequestID
+        let peer: String
+        let contentType: String
+        let logger: Logger
+
+        init(
+            method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
+            peer: String, contentType: String, logger: Logger
+        ) {
+            self.method = method
+            self.metadata = metadata
+            self.deadline = deadline
+            self.requestID = requestID
+            self.peer = peer
+            self.contentType = contentType
+            self.logger = logger
+        }
+    }
+
+    private let call: Call
+    private var loggerOverride: Logger?
+
     /// The method being served.
-    public let method: MethodInfo
+    public var method: MethodInfo { call.method }
     /// The request's custom metadata (protocol headers removed).
-    public let metadata: Metadata
+    public var metadata: Metadata { call.metadata }
     /// When the caller gives up, from `grpc-timeout`; `nil` for no deadline.
-    public let deadline: ContinuousClock.Instant?
+    public var deadline: ContinuousClock.Instant? { call.deadline }
     /// The request id: the caller's `x-request-id`, or one made up for this call.
-    public var requestID: String { requestIDValue.description }
+    public var requestID: String { call.requestID.description }
     /// The request id before it is formatted.
-    public let requestIDValue: RequestID
+    public var requestIDValue: RequestID { call.requestID }
     /// The remote address, `host:port`.
-    public let peer: String
+    public var peer: String { call.peer }
     /// The request's content type, echoed in the response.
-    public let contentType: String
+    public var contentType: String { call.contentType }
     /// A logger carrying the request id; built on first use, since most calls never log.
     public var logger: Logger {
         get {
-            var logger = baseLogger
+            var logger = loggerOverride ?? call.logger
             logger[metadataKey: "request-id"] = "\(requestID)"
             return logger
         }
-        set { baseLogger = newValue }
+        set { loggerOverride = newValue }
     }
-    private var baseLogger: Logger
     /// Values attached by interceptors, e.g. the authenticated user.
     public var attributes: Attributes
 
@@ -44,14 +74,10 @@ public struct ServerContext: Sendable {
         method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
         peer: String, contentType: String = "application/grpc+json", logger: Logger
     ) {
-        self.method = method
-        self.metadata = metadata
-        self.deadline = deadline
-        self.requestIDValue = requestID
-        self.peer = peer
-        self.contentType = contentType
-        self.baseLogger = logger
-        self.attributes = Attributes()
+        call = Call(
+            method: method, metadata: metadata, deadline: deadline, requestID: requestID, peer: peer,
+            contentType: contentType, logger: logger)
+        attributes = Attributes()
     }
 
     /// The time left before the deadline, if there is one.
