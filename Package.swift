@@ -139,7 +139,8 @@ let package = Package(
 
         // What the service suites share: launching executables, their logs, accounts, expectations.
         .target(
-            name: "ServiceTestSupport", dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            name: "ServiceTestSupport",
+            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(

@@ -16,6 +16,11 @@ enum BasketInteractions {
         itemCount: 3, total: Money(amount: 2 * 4999 + 2500, currency: "USD"), version: 2,
         updatedAt: "2026-11-22T01:41:17.250Z")
 
+    /// `twoLines` before the lamp was added: the backpack's line alone, version 1.
+    static let oneLine = Basket(
+        items: [twoLines.items[0]], itemCount: 2, total: twoLines.items[0].lineTotal, version: 1,
+        updatedAt: "2026-11-22T01:41:17.250Z")
+
     /// A basket line for `product`.
     static func line(id: String, _ product: Product, count: Int) -> BasketItem {
         BasketItem(
@@ -47,6 +52,25 @@ enum BasketInteractions {
         "$.items[*].productId": .equality, "$.items[*].count": .equality, "$.version": .integer,
         "$.updatedAt": .regex(Matcher.Pattern.timestamp),
     ]
+
+    /// The matchers of a basket answer with at least `minimum` lines, its item count exactly.
+    static func countedRules(minItems minimum: Int) -> [String: Matcher] {
+        basketRules.merging(["$.items": .type(minItems: minimum), "$.itemCount": .equality]) { $1 }
+    }
+
+    /// WatchBasket's answer while another device adds the lamp: `oneLine`, then `twoLines` once
+    /// the provider has added it for the user `owner` names (by id, or by email behind the
+    /// gateway); the stream stays open until the client cancels.
+    static func watchedWhileLampIsAdded(owner: [String: JSONValue]) throws -> ResponseExpectation {
+        let lampAdded = ProviderState(
+            "a product is added to the user's basket",
+            owner.merging(["item": try JSONValue(encoding: twoLines.items[1])]) { $1 })
+        return .stream(
+            [
+                try StreamedMessage(encoding: oneLine, rules: countedRules(minItems: 1)),
+                try StreamedMessage(encoding: twoLines, rules: countedRules(minItems: 2), after: lampAdded),
+            ], then: .open)
+    }
 
     /// GetBasket of a basket with two lines (PlaceOrder's first step).
     static func getBasket() throws -> InteractionSpec {

@@ -54,26 +54,9 @@ extension GatewayInteractions {
     /// WatchBasket, routed: the basket, then the basket after another device added the lamp;
     /// the stream stays open until the client cancels.
     static func watchBasket() throws -> InteractionSpec {
-        var changed = BasketInteractions.twoLines
-        changed.version = 2
-        return InteractionSpec(
+        InteractionSpec(
             "WatchBasket through a change, passed through", given: try BasketInteractions.states(holding: pageBasket),
             path: BasketContract.watchBasket.path, metadata: callerMetadata, generators: callerGenerators,
-            response: .stream(
-                [
-                    try StreamedMessage(
-                        encoding: pageBasket,
-                        rules: BasketInteractions.basketRules.merging(["$.items": .type(minItems: 1), "$.itemCount": .equality]) {
-                            $1
-                        }),
-                    try StreamedMessage(
-                        encoding: changed,
-                        rules: BasketInteractions.basketRules.merging(["$.items": .type(minItems: 2), "$.itemCount": .equality]) {
-                            $1
-                        },
-                        after: ProviderState(
-                            "a product is added to the user's basket",
-                            ["userId": .string(userID), "item": try JSONValue(encoding: BasketInteractions.twoLines.items[1])])),
-                ], then: .open))
+            response: try BasketInteractions.watchedWhileLampIsAdded(owner: ["userId": .string(userID)]))
     }
 }

@@ -151,9 +151,7 @@ enum GatewayInteractions {
     // MARK: basket-svc
 
     /// The basket of a product page: the backpack twice.
-    static let pageBasket = Basket(
-        items: [BasketInteractions.twoLines.items[0]], itemCount: 2,
-        total: CatalogInteractions.backpack.price.multiplied(by: 2), version: 1, updatedAt: "2026-11-22T01:41:17.250Z")
+    static let pageBasket = BasketInteractions.oneLine
 
     /// GetBasket for a signed-in product page.
     static func getBasketForPage() throws -> InteractionSpec {

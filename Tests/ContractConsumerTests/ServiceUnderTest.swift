@@ -70,6 +70,28 @@ struct ServiceUnderTest: Sendable {
         return options
     }
 
+    /// Starts `server` listening and wraps it: `closeRest` closes what was built around it
+    /// (clients, database) after the server shuts down, and `authLink` is the link whose
+    /// revocation feed the tests drive. When listening fails, everything is released and
+    /// `directory` removed before the error is rethrown.
+    private static func serving(
+        _ server: HTTP2Server, authLink: AuthServiceLink, directory: URL,
+        closingAfterwards closeRest: @escaping @Sendable () async -> Void
+    ) async throws -> ServiceUnderTest {
+        let shutdown: @Sendable () async -> Void = {
+            await server.shutdown()
+            await closeRest()
+        }
+        let address = try await server.startListening {
+            await shutdown()
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let revocations = authLink.revocations
+        return ServiceUnderTest(
+            address: address, pollRevocations: { try await revocations.poll() },
+            isRevoked: { revocations.isRevoked(sessionID: $0) }, shutdown: shutdown, directory: directory)
+    }
+
     /// basket-svc with auth-svc and catalog-svc at the given addresses.
     static func basket(auth: SocketAddressText, catalog: SocketAddressText) async throws -> ServiceUnderTest {
         let directory = try dataDirectory("basket")
@@ -78,21 +100,11 @@ struct ServiceUnderTest: Sendable {
                 port: 0, dataDirectory: directory.path, authAddress: auth, catalogAddress: catalog,
                 internalKey: TestAuthority.internalKey, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
-        let shutdown: @Sendable () async -> Void = {
-            await built.server.shutdown()
+        return try await serving(built.server, authLink: built.authLink, directory: directory) {
             await built.catalogClient.close()
             await built.authLink.client.close()
             await built.store.database.close()
         }
-        let address = try await built.server.startListening {
-            await shutdown()
-            try? FileManager.default.removeItem(at: directory)
-        }
-        return ServiceUnderTest(
-            address: address,
-            pollRevocations: { try await built.authLink.revocations.poll() },
-            isRevoked: { built.authLink.revocations.isRevoked(sessionID: $0) },
-            shutdown: shutdown, directory: directory)
     }
 
     /// order-svc with auth-svc, basket-svc and catalog-svc at the given addresses.
@@ -105,22 +117,12 @@ struct ServiceUnderTest: Sendable {
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogAddress: catalog,
                 basketAddress: basket, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
-        let shutdown: @Sendable () async -> Void = {
-            await built.server.shutdown()
+        return try await serving(built.server, authLink: built.auth, directory: directory) {
             await built.auth.client.close()
             await built.service.basket.close()
             await built.service.catalog.close()
             await built.service.store.database.close()
         }
-        let address = try await built.server.startListening {
-            await shutdown()
-            try? FileManager.default.removeItem(at: directory)
-        }
-        return ServiceUnderTest(
-            address: address,
-            pollRevocations: { try await built.auth.revocations.poll() },
-            isRevoked: { built.auth.revocations.isRevoked(sessionID: $0) },
-            shutdown: shutdown, directory: directory)
     }
 
     /// The gateway with every upstream at the given addresses.
@@ -133,19 +135,9 @@ struct ServiceUnderTest: Sendable {
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogAddress: catalog,
                 basketAddress: basket, orderAddress: order, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
-        let shutdown: @Sendable () async -> Void = {
-            await built.server.shutdown()
+        return try await serving(built.server, authLink: built.auth, directory: directory) {
             for upstream in built.upstreams { await upstream.client.close() }
         }
-        let address = try await built.server.startListening {
-            await shutdown()
-            try? FileManager.default.removeItem(at: directory)
-        }
-        return ServiceUnderTest(
-            address: address,
-            pollRevocations: { try await built.auth.revocations.poll() },
-            isRevoked: { built.auth.revocations.isRevoked(sessionID: $0) },
-            shutdown: shutdown, directory: directory)
     }
 
     /// catalog-svc with auth-svc at `auth`.
@@ -155,19 +147,9 @@ struct ServiceUnderTest: Sendable {
             configuration: CatalogServer.Configuration(
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
-        let shutdown: @Sendable () async -> Void = {
-            await built.server.shutdown()
+        return try await serving(built.server, authLink: built.auth, directory: directory) {
             await built.auth.client.close()
             await built.store.database.close()
         }
-        let address = try await built.server.startListening {
-            await shutdown()
-            try? FileManager.default.removeItem(at: directory)
-        }
-        return ServiceUnderTest(
-            address: address,
-            pollRevocations: { try await built.auth.revocations.poll() },
-            isRevoked: { built.auth.revocations.isRevoked(sessionID: $0) },
-            shutdown: shutdown, directory: directory)
     }
 }

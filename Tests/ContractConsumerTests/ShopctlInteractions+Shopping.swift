@@ -61,28 +61,29 @@ extension ShopctlInteractions {
 
     /// A basket answer, its lines matched by product and count (at least `minimum` of them).
     static func basketAnswer(_ basket: Basket, minimum: Int) throws -> ResponseExpectation {
-        try .message(
-            encoding: basket,
-            rules: BasketInteractions.basketRules.merging(["$.items": .type(minItems: minimum), "$.itemCount": .equality]) {
-                $1
-            })
+        try .message(encoding: basket, rules: BasketInteractions.countedRules(minItems: minimum))
+    }
+
+    /// A basket command acting on the signed-in user's `basket` (both lines held), answered
+    /// with `response`.
+    static func onHeldBasket(_ description: String, path: String, response: ResponseExpectation) throws -> InteractionSpec {
+        InteractionSpec(
+            description, given: [signedIn, try basketHolds(basket.items)], path: path, metadata: userMetadata,
+            generators: userGenerators, response: response)
     }
 
     /// `basket show` (and the lookup of `basket set`/`remove` with an item id prefix).
     static func getBasket() throws -> InteractionSpec {
-        InteractionSpec(
-            "GetBasket for basket show", given: [signedIn, try basketHolds(basket.items)], path: BasketContract.getBasket.path,
-            metadata: userMetadata, generators: userGenerators, response: try basketAnswer(basket, minimum: 2))
+        try onHeldBasket(
+            "GetBasket for basket show", path: BasketContract.getBasket.path, response: try basketAnswer(basket, minimum: 2))
     }
 
     /// `basket add 7 --count 2`.
     static func addItem() throws -> InteractionSpec {
-        let added = Basket(
-            items: [backpackLine], itemCount: 2, total: backpackLine.lineTotal, version: 1,
-            updatedAt: "2026-11-22T01:41:17.250Z")
-        return InteractionSpec(
+        InteractionSpec(
             "AddItem for basket add", given: [try backpackExists(), signedIn], path: BasketContract.addItem.path,
-            metadata: userMetadata, generators: userGenerators, response: try basketAnswer(added, minimum: 1))
+            metadata: userMetadata, generators: userGenerators,
+            response: try basketAnswer(BasketInteractions.oneLine, minimum: 1))
     }
 
     /// `basket set <backpack line> 3`.
@@ -92,29 +93,25 @@ extension ShopctlInteractions {
         changed.itemCount = 4
         changed.total = Money(amount: 3 * backpack.price.amount + CatalogInteractions.lamp.price.amount, currency: "USD")
         changed.version = 3
-        return InteractionSpec(
-            "UpdateItemCount for basket set", given: [signedIn, try basketHolds(basket.items)],
-            path: BasketContract.updateItemCount.path, metadata: userMetadata, generators: userGenerators,
+        return try onHeldBasket(
+            "UpdateItemCount for basket set", path: BasketContract.updateItemCount.path,
             response: try basketAnswer(changed, minimum: 2))
     }
 
     /// `basket remove <lamp line>`.
     static func removeItem() throws -> InteractionSpec {
-        let remaining = Basket(
-            items: [backpackLine], itemCount: 2, total: backpackLine.lineTotal, version: 3,
-            updatedAt: "2026-11-22T01:41:17.250Z")
-        return InteractionSpec(
-            "RemoveItem for basket remove", given: [signedIn, try basketHolds(basket.items)],
-            path: BasketContract.removeItem.path, metadata: userMetadata, generators: userGenerators,
+        var remaining = BasketInteractions.oneLine
+        remaining.version = 3
+        return try onHeldBasket(
+            "RemoveItem for basket remove", path: BasketContract.removeItem.path,
             response: try basketAnswer(remaining, minimum: 1))
     }
 
     /// `basket clear`.
     static func clearBasket() throws -> InteractionSpec {
         let cleared = Basket(items: [], itemCount: 0, total: .zero(currency: "USD"), version: 3, updatedAt: "2026-11-22T01:41:17.250Z")
-        return InteractionSpec(
-            "ClearBasket for basket clear", given: [signedIn, try basketHolds(basket.items)],
-            path: BasketContract.clearBasket.path, metadata: userMetadata, generators: userGenerators,
+        return try onHeldBasket(
+            "ClearBasket for basket clear", path: BasketContract.clearBasket.path,
             response: try .message(
                 encoding: cleared,
                 rules: BasketInteractions.basketRules.merging(["$.items": .equality, "$.itemCount": .equality]) { $1 }))
@@ -123,28 +120,10 @@ extension ShopctlInteractions {
     /// `basket watch`: the basket, then the basket after another device added the lamp; the
     /// stream stays open until Ctrl-C.
     static func watchBasket() throws -> InteractionSpec {
-        let before = Basket(
-            items: [backpackLine], itemCount: 2, total: backpackLine.lineTotal, version: 1,
-            updatedAt: "2026-11-22T01:41:17.250Z")
-        return InteractionSpec(
+        InteractionSpec(
             "WatchBasket for basket watch, through a change", given: [signedIn, try basketHolds([backpackLine])],
             path: BasketContract.watchBasket.path, metadata: userMetadata, generators: userGenerators,
-            response: .stream(
-                [
-                    try StreamedMessage(
-                        encoding: before,
-                        rules: BasketInteractions.basketRules.merging(["$.items": .type(minItems: 1), "$.itemCount": .equality]) {
-                            $1
-                        }),
-                    try StreamedMessage(
-                        encoding: basket,
-                        rules: BasketInteractions.basketRules.merging(["$.items": .type(minItems: 2), "$.itemCount": .equality]) {
-                            $1
-                        },
-                        after: ProviderState(
-                            "a product is added to the user's basket",
-                            ["email": .string(email), "item": try JSONValue(encoding: lampLine)])),
-                ], then: .open))
+            response: try BasketInteractions.watchedWhileLampIsAdded(owner: ["email": .string(email)]))
     }
 
     /// What the basket commands expect.

@@ -8,6 +8,7 @@ import Foundation
 @testable import gateway
 @testable import order_svc
 import RPC
+import ServiceTestSupport
 
 /// The states of shopctl's contract with the gateway, each set up in the store of the service
 /// behind the gateway that owns the data — never through a network endpoint. Users are named
@@ -86,21 +87,21 @@ extension GatewayProvider {
                 displayName: "Ada", emailVerified: false)
             return ["userId": .string(user.id)]
         }
-        states.add("a verification email was sent") { instance, params in
-            let user = try await account(try string(params, "email"), in: instance)
-            let token = try string(params, "token")
-            try await instance.auth.store.issueEmailToken(
-                userID: user.id, purpose: .verifyEmail, tokenHash: OpaqueToken.hash(token),
-                email: AuthEmails(linkBaseURL: "http://127.0.0.1:8080").verification(to: user.email, token: token))
-            return [:]
-        }
-        states.add("a password reset email was sent") { instance, params in
-            let user = try await account(try string(params, "email"), in: instance)
-            let token = try string(params, "token")
-            try await instance.auth.store.issueEmailToken(
-                userID: user.id, purpose: .resetPassword, tokenHash: OpaqueToken.hash(token),
-                email: AuthEmails(linkBaseURL: "http://127.0.0.1:8080").passwordReset(to: user.email, token: token))
-            return [:]
+        // Each email state issues its token as auth-svc does when it sends that email.
+        typealias Compose = @Sendable (AuthEmails, _ recipient: String, _ token: String) -> OutgoingEmail
+        let emails: [(state: String, purpose: EmailTokenPurpose, compose: Compose)] = [
+            ("a verification email was sent", .verifyEmail, { $0.verification(to: $1, token: $2) }),
+            ("a password reset email was sent", .resetPassword, { $0.passwordReset(to: $1, token: $2) }),
+        ]
+        for (state, purpose, compose) in emails {
+            states.add(state) { instance, params in
+                let user = try await account(try string(params, "email"), in: instance)
+                let token = try string(params, "token")
+                try await instance.auth.store.issueEmailToken(
+                    userID: user.id, purpose: purpose, tokenHash: OpaqueToken.hash(token),
+                    email: compose(AuthEmails(linkBaseURL: "http://127.0.0.1:8080"), user.email, token))
+                return [:]
+            }
         }
         states.add("a signed-in user") { instance, params in
             let user = try await account(try string(params, "email"), in: instance)
@@ -118,14 +119,15 @@ extension GatewayProvider {
             return [:]
         }
         states.add("Google signs an ID token") { _, params in
-            let token = try IdentityProviderKeys.shared.get().googleIDToken(
-                subject: try string(params, "subject"), email: try string(params, "email"))
+            let token = try IDTokens.google(
+                IDTokens.googleClaims(subject: try string(params, "subject"), email: try string(params, "email")))
             return ["idToken": .string(token)]
         }
         states.add("Apple signs an ID token") { _, params in
-            let token = try IdentityProviderKeys.shared.get().appleIDToken(
-                subject: try string(params, "subject"), email: try string(params, "email"),
-                rawNonce: try string(params, "rawNonce"))
+            let token = try IDTokens.apple(
+                IDTokens.appleClaims(
+                    subject: try string(params, "subject"), email: try string(params, "email"),
+                    rawNonce: try string(params, "rawNonce")))
             return ["idToken": .string(token)]
         }
     }

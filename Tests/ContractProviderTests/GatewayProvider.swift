@@ -16,7 +16,7 @@ import Storage
 /// The gateway as a provider (of shopctl's contract): built in-process by `GatewayServer.build`
 /// in front of the real services, each built in-process by its own `build` on a scratch data
 /// directory — auth-svc (which signs the tokens everyone verifies, with Google and Apple
-/// sign-in configured against ``IdentityProviderKeys``), catalog-svc (seeded), basket-svc and
+/// sign-in configured against ServiceTestSupport's ``IdentityProviderKeys``), catalog-svc (seeded), basket-svc and
 /// order-svc (which call catalog-svc and basket-svc for real). The services share one internal
 /// key, as a deployment does. The states (`GatewayProvider+States.swift`) are set up in the
 /// services' own stores.
@@ -70,7 +70,7 @@ enum GatewayProvider {
             let auth = try await AuthServer.build(
                 configuration: AuthConfiguration(
                     port: 0, dataDirectory: authDirectory.path,
-                    providers: try IdentityProviderKeys.shared.get().configurations(writingKeySetsInto: root),
+                    providers: try identityProviders(keySetsIn: root),
                     hashThreads: 1, scryptLogN: scryptLogN, internalKey: internalKey, gracePeriod: .seconds(2)),
                 logger: quiet)
             started.stops.append {
@@ -145,6 +145,16 @@ enum GatewayProvider {
             await started.stopAll()
             throw error
         }
+    }
+
+    /// auth-svc's Google and Apple sign-in, trusting ``IdentityProviderKeys``: their JWK Sets
+    /// written into `directory`, the client ids those of ``IDTokens``.
+    private static func identityProviders(keySetsIn directory: URL) throws -> [ProviderConfiguration] {
+        let keySets = try IdentityProviderKeys.shared.get().writeKeySets(into: directory)
+        return [
+            .google(clientIDs: [IDTokens.googleClientID], jwks: keySets.google.path),
+            .apple(clientIDs: [IDTokens.appleClientID], jwks: keySets.apple.path),
+        ]
     }
 
     /// The verifier of the gateway.

@@ -156,15 +156,17 @@ package struct RequestExpectation: Codable, Sendable, Hashable {
     }
 }
 
-/// The matchers of a request: metadata by name, message by JSON path (`$.items[*].count`).
-package struct RequestMatchingRules: Codable, Sendable, Hashable {
-    /// Matchers for metadata values, by metadata name; a name without one is compared by equality.
-    package var metadata: [String: Matcher]
-    /// Matchers for the message, by JSON path; the default is equality, with no extra fields.
-    package var message: [String: Matcher]
+/// Values for the two parts of a request — its metadata, by name, and its message, by JSON
+/// path — as contract files write them: `{"metadata": {…}, "message": {…}}`, an empty half
+/// left out. ``RequestMatchingRules`` holds matchers in it, ``Generators`` templates.
+package struct MetadataAndMessage<Value: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
+    /// Values for metadata, by metadata name.
+    package var metadata: [String: Value]
+    /// Values for the message, by JSON path (`$.items[*].count`).
+    package var message: [String: Value]
 
-    /// Creates request rules.
-    package init(metadata: [String: Matcher] = [:], message: [String: Matcher] = [:]) {
+    /// Creates the two halves.
+    package init(metadata: [String: Value] = [:], message: [String: Value] = [:]) {
         self.metadata = metadata
         self.message = message
     }
@@ -176,11 +178,11 @@ package struct RequestMatchingRules: Codable, Sendable, Hashable {
         case metadata, message
     }
 
-    /// Reads rules; an absent half is empty.
+    /// Reads both halves; an absent half is empty.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        metadata = try container.decodeIfPresent([String: Matcher].self, forKey: .metadata) ?? [:]
-        message = try container.decodeIfPresent([String: Matcher].self, forKey: .message) ?? [:]
+        metadata = try container.decodeIfPresent([String: Value].self, forKey: .metadata) ?? [:]
+        message = try container.decodeIfPresent([String: Value].self, forKey: .message) ?? [:]
     }
 
     /// Leaves out an empty half.
@@ -190,44 +192,17 @@ package struct RequestMatchingRules: Codable, Sendable, Hashable {
         if !message.isEmpty { try container.encode(message, forKey: .message) }
     }
 }
+
+/// The matchers of a request: metadata by name (a name without one is compared by equality),
+/// message by JSON path (the default is equality, with no extra fields).
+package typealias RequestMatchingRules = MetadataAndMessage<Matcher>
 
 /// Values the provider side computes at replay time, as `${name}` templates over the values
 /// the provider and its state hooks return (Pact's provider-state generators): an access
-/// token minted for the state's user, the provider's own internal key.
-package struct Generators: Codable, Sendable, Hashable {
-    /// Metadata values by name, e.g. `"authorization": "Bearer ${accessToken}"`.
-    package var metadata: [String: String]
-    /// Message values by JSON path; a template that is exactly `${name}` takes the value as
-    /// it is (a number stays a number).
-    package var message: [String: String]
-
-    /// Creates generators.
-    package init(metadata: [String: String] = [:], message: [String: String] = [:]) {
-        self.metadata = metadata
-        self.message = message
-    }
-
-    /// Whether there are none.
-    package var isEmpty: Bool { metadata.isEmpty && message.isEmpty }
-
-    private enum CodingKeys: String, CodingKey {
-        case metadata, message
-    }
-
-    /// Reads generators; an absent half is empty.
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        metadata = try container.decodeIfPresent([String: String].self, forKey: .metadata) ?? [:]
-        message = try container.decodeIfPresent([String: String].self, forKey: .message) ?? [:]
-    }
-
-    /// Leaves out an empty half.
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        if !metadata.isEmpty { try container.encode(metadata, forKey: .metadata) }
-        if !message.isEmpty { try container.encode(message, forKey: .message) }
-    }
-}
+/// token minted for the state's user (`"authorization": "Bearer ${accessToken}"`), the
+/// provider's own internal key. A message template that is exactly `${name}` takes the value
+/// as it is (a number stays a number).
+package typealias Generators = MetadataAndMessage<String>
 
 /// What the consumer expects back: a response message compared through matchers, a status
 /// code with its reason, or — for a server-streaming method — a sequence of messages and how

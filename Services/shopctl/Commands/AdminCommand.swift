@@ -97,12 +97,10 @@ extension AdminCommand.Products {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let product = try await self.product(context: context)
-                let reply = try await context.gateway.unary(
-                    CatalogContract.upsertProduct, UpsertProductRequest(product: product), metadata: key.metadata)
-                context.output.message(reply.raw) { "Saved:\n" + HumanText.product(reply.message.product) }
-            }
+            try await global.call(
+                CatalogContract.upsertProduct, metadata: key.metadata,
+                request: { UpsertProductRequest(product: try await product(context: $0)) },
+                printing: { "Saved:\n" + HumanText.product($0.product) })
         }
 
         /// The product to send: the file's, or the flags applied to the existing product (or a new one).
@@ -143,10 +141,8 @@ extension AdminCommand.Products {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(
-                    CatalogContract.deleteProduct, DeleteProductRequest(id: id), metadata: key.metadata)
-                context.output.message(reply.raw) { "Deleted product \(id)." }
+            try await global.call(CatalogContract.deleteProduct, DeleteProductRequest(id: id), metadata: key.metadata) { _ in
+                "Deleted product \(id)."
             }
         }
     }

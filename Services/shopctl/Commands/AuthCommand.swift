@@ -58,13 +58,10 @@ extension AuthCommand {
         func run() async throws {
             var reader = password.reader
             let secret = try reader.readNew(prompt: "New password")
-            try await global.withContext { context in
-                let request = SignUpRequest(email: email, password: secret, displayName: displayName)
-                let reply = try await context.gateway.unary(AuthContract.signUp, request)
-                context.output.message(reply.raw) {
-                    "Created the account \(reply.message.user.email). Open the link in the verification email, "
-                        + "or run `shopctl auth verify TOKEN` with its token."
-                }
+            let request = SignUpRequest(email: email, password: secret, displayName: displayName)
+            try await global.call(AuthContract.signUp, request) {
+                "Created the account \($0.user.email). Open the link in the verification email, "
+                    + "or run `shopctl auth verify TOKEN` with its token."
             }
         }
     }
@@ -87,11 +84,8 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(AuthContract.verifyEmail, VerifyEmailRequest(token: token))
-                context.output.message(reply.raw) {
-                    "Verified \(reply.message.user.email). Sign in with `shopctl auth login --email \(reply.message.user.email)`."
-                }
+            try await global.call(AuthContract.verifyEmail, VerifyEmailRequest(token: token)) {
+                "Verified \($0.user.email). Sign in with `shopctl auth login --email \($0.user.email)`."
             }
         }
     }
@@ -109,10 +103,8 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let request = ResendVerificationRequest(email: email)
-                let reply = try await context.gateway.unary(AuthContract.resendVerification, request)
-                context.output.message(reply.raw) { "If \(email) has an unverified account, a new email is on its way." }
+            try await global.call(AuthContract.resendVerification, ResendVerificationRequest(email: email)) { _ in
+                "If \(email) has an unverified account, a new email is on its way."
             }
         }
     }
@@ -229,10 +221,7 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(AuthContract.getCurrentUser, Empty())
-                context.output.message(reply.raw) { HumanText.user(reply.message.user) }
-            }
+            try await global.call(AuthContract.getCurrentUser, Empty()) { HumanText.user($0.user) }
         }
     }
 
@@ -249,12 +238,8 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(
-                    AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email))
-                context.output.message(reply.raw) {
-                    "If \(email) has an account, a reset email is on its way; then run `shopctl auth confirm-reset TOKEN`."
-                }
+            try await global.call(AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email)) { _ in
+                "If \(email) has an account, a reset email is on its way; then run `shopctl auth confirm-reset TOKEN`."
             }
         }
     }
@@ -362,13 +347,7 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                _ = try await Interruption.run {
-                    try await context.gateway.watch(AuthContract.watchAuthState, Empty()) { reply in
-                        context.output.message(reply.raw) { HumanText.authState(reply.message) }
-                    }
-                }
-            }
+            try await global.watch(AuthContract.watchAuthState, Empty()) { HumanText.authState($0) }
         }
     }
 }

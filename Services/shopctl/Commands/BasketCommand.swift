@@ -46,10 +46,7 @@ extension BasketCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(BasketContract.getBasket, Empty())
-                context.output.message(reply.raw) { HumanText.basket(reply.message) }
-            }
+            try await global.call(BasketContract.getBasket, Empty(), printing: HumanText.basket)
         }
     }
 
@@ -72,11 +69,8 @@ extension BasketCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(
-                    BasketContract.addItem, AddItemRequest(productId: product, count: count))
-                context.output.message(reply.raw) { HumanText.basket(reply.message) }
-            }
+            try await global.call(
+                BasketContract.addItem, AddItemRequest(productId: product, count: count), printing: HumanText.basket)
         }
     }
 
@@ -102,12 +96,10 @@ extension BasketCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let itemID = try await BasketCommand.resolveItem(item, context: context)
-                let reply = try await context.gateway.unary(
-                    BasketContract.updateItemCount, UpdateItemCountRequest(itemId: itemID, count: count))
-                context.output.message(reply.raw) { HumanText.basket(reply.message) }
-            }
+            try await global.call(
+                BasketContract.updateItemCount,
+                request: { UpdateItemCountRequest(itemId: try await BasketCommand.resolveItem(item, context: $0), count: count) },
+                printing: HumanText.basket)
         }
     }
 
@@ -123,11 +115,10 @@ extension BasketCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let itemID = try await BasketCommand.resolveItem(item, context: context)
-                let reply = try await context.gateway.unary(BasketContract.removeItem, RemoveItemRequest(itemId: itemID))
-                context.output.message(reply.raw) { HumanText.basket(reply.message) }
-            }
+            try await global.call(
+                BasketContract.removeItem,
+                request: { RemoveItemRequest(itemId: try await BasketCommand.resolveItem(item, context: $0)) },
+                printing: HumanText.basket)
         }
     }
 
@@ -141,10 +132,7 @@ extension BasketCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(BasketContract.clearBasket, ClearBasketRequest())
-                context.output.message(reply.raw) { HumanText.basket(reply.message) }
-            }
+            try await global.call(BasketContract.clearBasket, ClearBasketRequest(), printing: HumanText.basket)
         }
     }
 
@@ -159,13 +147,7 @@ extension BasketCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                _ = try await Interruption.run {
-                    try await context.gateway.watch(BasketContract.watchBasket, Empty()) { reply in
-                        context.output.message(reply.raw) { HumanText.basketUpdate(reply.message) }
-                    }
-                }
-            }
+            try await global.watch(BasketContract.watchBasket, Empty()) { HumanText.basketUpdate($0) }
         }
     }
 }

@@ -13,9 +13,6 @@ struct CategoriesCommand: AsyncParsableCommand {
 
     /// Makes the call and prints the answer.
     func run() async throws {
-        try await global.withContext { context in
-            let reply = try await context.gateway.unary(CatalogContract.listCategories, Empty())
-            context.output.message(reply.raw) { HumanText.categories(reply.message.categories) }
-        }
+        try await global.call(CatalogContract.listCategories, Empty()) { HumanText.categories($0.categories) }
     }
 }

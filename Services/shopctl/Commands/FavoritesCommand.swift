@@ -23,9 +23,8 @@ extension FavoritesCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(CatalogContract.addFavorite, AddFavoriteRequest(productId: product))
-                context.output.message(reply.raw) { "Product \(product) is a favorite." }
+            try await global.call(CatalogContract.addFavorite, AddFavoriteRequest(productId: product)) { _ in
+                "Product \(product) is a favorite."
             }
         }
     }
@@ -42,10 +41,8 @@ extension FavoritesCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(
-                    CatalogContract.removeFavorite, RemoveFavoriteRequest(productId: product))
-                context.output.message(reply.raw) { "Product \(product) is no longer a favorite." }
+            try await global.call(CatalogContract.removeFavorite, RemoveFavoriteRequest(productId: product)) { _ in
+                "Product \(product) is no longer a favorite."
             }
         }
     }
@@ -57,23 +54,17 @@ extension FavoritesCommand {
 
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
-        /// The page size.
-        @Option(help: "Products per page, 1 to 100 (default 20).") var pageSize: Int?
-        /// The page to show.
-        @Option(help: "The page token a previous page printed.") var pageToken: String?
-
-        /// Refuses bad values before anything is sent.
-        func validate() throws {
-            if let pageSize, !(1...100).contains(pageSize) { throw ValidationError("--page-size must be 1 to 100.") }
-        }
+        /// `--page-size`, `--page-token`.
+        @OptionGroup var paging: PageOptions
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(
-                    CatalogContract.listFavorites, ListFavoritesRequest(pageSize: pageSize, pageToken: pageToken))
-                context.output.message(reply.raw) { HumanText.favorites(reply.message) }
-            }
+            let request = ListFavoritesRequest(pageSize: paging.pageSize, pageToken: paging.pageToken)
+            let next = nextCommand
+            try await global.call(CatalogContract.listFavorites, request) { HumanText.favorites($0, command: next) }
         }
+
+        /// The command that prints the next page: this one with the same page size.
+        var nextCommand: String { paging.nextPageCommand("shopctl favorites list") }
     }
 }

@@ -97,24 +97,18 @@ extension OrderCommand {
 
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
-        /// The page size.
-        @Option(help: "Orders per page, 1 to 100 (default 20).") var pageSize: Int?
-        /// The page to show.
-        @Option(help: "The page token a previous page printed.") var pageToken: String?
-
-        /// Refuses bad values before anything is sent.
-        func validate() throws {
-            if let pageSize, !(1...100).contains(pageSize) { throw ValidationError("--page-size must be 1 to 100.") }
-        }
+        /// `--page-size`, `--page-token`.
+        @OptionGroup var paging: PageOptions
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(
-                    OrderContract.listOrders, ListOrdersRequest(pageSize: pageSize, pageToken: pageToken))
-                context.output.message(reply.raw) { HumanText.orders(reply.message) }
-            }
+            let request = ListOrdersRequest(pageSize: paging.pageSize, pageToken: paging.pageToken)
+            let next = nextCommand
+            try await global.call(OrderContract.listOrders, request) { HumanText.orders($0, command: next) }
         }
+
+        /// The command that prints the next page: this one with the same page size.
+        var nextCommand: String { paging.nextPageCommand("shopctl order list") }
     }
 
     /// `order show ID`.
@@ -129,10 +123,7 @@ extension OrderCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(OrderContract.getOrder, GetOrderRequest(id: id))
-                context.output.message(reply.raw) { HumanText.order(reply.message) }
-            }
+            try await global.call(OrderContract.getOrder, GetOrderRequest(id: id), printing: HumanText.order)
         }
     }
 
@@ -149,10 +140,7 @@ extension OrderCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(OrderContract.cancelOrder, CancelOrderRequest(id: id))
-                context.output.message(reply.raw) { HumanText.order(reply.message) }
-            }
+            try await global.call(OrderContract.cancelOrder, CancelOrderRequest(id: id), printing: HumanText.order)
         }
     }
 }

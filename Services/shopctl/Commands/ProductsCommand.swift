@@ -42,34 +42,25 @@ extension ProductsCommand {
         @Option(help: "Search titles and descriptions (prefix matching).") var search: String?
         /// The order.
         @Option(help: "Order: RELEVANCE, PRICE_ASC, PRICE_DESC or RATING.") var sort: SortArgument?
-        /// The page size.
-        @Option(help: "Products per page, 1 to 100 (default 20).") var pageSize: Int?
-        /// The page to show.
-        @Option(help: "The page token a previous page printed.") var pageToken: String?
-
-        /// Refuses bad values before anything is sent.
-        func validate() throws {
-            if let pageSize, !(1...100).contains(pageSize) { throw ValidationError("--page-size must be 1 to 100.") }
-        }
+        /// `--page-size`, `--page-token`.
+        @OptionGroup var paging: PageOptions
 
         /// Makes the call and prints the answer.
         func run() async throws {
             let request = ListProductsRequest(
-                category: category, query: search, sort: sort?.sort, pageSize: pageSize, pageToken: pageToken)
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(CatalogContract.listProducts, request)
-                context.output.message(reply.raw) { HumanText.productPage(reply.message, command: nextCommand) }
-            }
+                category: category, query: search, sort: sort?.sort, pageSize: paging.pageSize,
+                pageToken: paging.pageToken)
+            let next = nextCommand
+            try await global.call(CatalogContract.listProducts, request) { HumanText.productPage($0, command: next) }
         }
 
-        /// The command that prints the next page: this one with the same filters.
-        private var nextCommand: String {
+        /// The command that prints the next page: this one with the same filters and page size.
+        var nextCommand: String {
             var words = ["shopctl products list"]
             if let category { words.append("--category '\(category)'") }
             if let search { words.append("--search '\(search)'") }
             if let sort { words.append("--sort \(sort.sort.rawValue)") }
-            if let pageSize { words.append("--page-size \(pageSize)") }
-            return words.joined(separator: " ")
+            return paging.nextPageCommand(words.joined(separator: " "))
         }
     }
 
@@ -85,10 +76,7 @@ extension ProductsCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.withContext { context in
-                let reply = try await context.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: id))
-                context.output.message(reply.raw) { HumanText.product(reply.message.product) }
-            }
+            try await global.call(CatalogContract.getProduct, GetProductRequest(id: id)) { HumanText.product($0.product) }
         }
     }
 }

@@ -48,11 +48,11 @@ extension HumanText {
         return table.render()
     }
 
-    /// A page of favorites.
-    static func favorites(_ page: ListFavoritesResponse) -> String {
+    /// A page of favorites, and how to get the next page (`command` with its page token).
+    static func favorites(_ page: ListFavoritesResponse, command: String) -> String {
         guard !page.products.isEmpty else { return "No favorites yet. Add one with `shopctl favorites add PRODUCT`." }
         var text = products(page.products)
-        if let next = nextPage(page.nextPageToken, command: "shopctl favorites list") { text += "\n" + next }
+        if let next = nextPage(page.nextPageToken, command: command) { text += "\n" + next }
         return text
     }
 

@@ -26,8 +26,8 @@ extension HumanText {
         return text + "\n\n" + table.render()
     }
 
-    /// A page of orders, newest first.
-    static func orders(_ page: ListOrdersResponse) -> String {
+    /// A page of orders, newest first, and how to get the next page (`command` with its page token).
+    static func orders(_ page: ListOrdersResponse, command: String) -> String {
         guard !page.orders.isEmpty else { return "No orders yet." }
         var table = Table([
             .init("ORDER"), .init("STATUS"), .init("ITEMS", .right), .init("TOTAL", .right), .init("PLACED"),
@@ -39,7 +39,7 @@ extension HumanText {
             ])
         }
         var text = table.render()
-        if let next = nextPage(page.nextPageToken, command: "shopctl order list") { text += "\n" + next }
+        if let next = nextPage(page.nextPageToken, command: command) { text += "\n" + next }
         return text
     }
 

@@ -67,11 +67,7 @@ final class AuthServiceProcess: Sendable {
     static func launch(extraArguments: [String] = [], sourceLocation: SourceLocation) async throws -> AuthServiceProcess {
         let directory = try TestScratch.makeDirectory(prefix: "auth-svc-tests")
         do {
-            let keys = try ProviderKeys.shared.get()
-            let googleJWKS = directory.appendingPathComponent("google-jwks.json")
-            let appleJWKS = directory.appendingPathComponent("apple-jwks.json")
-            try keys.googleKeySet().write(to: googleJWKS)
-            try keys.appleKeySet().write(to: appleJWKS)
+            let keySets = try IdentityProviderKeys.shared.get().writeKeySets(into: directory)
             let signingKey = try SigningKey.generate()
             let keyFile = directory.appendingPathComponent("signing-key.json")
             try signingKey.save(to: keyFile.path)
@@ -81,8 +77,8 @@ final class AuthServiceProcess: Sendable {
                 arguments: [
                     "--port", "0", "--data-dir", directory.path, "--log-level", "info", "--grace-seconds", "2",
                     "--scrypt-log-n", "10", "--signing-key", keyFile.path,
-                    "--google-client-id", IDTokens.googleClientID, "--google-jwks", googleJWKS.path,
-                    "--apple-client-id", IDTokens.appleClientID, "--apple-jwks", appleJWKS.path,
+                    "--google-client-id", IDTokens.googleClientID, "--google-jwks", keySets.google.path,
+                    "--apple-client-id", IDTokens.appleClientID, "--apple-jwks", keySets.apple.path,
                     "--link-base-url", linkBaseURL,
                 ] + extraArguments,
                 environment: ["SHOP_INTERNAL_API_KEY": apiKey], sourceLocation: sourceLocation)

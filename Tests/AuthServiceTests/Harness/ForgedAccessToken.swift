@@ -1,6 +1,7 @@
 import Contracts
 import Credentials
 import Foundation
+import ServiceTestSupport
 
 /// A way an access token can be wrong, built from a real session; each must be refused with
 /// `INVALID_ACCESS_TOKEN`.

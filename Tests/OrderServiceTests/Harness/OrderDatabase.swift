@@ -50,21 +50,9 @@ struct OrderDatabase: Sendable {
     /// Runs the shell with a 5-second busy timeout (order-svc may be writing) and returns its
     /// standard output; a non-zero exit is a failure carrying the shell's complaint.
     private func run(_ sql: String, sourceLocation: SourceLocation) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", "-batch", "-cmd", ".timeout 5000", path, sql]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // The answers are small, well under a pipe's buffer, so reading after the exit is safe.
-        while process.isRunning { try await Task.sleep(for: .milliseconds(5)) }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let complaint = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        try #require(
-            process.terminationStatus == 0, "sqlite3 \(sql) failed: \(complaint)", sourceLocation: sourceLocation)
-        return text
+        let result = try await Command.run(
+            "sqlite3", ["-batch", "-cmd", ".timeout 5000", path, sql], timeout: .seconds(30))
+        try #require(result.status == 0, "sqlite3 \(sql) failed: \(result.errors)", sourceLocation: sourceLocation)
+        return result.output
     }
 }

@@ -1,58 +1,20 @@
-import Credentials
+package import Credentials
 import Crypto
-import CryptoExtras
-import Foundation
-
-/// The RSA keys standing in for Google's and Apple's signing keys, plus one nobody publishes.
-///
-/// RSA-2048 generation takes a noticeable moment, so the keys are made once per test process
-/// (``shared``) and every launched auth-svc is configured with their public halves. Immutable;
-/// `Sendable`.
-struct ProviderKeys: Sendable {
-    /// The `kid` under which the Google key is published.
-    static let googleKeyID = "google-1"
-    /// The `kid` under which the Apple key is published.
-    static let appleKeyID = "apple-1"
-
-    /// Google's signing key.
-    let google: _RSA.Signing.PrivateKey
-    /// Apple's signing key.
-    let apple: _RSA.Signing.PrivateKey
-    /// A key that is in no published set: tokens it signs must be refused.
-    let stranger: _RSA.Signing.PrivateKey
-
-    /// The keys of this test process, generated on first use.
-    static let shared = Result { try ProviderKeys() }
-
-    private init() throws {
-        google = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        apple = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        stranger = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-    }
-
-    /// The JWK Set auth-svc reads for Google (`--google-jwks`).
-    func googleKeySet() throws -> Data {
-        try JWKSet(keys: [Credentials.JWK(rsa: google.publicKey, kid: Self.googleKeyID)]).jsonData()
-    }
-
-    /// The JWK Set auth-svc reads for Apple (`--apple-jwks`).
-    func appleKeySet() throws -> Data {
-        try JWKSet(keys: [Credentials.JWK(rsa: apple.publicKey, kid: Self.appleKeyID)]).jsonData()
-    }
-}
+package import CryptoExtras
+package import Foundation
 
 /// Hand-made compact JWTs: well-formed ones signed RS256 as the providers sign, and the
 /// malformed or forged kinds no honest signer produces. Stateless.
-enum CompactToken {
+package enum CompactToken {
     /// The token with `header` and `payload` (JSON texts) and the signature `sign` makes over
     /// the signing input.
-    static func make(header: String, payload: Data, sign: (Data) throws -> Data) rethrows -> String {
+    package static func make(header: String, payload: Data, sign: (Data) throws -> Data) rethrows -> String {
         let input = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(payload)
         return input + "." + Base64URL.encode(try sign(Data(input.utf8)))
     }
 
     /// An RS256 token carrying `claims`, signed by `key` and naming `kid`.
-    static func rs256(_ claims: some Encodable, key: _RSA.Signing.PrivateKey, kid: String) throws -> String {
+    package static func rs256(_ claims: some Encodable, key: _RSA.Signing.PrivateKey, kid: String) throws -> String {
         try make(header: #"{"alg":"RS256","kid":"\#(kid)","typ":"JWT"}"#, payload: try json(claims)) { input in
             try key.signature(for: SHA256.hash(data: input), padding: .insecurePKCS1v1_5).rawRepresentation
         }
@@ -60,26 +22,26 @@ enum CompactToken {
 
     /// An HS256 token keyed with `secret`: the classic confusion attack when `secret` is a
     /// public key the verifier also knows.
-    static func hs256(_ payload: Data, secret: Data, kid: String) -> String {
+    package static func hs256(_ payload: Data, secret: Data, kid: String) -> String {
         make(header: #"{"alg":"HS256","kid":"\#(kid)","typ":"JWT"}"#, payload: payload) { input in
             Data(HMAC<SHA256>.authenticationCode(for: input, using: SymmetricKey(data: secret)))
         }
     }
 
     /// An unsigned token (`alg: none`, empty signature).
-    static func unsigned(_ payload: Data, kid: String) -> String {
+    package static func unsigned(_ payload: Data, kid: String) -> String {
         make(header: #"{"alg":"none","kid":"\#(kid)","typ":"JWT"}"#, payload: payload) { _ in Data() }
     }
 
     /// The claims as compact JSON with sorted member names.
-    static func json(_ value: some Encodable) throws -> Data {
+    package static func json(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)
     }
 
     /// The decoded payload (second segment) of `token`, without verifying anything.
-    static func payload(of token: String) -> Data? {
+    package static func payload(of token: String) -> Data? {
         let segments = token.split(separator: ".", omittingEmptySubsequences: false)
         guard segments.count == 3 else { return nil }
         return Base64URL.decode(segments[1])
@@ -87,24 +49,24 @@ enum CompactToken {
 
     /// The access-token claims of `token`, read without verifying anything; nil when its
     /// payload is not access-token claims.
-    static func accessClaims(of token: String) -> AccessTokenClaims? {
+    package static func accessClaims(of token: String) -> AccessTokenClaims? {
         guard let payload = payload(of: token) else { return nil }
         return try? JSONDecoder().decode(AccessTokenClaims.self, from: payload)
     }
 
     /// The decoded JOSE header of `token`, without verifying anything.
-    static func header(of token: String) -> JOSEHeader? {
+    package static func header(of token: String) -> JOSEHeader? {
         guard let first = token.split(separator: ".").first, let data = Base64URL.decode(first) else { return nil }
         return try? JSONDecoder().decode(JOSEHeader.self, from: data)
     }
 }
 
 /// The members of a JOSE header the tests look at.
-struct JOSEHeader: Decodable, Sendable {
+package struct JOSEHeader: Decodable, Sendable {
     /// The signature algorithm.
-    var alg: String
+    package var alg: String
     /// The key id.
-    var kid: String?
+    package var kid: String?
     /// The media type, usually "JWT".
-    var typ: String?
+    package var typ: String?
 }
