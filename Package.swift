@@ -144,7 +144,7 @@ let package = Package(
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", log],
+            name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
             name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials"],

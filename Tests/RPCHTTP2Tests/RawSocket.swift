@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import ServiceTestSupport
 import Synchronization
 
 /// A plain blocking TCP connection to a loopback port, for sending bytes no HTTP/2 library
@@ -15,15 +16,8 @@ final class RawSocket: @unchecked Sendable {
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let descriptor = fd
+        let result = withLoopbackAddress(port: port) { connect(descriptor, $0, $1) }
         guard result == 0 else {
             let error = RawSocketError(function: "connect", errno: errno)
             Glibc.close(fd)
