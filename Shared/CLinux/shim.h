@@ -1,22 +1,16 @@
 #ifndef STOREFRONT_CLINUX_SHIM_H
 #define STOREFRONT_CLINUX_SHIM_H
 // Linux-only headers Swift's Glibc module leaves out: epoll, eventfd, naming threads, and
-// malloc's tuning.
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE  // pthread_setname_np
-#endif
+// malloc's tuning. No feature macros (_GNU_SOURCE): they would change glibc's types here and
+// clash with the same types in Swift's Glibc module.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <pthread.h>
+#include <sys/prctl.h>
 #include <malloc.h>
 
-/// Names the calling thread for debuggers and `top -H` (at most 15 bytes are kept).
+/// Names the calling thread for debuggers and `top -H` (the kernel keeps 15 bytes).
 static inline int storefront_name_current_thread(const char *name) {
-    char shortened[16];
-    int index = 0;
-    for (; index < 15 && name[index] != 0; index++) shortened[index] = name[index];
-    shortened[index] = 0;
-    return pthread_setname_np(pthread_self(), shortened);
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }
 
 /// Keeps glibc's malloc from giving memory back to the kernel at every dip and asking for it
