@@ -305,7 +305,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             contentType: stream.contentType, logger: server.logger)
         let server = self.server
         server.callStarted()
-        let body: @Sendable () async -> Void = {
+        let body: @concurrent @Sendable () async -> Void = {
             var context = context
             var status: RPCError?
             do {
