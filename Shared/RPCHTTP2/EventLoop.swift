@@ -83,29 +83,29 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Runs `work` on the loop thread soon; callable from any thread.
     package func execute(_ work: @escaping @Sendable () -> Void) {
-        queue.withLock { state in
-            state.tasks.append(work)
-            if state.sleeping {
-                state.sleeping = false
-                signal(state)
-            }
-        }
+        _ = queueTask(work, unlessStopping: false)
     }
 
     /// Runs a Swift concurrency job on the loop thread (the loop as a task executor); once the
     /// loop is stopping, on the global pool instead, so no task is stranded.
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let accepted = queue.withLock { state -> Bool in
-            guard !state.stopped else { return false }
-            state.tasks.append { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        let accepted = queueTask({ job.runSynchronously(on: self.asUnownedTaskExecutor()) }, unlessStopping: true)
+        if !accepted { globalConcurrentExecutor.enqueue(job) }
+    }
+
+    /// Queues `work` and wakes the loop if it sleeps; with `unlessStopping`, refuses (false)
+    /// once a shutdown has begun.
+    private func queueTask(_ work: @escaping @Sendable () -> Void, unlessStopping: Bool) -> Bool {
+        queue.withLock { state in
+            if unlessStopping && state.stopped { return false }
+            state.tasks.append(work)
             if state.sleeping {
                 state.sleeping = false
                 signal(state)
             }
             return true
         }
-        if !accepted { globalConcurrentExecutor.enqueue(job) }
     }
 
     /// Stops the loop after the tasks already queued; waits until its thread has ended.
