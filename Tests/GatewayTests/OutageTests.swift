@@ -47,7 +47,10 @@ struct OutageTests {
             #expect(try await eventually(within: .seconds(15)) {
                 (try? await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options))?.itemCount == 1
             })
-            #expect(try await stack.gatewayHealth(BasketContract.service) == .serving)
+            // Health follows the next round of checks (every second), not the call that got through.
+            #expect(try await eventually(within: .seconds(5)) {
+                try await stack.gatewayHealth(BasketContract.service) == .serving
+            })
         }
     }
 
