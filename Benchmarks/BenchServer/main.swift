@@ -34,7 +34,7 @@ struct BenchServer: AsyncParsableCommand {
         ServiceRunner.bootstrapLogging(level: options.level)
         let logger = Logger(label: "bench-server")
         var router = Router()
-        router.unary(BenchContract.echo) { request, _ in request }
+        router.immediateUnary(BenchContract.echo) { request, _ in request }
         let health = HealthMonitor()
         router.addStandardServices(health: health)
         var configuration = ServerConfiguration(host: options.host, port: options.resolvedPort(default: 7100))

@@ -20,31 +20,37 @@ public struct Metadata: Sendable, Equatable, Sequence, ExpressibleByDictionaryLi
     public typealias Value = String
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        entries = elements.map { Entry(name: $0.0.lowercased(), value: $0.1) }
+        entries = elements.map { Entry(name: Self.lowercase($0.0), value: $0.1) }
     }
 
     /// Appends a value, keeping any earlier values of the same name.
     public mutating func add(_ name: String, _ value: String) {
-        entries.append(Entry(name: name.lowercased(), value: value))
+        entries.append(Entry(name: Self.lowercase(name), value: value))
     }
 
     /// Replaces every value of `name` with one value, or removes them all when `value` is nil.
     public mutating func set(_ name: String, _ value: String?) {
-        let name = name.lowercased()
+        let name = Self.lowercase(name)
         entries.removeAll { $0.name == name }
         if let value { entries.append(Entry(name: name, value: value)) }
     }
 
     /// The first value of `name`, if any.
     public subscript(name: String) -> String? {
-        let name = name.lowercased()
+        let name = Self.lowercase(name)
         return entries.first { $0.name == name }?.value
     }
 
     /// Every value of `name`, in order.
     public func values(of name: String) -> [String] {
-        let name = name.lowercased()
+        let name = Self.lowercase(name)
         return entries.filter { $0.name == name }.map(\.value)
+    }
+
+    /// `name` in lower case; names are nearly always lower case already (HTTP/2 requires it on
+    /// the wire), and checking the bytes costs less than building a new string.
+    private static func lowercase(_ name: String) -> String {
+        name.utf8.contains { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 } ? name.lowercased() : name
     }
 
     /// The number of entries.

@@ -9,10 +9,22 @@ public final class RegisteredMethod: Sendable {
     public let info: MethodInfo
     /// Serves one call over the transport's raw call I/O.
     public let handler: @Sendable (any ServerCallIO, ServerContext) async throws -> Void
+    /// For unary methods whose handler never suspends: turns the one request message into the
+    /// response message synchronously. A transport may call it, instead of starting a task for
+    /// ``handler``, when the whole request has arrived and no interceptor applies to the method.
+    public let immediateHandler: ImmediateHandler?
 
-    init(info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void) {
+    /// A unary handler that runs to completion without suspending: request bytes in, response
+    /// bytes out, or a thrown error.
+    public typealias ImmediateHandler = @Sendable (Data, ServerContext) throws -> Data
+
+    init(
+        info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void,
+        immediateHandler: ImmediateHandler? = nil
+    ) {
         self.info = info
         self.handler = handler
+        self.immediateHandler = immediateHandler
     }
 }
 
@@ -21,6 +33,15 @@ public final class RegisteredMethod: Sendable {
 public protocol ServerInterceptor: Sendable {
     /// Inspects or enriches the context of a call about to be served.
     func prepare(_ context: inout ServerContext) async throws
+
+    /// Whether ``prepare(_:)`` has anything to do for calls of `method`. The router skips an
+    /// interceptor for the methods it leaves alone, and a method no interceptor applies to may
+    /// be served without a task (see ``Router/immediateUnary(_:_:)``). Default: every method.
+    func applies(to method: MethodInfo) -> Bool
+}
+
+extension ServerInterceptor {
+    public func applies(to method: MethodInfo) -> Bool { true }
 }
 
 /// Maps `:path` to handlers. Built once at start-up, then read concurrently.
@@ -47,14 +68,41 @@ public struct Router: Sendable {
     public mutating func register(
         _ info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void
     ) {
-        precondition(methods[info.path] == nil, "\(info.path) is registered twice")
-        order.append(info.path)
-        methods[info.path] = RegisteredMethod(info: info, handler: handler)
+        add(RegisteredMethod(info: info, handler: handler))
     }
 
-    /// Runs the interceptors on a context; the transport calls this before the handler.
+    /// Registers a raw unary handler that never suspends: it may run on the transport's thread
+    /// with no task (``RegisteredMethod/immediateHandler``), and runs in a task like any other
+    /// handler when it cannot (a request still arriving, an interceptor to run first).
+    ///
+    /// Only for work that takes microseconds and never blocks — reading memory, encoding an
+    /// answer: while it runs, every other connection of that event loop waits.
+    public mutating func registerImmediate(_ info: MethodInfo, handler: @escaping RegisteredMethod.ImmediateHandler) {
+        precondition(info.kind == .unary, "\(info.path) is not unary")
+        add(RegisteredMethod(
+            info: info,
+            handler: { io, context in try await io.write(try handler(try await Self.singleRawRequest(from: io), context)) },
+            immediateHandler: handler))
+    }
+
+    private mutating func add(_ method: RegisteredMethod) {
+        precondition(methods[method.info.path] == nil, "\(method.info.path) is registered twice")
+        order.append(method.info.path)
+        methods[method.info.path] = method
+    }
+
+    /// Runs the interceptors that apply to the call's method; the transport calls this before
+    /// the handler.
     public func prepare(_ context: inout ServerContext) async throws {
-        for interceptor in interceptors { try await interceptor.prepare(&context) }
+        for interceptor in interceptors where interceptor.applies(to: context.method) {
+            try await interceptor.prepare(&context)
+        }
+    }
+
+    /// Whether any interceptor applies to calls of `method` (if none does, ``prepare(_:)`` has
+    /// nothing to do and need not be awaited).
+    public func needsPreparation(_ method: MethodInfo) -> Bool {
+        interceptors.contains { $0.applies(to: method) }
     }
 
     /// Registers a unary method.
@@ -67,6 +115,18 @@ public struct Router: Sendable {
             let request = try await Self.singleRequest(Request.self, from: io)
             let response = try await handler(request, context)
             try await io.write(try JSONCodec.shared.encode(response))
+        }
+    }
+
+    /// Registers a unary method whose handler never suspends (see ``registerImmediate(_:handler:)``):
+    /// served on the transport's thread without a task when the request has fully arrived and
+    /// no interceptor applies to it.
+    public mutating func immediateUnary<Request, Response>(
+        _ method: MethodDescriptor<Request, Response>,
+        _ handler: @escaping @Sendable (Request, ServerContext) throws -> Response
+    ) {
+        registerImmediate(method.info) { request, context in
+            try JSONCodec.shared.encode(try handler(try JSONCodec.shared.decode(Request.self, from: request), context))
         }
     }
 
@@ -114,13 +174,15 @@ public struct Router: Sendable {
     /// Reads exactly one request message without decoding it (a proxy forwards the bytes);
     /// zero or two are `UNIMPLEMENTED`, as gRPC requires of unary requests.
     public static func singleRawRequest(from io: any ServerCallIO) async throws -> Data {
-        guard let data = try await io.nextMessage() else {
-            throw RPCError(code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent no request message.")
-        }
-        guard try await io.nextMessage() == nil else {
-            throw RPCError(
-                code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent more than one request message.")
-        }
+        guard let data = try await io.nextMessage() else { throw noRequestMessage }
+        guard try await io.nextMessage() == nil else { throw extraRequestMessage }
         return data
     }
+
+    /// What a unary request without a message ends with.
+    public static let noRequestMessage = RPCError(
+        code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent no request message.")
+    /// What a unary request with more than one message ends with.
+    public static let extraRequestMessage = RPCError(
+        code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent more than one request message.")
 }

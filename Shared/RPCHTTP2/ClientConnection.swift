@@ -86,7 +86,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             phase = .ready
             everConnected = true
             socket.connected()
-            session = HTTP2Session(server: false, limits: configuration.limits, delegate: self)
+            session = HTTP2Session(limits: configuration.limits, calling: self)
             let queued = waiting
             waiting = []
             for call in queued { start(call) }

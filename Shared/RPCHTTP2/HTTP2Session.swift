@@ -61,14 +61,29 @@ public struct HTTP2Limits: Sendable {
 /// thread-safe: owned by one connection on one loop.
 final class HTTP2Session {
     private var session: OpaquePointer?
-    // unowned(unsafe): the delegate (a connection) owns this session and outlives it, and
-    // callbacks only run inside calls the delegate makes; a checked reference would cost an
-    // atomic retain on every nghttp2 callback.
-    private unowned(unsafe) let delegate: any HTTP2SessionDelegate
+    // Unretained: the delegate (a connection) owns this session and outlives it, and callbacks
+    // only run inside calls the delegate makes. Held by its concrete type, so a callback reaches
+    // it without the retain and release that loading a protocol-typed reference costs.
+    private let delegate: DelegateReference
+
+    private enum DelegateReference {
+        case server(Unmanaged<ServerConnection>)
+        case client(Unmanaged<ClientConnection>)
+    }
+
+    /// A server session reporting to `connection`.
+    convenience init(limits: HTTP2Limits, serving connection: ServerConnection) {
+        self.init(server: true, limits: limits, delegate: .server(.passUnretained(connection)))
+    }
+
+    /// A client session reporting to `connection`.
+    convenience init(limits: HTTP2Limits, calling connection: ClientConnection) {
+        self.init(server: false, limits: limits, delegate: .client(.passUnretained(connection)))
+    }
     private let isServer: Bool
 
     /// Creates a server or client session reporting to `delegate`, and queues our SETTINGS.
-    init(server: Bool, limits: HTTP2Limits, delegate: any HTTP2SessionDelegate) {
+    private init(server: Bool, limits: HTTP2Limits, delegate: DelegateReference) {
         self.delegate = delegate
         self.isServer = server
         var callbacks: OpaquePointer?
@@ -214,15 +229,27 @@ final class HTTP2Session {
         }
     }
 
-    fileprivate static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-        Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+    /// Runs `body` with the session a C callback's user data points at, without retaining it.
+    fileprivate static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Runs `body` with the session's delegate, without retaining it.
+    @inline(__always)
+    fileprivate static func withDelegate<Result>(
+        _ userData: UnsafeMutableRawPointer?, _ body: (any HTTP2SessionDelegate) -> Result
+    ) -> Result {
+        with(userData) { session in
+            switch session.delegate {
+            case .server(let connection): connection._withUnsafeGuaranteedRef { body($0) }
+            case .client(let connection): connection._withUnsafeGuaranteedRef { body($0) }
+            }
+        }
     }
 
     fileprivate func submitTrailers(streamID: Int32, _ trailers: HTTP2HeaderBlock) {
         _ = nghttp2_submit_trailer(session, streamID, trailers.fields.assumingMemoryBound(to: nghttp2_nv.self), trailers.count)
     }
-
-    fileprivate var delegateForCallbacks: any HTTP2SessionDelegate { delegate }
 }
 
 /// A header list encoded once as nghttp2 name/value pairs whose bytes nghttp2 may use
@@ -281,47 +308,51 @@ private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
 private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
     guard let frame, frame.pointee.hd.type == headersType else { return 0 }
-    HTTP2Session.from(userData).delegateForCallbacks.sessionBeginHeaders(streamID: frame.pointee.hd.stream_id)
+    HTTP2Session.withDelegate(userData) { $0.sessionBeginHeaders(streamID: frame.pointee.hd.stream_id) }
     return 0
 }
 
 private let onHeader: nghttp2_on_header_callback = { _, frame, name, nameLength, value, valueLength, _, userData in
     guard let frame else { return 0 }
-    HTTP2Session.from(userData).delegateForCallbacks.sessionHeader(
-        streamID: frame.pointee.hd.stream_id,
-        name: UnsafeRawBufferPointer(start: name, count: nameLength),
-        value: UnsafeRawBufferPointer(start: value, count: valueLength))
+    HTTP2Session.withDelegate(userData) {
+        $0.sessionHeader(
+            streamID: frame.pointee.hd.stream_id,
+            name: UnsafeRawBufferPointer(start: name, count: nameLength),
+            value: UnsafeRawBufferPointer(start: value, count: valueLength))
+    }
     return 0
 }
 
 private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userData in
     guard let frame else { return 0 }
-    let delegate = HTTP2Session.from(userData).delegateForCallbacks
     let header = frame.pointee.hd
     let endStream = header.flags & endStreamFlag != 0
-    switch Int(header.type) {
-    case Int(NGHTTP2_HEADERS.rawValue):
-        delegate.sessionHeadersComplete(streamID: header.stream_id, endStream: endStream)
-    case Int(NGHTTP2_DATA.rawValue):
-        if endStream { delegate.sessionDataEndStream(streamID: header.stream_id) }
-    case Int(NGHTTP2_GOAWAY.rawValue):
-        delegate.sessionGoAway(lastStreamID: frame.pointee.goaway.last_stream_id, errorCode: frame.pointee.goaway.error_code)
-    case Int(NGHTTP2_PING.rawValue):
-        if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { delegate.sessionPingAcknowledged() }
-    default:
-        break
+    HTTP2Session.withDelegate(userData) { delegate in
+        switch Int(header.type) {
+        case Int(NGHTTP2_HEADERS.rawValue):
+            delegate.sessionHeadersComplete(streamID: header.stream_id, endStream: endStream)
+        case Int(NGHTTP2_DATA.rawValue):
+            if endStream { delegate.sessionDataEndStream(streamID: header.stream_id) }
+        case Int(NGHTTP2_GOAWAY.rawValue):
+            delegate.sessionGoAway(lastStreamID: frame.pointee.goaway.last_stream_id, errorCode: frame.pointee.goaway.error_code)
+        case Int(NGHTTP2_PING.rawValue):
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { delegate.sessionPingAcknowledged() }
+        default:
+            break
+        }
     }
     return 0
 }
 
 private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
-    HTTP2Session.from(userData).delegateForCallbacks.sessionData(
-        streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    HTTP2Session.withDelegate(userData) {
+        $0.sessionData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
+    }
     return 0
 }
 
 private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, errorCode, userData in
-    HTTP2Session.from(userData).delegateForCallbacks.sessionStreamClosed(streamID: streamID, errorCode: errorCode)
+    HTTP2Session.withDelegate(userData) { $0.sessionStreamClosed(streamID: streamID, errorCode: errorCode) }
     return 0
 }
 
@@ -329,15 +360,14 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
     guard let frame else { return 0 }
     let header = frame.pointee.hd
     if header.flags & endStreamFlag != 0 && (header.type == headersType || header.type == dataType) {
-        HTTP2Session.from(userData).delegateForCallbacks.sessionSentEndStream(streamID: header.stream_id)
+        HTTP2Session.withDelegate(userData) { $0.sessionSentEndStream(streamID: header.stream_id) }
     }
     return 0
 }
 
 private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer, length, flags, _, userData in
-    let session = HTTP2Session.from(userData)
     let target = UnsafeMutableRawBufferPointer(start: buffer, count: length)
-    switch session.delegateForCallbacks.sessionReadBody(streamID: streamID, into: target) {
+    switch HTTP2Session.withDelegate(userData, { $0.sessionReadBody(streamID: streamID, into: target) }) {
     case .deferred:
         return Int(NGHTTP2_ERR_DEFERRED.rawValue)
     case .bytes(let count, let end, let trailers):
@@ -345,7 +375,7 @@ private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer,
             flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
             if let trailers {
                 flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
-                session.submitTrailers(streamID: streamID, trailers)
+                HTTP2Session.with(userData) { $0.submitTrailers(streamID: streamID, trailers) }
             }
         }
         return count

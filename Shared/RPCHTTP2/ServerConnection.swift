@@ -13,6 +13,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private let server: HTTP2ServerCore
     private var session: HTTP2Session!
     private var streams: [Int32: ServerStream] = [:]
+    /// The stream looked up last: nghttp2 reports a request's headers, data and end one
+    /// callback after another, so most lookups need no hashing.
+    private var recentStream: ServerStream?
     private var closed = false
     private var pingOutstanding = false
     private var housekeepingTimer: UInt64?
@@ -28,7 +31,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     /// Registers with the loop and sends our SETTINGS. Loop thread.
     func start() {
-        session = HTTP2Session(server: true, limits: server.configuration.limits, delegate: self)
+        session = HTTP2Session(limits: server.configuration.limits, serving: self)
         do {
             try loop.register(socket.fd, readable: true, writable: false, handler: self)
         } catch {
@@ -127,13 +130,22 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     // MARK: HTTP2SessionDelegate
 
+    private func stream(_ id: Int32) -> ServerStream? {
+        if let recent = recentStream, recent.id == id { return recent }
+        let found = streams[id]
+        if found != nil { recentStream = found }
+        return found
+    }
+
     func sessionBeginHeaders(streamID: Int32) {
-        guard streams[streamID] == nil else { return }  // trailers of a known stream
-        streams[streamID] = ServerStream(id: streamID, connection: self, maxMessageSize: server.configuration.maxMessageSize)
+        guard stream(streamID) == nil else { return }  // trailers of a known stream
+        let stream = ServerStream(id: streamID, connection: self, maxMessageSize: server.configuration.maxMessageSize)
+        streams[streamID] = stream
+        recentStream = stream
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let stream = streams[streamID], !stream.headersComplete else { return }
+        guard let stream = stream(streamID), !stream.headersComplete else { return }
         stream.headerBytes += name.count + value.count + 32
         guard stream.headerBytes <= server.configuration.limits.maxHeaderListSize else { return }
         // Known names are matched on bytes: most headers never become Strings.
@@ -151,7 +163,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     }
 
     func sessionHeadersComplete(streamID: Int32, endStream: Bool) {
-        guard let stream = streams[streamID] else { return }
+        guard let stream = stream(streamID) else { return }
         if !stream.headersComplete {
             stream.headersComplete = true
             admit(stream)
@@ -160,7 +172,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
-        guard let stream = streams[streamID], stream.route != nil, !stream.requestEnded else {
+        guard let stream = stream(streamID), stream.route != nil, !stream.requestEnded else {
             session.consume(streamID: streamID, count: bytes.count)
             return
         }
@@ -184,11 +196,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     }
 
     func sessionDataEndStream(streamID: Int32) {
-        if let stream = streams[streamID] { endOfRequest(stream) }
+        if let stream = stream(streamID) { endOfRequest(stream) }
     }
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        if recentStream === stream { recentStream = nil }
         stream.streamClosed = true
         // Window withheld for unread messages belongs to the connection again.
         session.consume(streamID: streamID, count: stream.ungranted)
@@ -209,13 +222,13 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     func sessionSentEndStream(streamID: Int32) {
         // Our response is complete; a client still sending is told to stop without error
         // (RFC 9113 §8.1).
-        if let stream = streams[streamID], !stream.requestEnded {
+        if let stream = stream(streamID), !stream.requestEnded {
             session.reset(streamID: streamID, errorCode: 0)
         }
     }
 
     func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
-        guard let stream = streams[streamID] else { return .bytes(count: 0, end: true, trailers: nil) }
+        guard let stream = stream(streamID) else { return .bytes(count: 0, end: true, trailers: nil) }
         return stream.readBody(into: buffer)
     }
 
@@ -304,6 +317,16 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
             contentType: stream.contentType, logger: server.logger)
         let server = self.server
+        // A small unary request that has fully arrived starts right here, on the loop thread:
+        // with no task at all when its handler never suspends and no interceptor applies, else
+        // in a task that runs until its first suspension (most such handlers finish without
+        // one), so the call costs no thread hand-off. Anything else starts on the cooperative
+        // pool, or on the loop when handlers stay there.
+        let inline = route.info.kind.isUnaryRequest && stream.requestEnded
+            && stream.receivedBytes <= server.configuration.inlineStartLimit
+        if inline, let immediate = route.immediateHandler, !server.router.needsPreparation(route.info) {
+            return serveImmediately(stream, handler: immediate, context: context, requestID: requestID)
+        }
         server.callStarted()
         let body: @concurrent @Sendable () async -> Void = {
             var context = context
@@ -318,12 +341,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
             server.callEnded()
         }
-        // A small unary request that has fully arrived starts right here, on the loop thread,
-        // and runs until its first suspension: most such handlers finish without one, so the
-        // call costs no thread hand-off. Anything else starts on the cooperative pool, or on
-        // the loop when handlers stay there.
-        let inline = route.info.kind.isUnaryRequest && stream.requestEnded
-            && stream.receivedBytes <= server.configuration.inlineStartLimit
         // Without an executor preference the task is created without one: even a nil
         // preference costs a record per task and a check at every resumption.
         let task: Task<Void, Never> =
@@ -339,6 +356,21 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         }
         if cancelled { task.cancel() }
         // An answer (or the next request) usually comes within microseconds: poll, don't sleep.
+        loop.expectWorkSoon()
+    }
+
+    /// Serves a call whose handler never suspends, here on the loop thread, with no task.
+    private func serveImmediately(
+        _ stream: ServerStream, handler: RegisteredMethod.ImmediateHandler, context: ServerContext, requestID: RequestID
+    ) {
+        var status: RPCError?
+        do {
+            try stream.writeNow(try handler(try stream.takeSingleRequestNow(), context))
+        } catch {
+            status = RPCError(converting: error)
+        }
+        let sent = stream.finish(status)
+        server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
         loop.expectWorkSoon()
     }
 
@@ -371,6 +403,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             stream.cancel()
         }
         streams.removeAll()
+        recentStream = nil
         server.connectionClosed(self)
     }
 

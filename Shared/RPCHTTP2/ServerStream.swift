@@ -66,19 +66,53 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     }
 
     func write(_ message: Data) async throws {
-        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool)? in
-            if state.finished || state.buffers.cancellation != nil { return nil }
-            return state.buffers.enqueue(message)
-        }
-        guard let outcome else { throw CancellationError() }
-        if outcome.schedule { connection.scheduleFlush(self) }
-        guard outcome.wait else { return }
+        guard try enqueue(message) else { return }
         try await StreamBuffers.waitUntilDrained { continuation in
             shared.withLock { state in
                 if let cancellation = state.buffers.cancellation { return .failure(cancellation) }
                 return .success(state.buffers.proceedOrWait(continuation))
             }
         }
+    }
+
+    /// Queues a response message for sending; returns whether the writer should wait for
+    /// unsent bytes to drain.
+    private func enqueue(_ message: Data) throws -> Bool {
+        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool)? in
+            if state.finished || state.buffers.cancellation != nil { return nil }
+            return state.buffers.enqueue(message)
+        }
+        guard let outcome else { throw CancellationError() }
+        if outcome.schedule { connection.scheduleFlush(self) }
+        return outcome.wait
+    }
+
+    // MARK: Immediate calls (loop side, no task)
+
+    /// The one request message of a unary call whose request has fully arrived, taken without
+    /// waiting; zero or two messages throw the cardinality errors ``Router`` uses.
+    func takeSingleRequestNow() throws -> Data {
+        let (first, second) = shared.withLock { ($0.buffers.take(nil), $0.buffers.take(nil)) }
+        switch first {
+        case .message(let message, _):
+            switch second {
+            case .end(let end):
+                try end.get()
+                return message
+            case .message: throw Router.extraRequestMessage
+            case .wait: preconditionFailure("an immediate call started before its request ended")
+            }
+        case .end(let end):
+            try end.get()
+            throw Router.noRequestMessage
+        case .wait: preconditionFailure("an immediate call started before its request ended")
+        }
+    }
+
+    /// Queues the response message of an immediate call. One message is buffered whatever
+    /// its size, as a handler's single write would be.
+    func writeNow(_ message: Data) throws {
+        _ = try enqueue(message)
     }
 
     /// Ends the call with a status (`nil` for OK); later calls are ignored. Returns the status

@@ -37,6 +37,9 @@ public struct APIKeyInterceptor: ServerInterceptor {
         self.internalKey = internalKey.flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// Only admin and internal methods are guarded.
+    public func applies(to method: MethodInfo) -> Bool { method.auth == .admin || method.auth == .internal }
+
     /// Throws UNAUTHENTICATED `MISSING_API_KEY` or PERMISSION_DENIED `INVALID_API_KEY` unless
     /// the call carries the key its method requires.
     public func prepare(_ context: inout ServerContext) async throws {

@@ -22,6 +22,9 @@ package struct AuthenticationInterceptor: ServerInterceptor {
         self.verifier = verifier
     }
 
+    /// Only user and optional-user methods carry tokens to check.
+    package func applies(to method: MethodInfo) -> Bool { method.auth == .user || method.auth == .optionalUser }
+
     /// Attaches the caller to `context`, or throws the error the call ends with.
     package func prepare(_ context: inout ServerContext) async throws {
         let header = context.metadata[MetadataKey.authorization]

@@ -10,12 +10,13 @@ struct HealthService {
     /// Adds Check and Watch to `router`.
     func register(into router: inout Router) {
         let monitor = self.monitor
-        router.register(HealthContract.check.info) { io, context in
-            let (request, format) = try await Self.readRequest(io, context: context)
+        // Never suspends: probes are answered on the loop thread, with no task.
+        router.registerImmediate(HealthContract.check.info) { data, context in
+            let (request, format) = try Self.decodeRequest(data, context: context)
             guard let status = monitor.status(of: request.service) else {
                 throw RPCError(code: .notFound, reason: "SERVICE_UNKNOWN", message: "Unknown service '\(request.service)'.")
             }
-            try await io.write(try format.encode(status))
+            return try format.encode(status)
         }
         router.register(HealthContract.watch.info) { io, context in
             let (request, format) = try await Self.readRequest(io, context: context)
@@ -28,12 +29,11 @@ struct HealthService {
 
     /// Reads the one request message, deciding its format from the content type and body.
     static func readRequest(_ io: any ServerCallIO, context: ServerContext) async throws -> (HealthCheckRequest, Format) {
-        guard let data = try await io.nextMessage() else {
-            throw RPCError(code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent no request message.")
-        }
-        guard try await io.nextMessage() == nil else {
-            throw RPCError(code: .unimplemented, reason: "CARDINALITY_VIOLATION", message: "The call sent more than one request message.")
-        }
+        try decodeRequest(try await Router.singleRawRequest(from: io), context: context)
+    }
+
+    /// Decodes a request message, deciding its format from the content type and body.
+    static func decodeRequest(_ data: Data, context: ServerContext) throws -> (HealthCheckRequest, Format) {
         let format = Format(contentType: context.contentType, body: data)
         switch format {
         case .json: return (try JSONCodec.shared.decode(HealthCheckRequest.self, from: data), format)

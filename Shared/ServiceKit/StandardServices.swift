@@ -7,6 +7,6 @@ extension Router {
     public mutating func addStandardServices(health: HealthMonitor) {
         HealthService(monitor: health).register(into: &self)
         let described = DescribeResponse(methods: registeredMethods + [MetaContract.describe.info])
-        unary(MetaContract.describe) { _, _ in described }
+        immediateUnary(MetaContract.describe) { _, _ in described }
     }
 }

@@ -63,6 +63,21 @@ struct InterceptorTests {
         }
     }
 
+    @Test("the rate limit applies to everything but the probes, and to nothing when off; the admin check to admin methods")
+    func applicability() {
+        let limiter = RateLimitInterceptor(perSecond: 10, burst: 1)
+        #expect(!limiter.applies(to: HealthContract.check.info))
+        #expect(!limiter.applies(to: MetaContract.describe.info))
+        #expect(limiter.applies(to: CatalogContract.getProduct.info))
+        #expect(!RateLimitInterceptor(perSecond: 0, burst: 1).applies(to: CatalogContract.getProduct.info))
+        for adminKey in [nil, "right"] {
+            let admin = AdminKeyInterceptor(adminKey: adminKey)
+            #expect(admin.applies(to: CatalogContract.upsertProduct.info))
+            #expect(!admin.applies(to: CatalogContract.getProduct.info))
+            #expect(!admin.applies(to: HealthContract.check.info))
+        }
+    }
+
     @Test("without the admin key configured, admin calls need some x-api-key and others pass")
     func adminPresence() async throws {
         let interceptor = AdminKeyInterceptor(adminKey: nil)

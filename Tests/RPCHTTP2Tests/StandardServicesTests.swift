@@ -24,7 +24,7 @@ extension LiveTests {
         @Test("a passing Health/Check is logged at debug (probes come every second); a failing one and other calls at info")
         func healthChecksLogQuietly() async throws {
             let lines = CapturedLogLines()
-            var logger = Logger(label: "health-log-test") { _ in lines }
+            var logger = lines.logger
             logger.logLevel = .debug
             try await withLiveServer(logger: logger) { live in
                 _ = try await live.client.unary(HealthContract.check, HealthCheckRequest(service: ""))
@@ -37,7 +37,7 @@ extension LiveTests {
                 while lines.calls.count < 3 && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
             }
             let calls = lines.calls
-            #expect(calls.map(\.method) == ["/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Check", "/interop.v1.EchoService/Unary"])
+            #expect(calls.map { $0.fields["method"] } == ["/grpc.health.v1.Health/Check", "/grpc.health.v1.Health/Check", "/interop.v1.EchoService/Unary"])
             #expect(calls.map(\.level) == [.debug, .info, .info])
         }
 
@@ -56,26 +56,4 @@ extension LiveTests {
             }
         }
     }
-}
-
-/// A log handler that keeps the per-call lines ("call", with their method) of every level.
-final class CapturedLogLines: LogHandler, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `captured` is behind a Mutex; the LogHandler
-    // properties are set once, before the logger is shared.
-    private let captured = Mutex<[(level: Logger.Level, method: String)]>([])
-    var logLevel: Logger.Level = .trace
-    var metadata: Logger.Metadata = [:]
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        guard event.message == "call", case .string(let method)? = event.metadata?["method"] else { return }
-        captured.withLock { $0.append((event.level, method)) }
-    }
-
-    /// The call lines so far, in order.
-    var calls: [(level: Logger.Level, method: String)] { captured.withLock { $0 } }
 }

@@ -52,6 +52,21 @@ struct AuthInterceptorTests {
         #expect(source.fetches == 0)
     }
 
+    @Test("each interceptor applies to exactly the auth levels it guards", arguments: AuthLevel.allCases)
+    func applicability(auth: AuthLevel) throws {
+        let method = AuthFixture.context(auth: auth).method
+        let tokens = AuthenticationInterceptor(verifier: FakeKeySource(publishing: [try AuthFixture.makeKey()]).makeVerifier())
+        #expect(tokens.applies(to: method) == (auth == .user || auth == .optionalUser))
+        let keys = APIKeyInterceptor(adminKey: "admin-secret", internalKey: "internal-secret")
+        #expect(keys.applies(to: method) == (auth == .admin || auth == .internal))
+        // A router with both has work to do for every level but `none`: only those methods
+        // may be served without a task.
+        var router = Router()
+        router.addInterceptor(tokens)
+        router.addInterceptor(keys)
+        #expect(router.needsPreparation(method) == (auth != .none))
+    }
+
     @Test("API keys: right passes, wrong is INVALID_API_KEY, missing is MISSING_API_KEY", arguments: [AuthLevel.admin, .internal])
     func apiKeys(auth: AuthLevel) async throws {
         let interceptor = APIKeyInterceptor(adminKey: "admin-secret", internalKey: "internal-secret")

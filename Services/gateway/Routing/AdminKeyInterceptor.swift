@@ -15,6 +15,8 @@ struct AdminKeyInterceptor: ServerInterceptor {
         check = adminKey.flatMap { $0.isEmpty ? nil : APIKeyInterceptor(adminKey: $0, internalKey: nil) }
     }
 
+    func applies(to method: MethodInfo) -> Bool { method.auth == .admin }
+
     func prepare(_ context: inout ServerContext) async throws {
         guard context.method.auth == .admin else { return }
         if let check { return try await check.prepare(&context) }

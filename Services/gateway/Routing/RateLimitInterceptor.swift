@@ -19,6 +19,8 @@ struct RateLimitInterceptor: ServerInterceptor {
         limiter = perSecond > 0 ? RateLimiter(burst: max(1, burst), refillInterval: .seconds(1 / perSecond)) : nil
     }
 
+    func applies(to method: MethodInfo) -> Bool { limiter != nil && Self.isLimited(method) }
+
     func prepare(_ context: inout ServerContext) async throws {
         guard let limiter, Self.isLimited(context.method) else { return }
         let key = context.user.map { "user:\($0.id)" } ?? "address:\(Self.host(of: context.peer))"
