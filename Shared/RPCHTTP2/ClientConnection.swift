@@ -118,10 +118,15 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     // MARK: Calls
 
-    /// Submits a call on this connection. Any thread.
+    /// Submits a call on this connection. Any thread: on the loop's own (a handler that stays
+    /// on its loop, calling upstream) the stream opens at once, else the loop is asked to.
     func submit(_ call: ClientCall) {
         call.connection = self
-        loop.execute { self.start(call) }
+        if loop.inEventLoop {
+            start(call)
+        } else {
+            loop.execute { self.start(call) }
+        }
     }
 
     private func start(_ call: ClientCall) {

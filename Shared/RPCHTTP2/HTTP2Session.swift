@@ -207,25 +207,30 @@ final class HTTP2Session {
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
     }
 
+    /// Runs `body` with `headers` as nghttp2 name/value pairs (which nghttp2 copies), laid out
+    /// in one temporary buffer sized up front — on the stack for the usual few hundred bytes.
     private func withHeaderFields<Result>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
-        var storage: [UInt8] = []
-        var spans: [(Int, Int, Int, Int)] = []
-        for (name, value) in headers {
-            let nameStart = storage.count
-            storage.append(contentsOf: name.utf8)
-            let valueStart = storage.count
-            storage.append(contentsOf: value.utf8)
-            spans.append((nameStart, valueStart - nameStart, valueStart, storage.count - valueStart))
-        }
-        storage.append(0)  // never an empty buffer
-        return storage.withUnsafeMutableBufferPointer { bytes in
-            let base = bytes.baseAddress!
-            let fields = spans.map { span in
-                nghttp2_nv(
-                    name: base + span.0, value: base + span.2, namelen: span.1, valuelen: span.3,
-                    flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue))
+        var total = 1  // never an empty buffer
+        for (name, value) in headers { total += name.utf8.count + value.utf8.count }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, headers.count)) { fields in
+                let base = bytes.baseAddress!
+                var offset = 0
+                func append(_ text: String) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
+                    let start = offset
+                    let copied = UnsafeMutableBufferPointer(rebasing: bytes[start...]).initialize(from: text.utf8).1
+                    offset += copied
+                    return (base + start, copied)
+                }
+                for (index, (name, value)) in headers.enumerated() {
+                    let name = append(name)
+                    let value = append(value)
+                    (fields.baseAddress! + index).initialize(to: nghttp2_nv(
+                        name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                }
+                return body(fields.baseAddress!, headers.count)
             }
-            return fields.withUnsafeBufferPointer { body($0.baseAddress!, $0.count) }
         }
     }
 

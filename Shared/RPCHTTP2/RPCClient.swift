@@ -17,6 +17,8 @@ public final class RPCClient: Sendable {
     private let ownsGroup: Bool
     private let state: Mutex<ConnectionState>
     private let cursor = Atomic<Int>(0)
+    /// `host:port` of the target, as every request's `:authority`.
+    private let authority: String
 
     struct ConnectionState {
         /// Slot `i` holds a connection on loop `i % loops.count` of the group, or nil.
@@ -35,6 +37,7 @@ public final class RPCClient: Sendable {
     /// Creates a client on existing loops (a server's, so one process runs one set of loops).
     package init(target: SocketAddressText, configuration: ClientConfiguration = ClientConfiguration(), group: EventLoopGroup, ownsGroup: Bool = false) {
         self.target = target
+        self.authority = target.description
         self.configuration = configuration
         self.group = group
         self.ownsGroup = ownsGroup
@@ -58,7 +61,7 @@ public final class RPCClient: Sendable {
     /// Starts a call on `path`; the caller sends, half-closes and reads through the result.
     public func makeCall(path: String, options: CallOptions) throws -> ClientCall {
         var headers: [(String, String)] = [
-            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", target.description),
+            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
             ("content-type", "application/grpc+json"), ("te", "trailers"), ("user-agent", "storefront-rpc/1"),
         ]
         if let deadline = options.deadline {

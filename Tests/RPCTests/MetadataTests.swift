@@ -13,6 +13,18 @@ struct MetadataTests {
         #expect(metadata.map(\.name) == ["x-request-id"])
     }
 
+    @Test("lower-case names are kept as they are; names with any upper-case letter, ASCII or not, are lowered")
+    func lowering() {
+        var metadata = Metadata()
+        metadata.add("already-lower_1.2", "a")
+        metadata.add("MiXeD", "b")
+        metadata.add("ÜBER-key", "c")
+        #expect(metadata.map(\.name) == ["already-lower_1.2", "mixed", "über-key"])
+        #expect(metadata["über-KEY"] == "c")
+        metadata.set("Mixed", "d")
+        #expect(metadata.values(of: "mixed") == ["d"])
+    }
+
     @Test("a dictionary literal lower-cases its names")
     func dictionaryLiteral() {
         let metadata: Metadata = ["Authorization": "Bearer t", "X-Api-Key": "k"]
