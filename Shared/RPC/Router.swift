@@ -1,4 +1,5 @@
 public import Foundation
+internal import Synchronization
 
 /// A registered method: its description and the raw handler that serves it.
 ///
@@ -13,18 +14,26 @@ public final class RegisteredMethod: Sendable {
     /// response message synchronously. A transport may call it, instead of starting a task for
     /// ``handler``, when the whole request has arrived and no interceptor applies to the method.
     public let immediateHandler: ImmediateHandler?
+    /// For unary methods whose handler answers through a callback (work it hands to others,
+    /// such as a call upstream): started synchronously on the transport's thread under the same
+    /// conditions as ``immediateHandler``, answering later through a ``CallResponder``.
+    public let callbackHandler: CallbackHandler?
 
     /// A unary handler that runs to completion without suspending: request bytes in, response
     /// bytes out, or a thrown error.
     public typealias ImmediateHandler = @Sendable (Data, ServerContext) throws -> Data
+    /// A unary handler that starts its work without suspending and answers through the
+    /// responder, once, from any thread.
+    public typealias CallbackHandler = @Sendable (Data, ServerContext, CallResponder) -> Void
 
     init(
         info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void,
-        immediateHandler: ImmediateHandler? = nil
+        immediateHandler: ImmediateHandler? = nil, callbackHandler: CallbackHandler? = nil
     ) {
         self.info = info
         self.handler = handler
         self.immediateHandler = immediateHandler
+        self.callbackHandler = callbackHandler
     }
 }
 
@@ -42,6 +51,19 @@ public protocol ServerInterceptor: Sendable {
 
 extension ServerInterceptor {
     public func applies(to method: MethodInfo) -> Bool { true }
+}
+
+/// An interceptor whose work never suspends (checking a key, counting a rate): calls of
+/// immediate and callback methods it applies to can still be served without a task.
+public protocol ImmediateServerInterceptor: ServerInterceptor {
+    /// ``ServerInterceptor/prepare(_:)``, synchronously.
+    func prepareImmediately(_ context: inout ServerContext) throws
+}
+
+extension ImmediateServerInterceptor {
+    public func prepare(_ context: inout ServerContext) async throws {
+        try prepareImmediately(&context)
+    }
 }
 
 /// Maps `:path` to handlers. Built once at start-up, then read concurrently.
@@ -85,6 +107,33 @@ public struct Router: Sendable {
             immediateHandler: handler))
     }
 
+    /// Registers a raw unary handler that answers through a callback (see
+    /// ``RegisteredMethod/callbackHandler``); when it cannot start on the transport's thread it
+    /// runs in a task like any other handler, whose cancellation cancels the responder.
+    ///
+    /// The handler must not block or suspend before returning: it starts work and returns.
+    public mutating func registerCallback(_ info: MethodInfo, handler: @escaping RegisteredMethod.CallbackHandler) {
+        precondition(info.kind == .unary, "\(info.path) is not unary")
+        add(RegisteredMethod(
+            info: info,
+            handler: { io, context in
+                let request = try await Self.singleRawRequest(from: io)
+                let responder = Mutex<CallResponder?>(nil)
+                let response = try await withTaskCancellationHandler {
+                    try await withCheckedThrowingContinuation { continuation in
+                        let answer = CallResponder { continuation.resume(with: $0) }
+                        responder.withLock { $0 = answer }
+                        if Task.isCancelled { answer.cancel() }
+                        handler(request, context, answer)
+                    }
+                } onCancel: {
+                    responder.withLock { $0 }?.cancel()
+                }
+                try await io.write(response)
+            },
+            callbackHandler: handler))
+    }
+
     private mutating func add(_ method: RegisteredMethod) {
         precondition(methods[method.info.path] == nil, "\(method.info.path) is registered twice")
         order.append(method.info.path)
@@ -103,6 +152,23 @@ public struct Router: Sendable {
     /// nothing to do and need not be awaited).
     public func needsPreparation(_ method: MethodInfo) -> Bool {
         interceptors.contains { $0.applies(to: method) }
+    }
+
+    /// Whether every interceptor that applies to `method` is an ``ImmediateServerInterceptor``,
+    /// so that ``prepareImmediately(_:)`` can stand in for ``prepare(_:)``.
+    public func canPrepareImmediately(_ method: MethodInfo) -> Bool {
+        interceptors.allSatisfy { !$0.applies(to: method) || $0 is any ImmediateServerInterceptor }
+    }
+
+    /// Runs the interceptors that apply to the call's method, synchronously; only when
+    /// ``canPrepareImmediately(_:)`` holds.
+    public func prepareImmediately(_ context: inout ServerContext) throws {
+        for interceptor in interceptors where interceptor.applies(to: context.method) {
+            guard let immediate = interceptor as? any ImmediateServerInterceptor else {
+                preconditionFailure("\(type(of: interceptor)) cannot prepare a call without suspending")
+            }
+            try immediate.prepareImmediately(&context)
+        }
     }
 
     /// Registers a unary method.

@@ -15,6 +15,9 @@ public final class ClientCall: @unchecked Sendable {
         var responseHeaders: Metadata?
         var headersWaiters: [CheckedContinuation<Metadata, any Error>] = []
         var status: Result<Void, RPCError>?
+        /// For a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``:
+        /// told the single response message, or the error, when the call ends.
+        var onComplete: (@Sendable (Result<Data, RPCError>) -> Void)?
     }
 
     let shared = Mutex(Shared())
@@ -118,22 +121,53 @@ public final class ClientCall: @unchecked Sendable {
         complete(.failure(RPCError(code: .cancelled, message: "The call was cancelled.")), resetStream: true)
     }
 
+    /// Sets up a unary call made without a task before it is submitted: the one request
+    /// message, sending closed, and what to tell when the call ends.
+    func prepareUnary(_ message: Data, onComplete: @escaping @Sendable (Result<Data, RPCError>) -> Void) {
+        shared.withLock { state in
+            _ = state.buffers.enqueue(message)
+            state.sendClosed = true
+            state.onComplete = onComplete
+        }
+    }
+
+    /// The single response message of a finished unary call; its error otherwise.
+    private static func unaryOutcome(_ status: Result<Void, RPCError>, buffers: inout StreamBuffers) -> Result<Data, RPCError> {
+        if case .failure(let error) = status { return .failure(error) }
+        guard case .message(let message, _) = buffers.take(nil) else {
+            return .failure(RPCError(code: .internal, message: "The server sent no response message."))
+        }
+        guard case .end = buffers.take(nil) else {
+            return .failure(RPCError(code: .internal, message: "The server sent more than one response message."))
+        }
+        return .success(message)
+    }
+
     // MARK: Loop side
 
     /// Ends the call with a status, waking every waiter; optionally resets the stream.
     func complete(_ status: Result<Void, RPCError>, resetStream: Bool = false) {
-        let (reader, writer, headerWaiters, first) = shared.withLock { state in
+        let (reader, writer, headerWaiters, first, unary) = shared.withLock { state in
             guard state.status == nil else {
-                return (StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [CheckedContinuation<Metadata, any Error>](), false)
+                return (
+                    StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [CheckedContinuation<Metadata, any Error>](), false,
+                    (@Sendable (Result<Data, RPCError>) -> Void, Result<Data, RPCError>)?.none)
             }
             state.status = status
             let reader = state.buffers.endInbound(status.mapError { $0 as any Error })
             var writer: StreamBuffers.Writer?
             if case .failure(let error) = status { writer = state.buffers.cancel(error).1 }
+            var unary: (@Sendable (Result<Data, RPCError>) -> Void, Result<Data, RPCError>)?
+            if let onComplete = state.onComplete {
+                unary = (onComplete, Self.unaryOutcome(status, buffers: &state.buffers))
+                state.onComplete = nil
+            }
             defer { state.headersWaiters.removeAll() }
-            return (reader, writer, state.responseHeaders == nil ? state.headersWaiters : [], true)
+            return (reader, writer, state.responseHeaders == nil ? state.headersWaiters : [], true, unary)
         }
         guard first else { return }
+        if resetStream { connection?.reset(self) }
+        if let (onComplete, outcome) = unary { onComplete(outcome) }
         switch status {
         case .success:
             reader?.resume(returning: nil)
@@ -144,7 +178,6 @@ public final class ClientCall: @unchecked Sendable {
             writer?.resume(throwing: error)
             for waiter in headerWaiters { waiter.resume(throwing: error) }
         }
-        if resetStream { connection?.reset(self) }
     }
 
     /// Records the response headers.

@@ -169,6 +169,15 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         return id
     }
 
+    /// Runs `action` on the loop thread after `delay`. Any thread.
+    func scheduleAfter(_ delay: Duration, _ action: @escaping @Sendable () -> Void) {
+        if inEventLoop {
+            scheduleTimer(after: delay, action)
+        } else {
+            execute { self.scheduleTimer(after: delay, action) }
+        }
+    }
+
     /// Timers in the heap, cancelled ones included (for tests). Loop only.
     var timerHeapCount: Int { timers.count }
 

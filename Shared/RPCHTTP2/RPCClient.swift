@@ -60,6 +60,11 @@ public final class RPCClient: Sendable {
 
     /// Starts a call on `path`; the caller sends, half-closes and reads through the result.
     public func makeCall(path: String, options: CallOptions) throws -> ClientCall {
+        try makeCall(path: path, options: options, prepare: nil)
+    }
+
+    /// Builds a call, lets `prepare` set it up, and submits it.
+    private func makeCall(path: String, options: CallOptions, prepare: ((ClientCall) -> Void)?) throws -> ClientCall {
         var headers: [(String, String)] = [
             (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
             ("content-type", "application/grpc+json"), ("te", "trailers"), ("user-agent", "storefront-rpc/1"),
@@ -73,6 +78,7 @@ public final class RPCClient: Sendable {
         }
         for entry in options.metadata where Metadata.isCustom(entry.name) { headers.append((entry.name, entry.value)) }
         let call = ClientCall(path: path, headers: headers, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
+        prepare?(call)
         try connection().submit(call)
         return call
     }
@@ -125,6 +131,73 @@ public final class RPCClient: Sendable {
 
     private func pow(_ value: Double, _ exponent: Int) -> Double {
         (0..<max(0, exponent)).reduce(1.0) { result, _ in result * value }
+    }
+
+    // MARK: Calls without a task
+
+    /// Makes a unary call of raw bytes without a task: `completion` is told the response
+    /// message or the error, once — on the connection's loop thread, or on the calling thread
+    /// when the call cannot start. Retries as ``withRetries(_:options:mayRetry:_:)`` does:
+    /// `UNAVAILABLE` before any response header, for idempotent methods (or a refused stream),
+    /// after the policy's delay, while `mayRetry` (told the failed attempt) agrees.
+    ///
+    /// - Returns: a handle that cancels the call (and any retry still to come).
+    @discardableResult
+    public func startUnary(
+        _ method: MethodInfo, request: Data, options: CallOptions,
+        mayRetry: @escaping @Sendable (RPCError, ClientCall?) -> Bool = { _, _ in true },
+        completion: @escaping @Sendable (_ result: Result<Data, RPCError>, _ lastAttempt: ClientCall?) -> Void
+    ) -> UnaryCallHandle {
+        let handle = UnaryCallHandle()
+        UnaryAttempts(client: self, method: method, request: request, options: options, handle: handle, mayRetry: mayRetry, completion: completion)
+            .start(1)
+        return handle
+    }
+
+    /// The attempts of one call made with ``startUnary(_:request:options:mayRetry:completion:)``.
+    private struct UnaryAttempts: Sendable {
+        let client: RPCClient
+        let method: MethodInfo
+        let request: Data
+        let options: CallOptions
+        let handle: UnaryCallHandle
+        let mayRetry: @Sendable (RPCError, ClientCall?) -> Bool
+        let completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
+
+        func start(_ attempt: Int) {
+            let call: ClientCall
+            do {
+                call = try client.makeCall(path: method.path, options: options) { call in
+                    call.prepareUnary(request) { result in finish(attempt, result, call) }
+                }
+            } catch {
+                return finish(attempt, .failure(error as? RPCError ?? RPCError(converting: error)), nil)
+            }
+            handle.track(call)
+        }
+
+        /// Retries after the policy's delay when the attempt may be retried; completes otherwise.
+        private func finish(_ attempt: Int, _ result: Result<Data, RPCError>, _ call: ClientCall?) {
+            if case .failure(let error) = result, error.code == .unavailable, call?.hasResponseHeaders != true,
+                let delay = client.retryDelay(after: attempt, of: method, error: error, options: options),
+                !handle.isCancelled, mayRetry(error, call)
+            {
+                let loop = call?.connection?.loop ?? client.group.loops[0]
+                loop.scheduleAfter(delay) { start(attempt + 1) }
+                return
+            }
+            completion(result, call)
+        }
+    }
+
+    /// The delay before retrying a failed attempt, or nil when it may not be retried (the
+    /// method is not idempotent, attempts are used up, the deadline would pass first).
+    fileprivate func retryDelay(after attempt: Int, of method: MethodInfo, error: RPCError, options: CallOptions) -> Duration? {
+        let transparent = error.reason == "REFUSED_STREAM"  // never reached the server
+        guard method.idempotent || transparent, attempt < configuration.retry.maxAttempts else { return nil }
+        let delay = configuration.retry.delay(beforeRetry: attempt)
+        if let deadline = options.deadline, ContinuousClock.now + delay >= deadline { return nil }
+        return delay
     }
 
     // MARK: Typed calls
@@ -229,12 +302,9 @@ public final class RPCClient: Sendable {
                     }
                 }
             } catch let error as RPCError where error.code == .unavailable && !sawHeaders {
-                let transparent = error.reason == "REFUSED_STREAM"  // never reached the server
-                guard method.idempotent || transparent, attempt < configuration.retry.maxAttempts, mayRetry(error) else {
+                guard let delay = retryDelay(after: attempt, of: method, error: error, options: options), mayRetry(error) else {
                     throw error
                 }
-                let delay = configuration.retry.delay(beforeRetry: attempt)
-                if let deadline = options.deadline, ContinuousClock.now + delay >= deadline { throw error }
                 try await Task.sleep(for: delay)
                 attempt += 1
             }
@@ -284,5 +354,33 @@ public struct ResponseMessages<Message: Decodable & Sendable>: AsyncSequence, Se
             guard let data = try await call.nextMessage() else { return nil }
             return try JSONCodec.shared.decode(Message.self, from: data)
         }
+    }
+}
+
+/// Cancels a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``,
+/// whichever attempt it is on. Thread-safe.
+public final class UnaryCallHandle: Sendable {
+    private let state = Mutex<(call: ClientCall?, cancelled: Bool)>((nil, false))
+
+    init() {}
+
+    /// Cancels the current attempt (its completion reports `CANCELLED`) and any retry to come.
+    public func cancel() {
+        let call = state.withLock { state -> ClientCall? in
+            state.cancelled = true
+            return state.call
+        }
+        call?.cancel()
+    }
+
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Follows a new attempt; cancels it at once when the handle already was.
+    func track(_ call: ClientCall) {
+        let cancelled = state.withLock { state -> Bool in
+            state.call = call
+            return state.cancelled
+        }
+        if cancelled { call.cancel() }
     }
 }

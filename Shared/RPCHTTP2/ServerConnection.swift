@@ -318,14 +318,17 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             contentType: stream.contentType, logger: server.logger)
         let server = self.server
         // A small unary request that has fully arrived starts right here, on the loop thread:
-        // with no task at all when its handler never suspends and no interceptor applies, else
-        // in a task that runs until its first suspension (most such handlers finish without
-        // one), so the call costs no thread hand-off. Anything else starts on the cooperative
-        // pool, or on the loop when handlers stay there.
+        // with no task at all when its handler never suspends (or answers through a callback)
+        // and its interceptors need not suspend either, else in a task that runs until its
+        // first suspension (most such handlers finish without one), so the call costs no
+        // thread hand-off. Anything else starts on the cooperative pool, or on the loop when
+        // handlers stay there.
         let inline = route.info.kind.isUnaryRequest && stream.requestEnded
             && stream.receivedBytes <= server.configuration.inlineStartLimit
-        if inline, let immediate = route.immediateHandler, !server.router.needsPreparation(route.info) {
-            return serveImmediately(stream, handler: immediate, context: context, requestID: requestID)
+        if inline, route.immediateHandler != nil || route.callbackHandler != nil,
+            server.router.canPrepareImmediately(route.info)
+        {
+            return serveWithoutTask(stream, route: route, context: context, requestID: requestID)
         }
         server.callStarted()
         let body: @concurrent @Sendable () async -> Void = {
@@ -359,18 +362,41 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         loop.expectWorkSoon()
     }
 
-    /// Serves a call whose handler never suspends, here on the loop thread, with no task.
-    private func serveImmediately(
-        _ stream: ServerStream, handler: RegisteredMethod.ImmediateHandler, context: ServerContext, requestID: RequestID
-    ) {
-        var status: RPCError?
-        do {
-            try stream.writeNow(try handler(try stream.takeSingleRequestNow(), context))
-        } catch {
-            status = RPCError(converting: error)
+    /// Serves a call whose handler never suspends, or answers through a callback, starting
+    /// here on the loop thread, with no task.
+    private func serveWithoutTask(_ stream: ServerStream, route: RegisteredMethod, context: ServerContext, requestID: RequestID) {
+        let server = self.server
+        /// Ends the call with the handler's answer; any thread.
+        @Sendable func answer(_ result: Result<Data, any Error>) {
+            var status: RPCError?
+            do {
+                try stream.writeNow(try result.get())
+            } catch {
+                status = RPCError(converting: error)
+            }
+            let sent = stream.finish(status)
+            server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
         }
-        let sent = stream.finish(status)
-        server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
+        var context = context
+        let request: Data
+        do {
+            try server.router.prepareImmediately(&context)
+            request = try stream.takeSingleRequestNow()
+        } catch {
+            return answer(.failure(error))
+        }
+        if let immediate = route.immediateHandler {
+            answer(Result { try immediate(request, context) })
+        } else if let callback = route.callbackHandler {
+            server.callStarted()
+            let responder = CallResponder { result in
+                answer(result)
+                stream.detachResponder()
+                server.callEnded()
+            }
+            stream.attach(responder)
+            callback(request, context, responder)
+        }
         loop.expectWorkSoon()
     }
 

@@ -15,6 +15,8 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
         var status: RPCError?
         var finished = false
         var task: Task<Void, Never>?
+        /// The responder of a callback handler, cancelled with the call.
+        var responder: CallResponder?
         /// The error trailers as fields, for a Trailers-Only response.
         var errorTrailers: [(String, String)] { status?.trailers ?? RPCError.okTrailers }
     }
@@ -134,13 +136,30 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
 
     /// Cancels the handler and fails its waiting reads and writes. Callable from any thread.
     func cancel() {
-        let (reader, writer, task) = shared.withLock { state in
+        let (reader, writer, task, responder) = shared.withLock { state in
             let (reader, writer) = state.buffers.cancel(CancellationError())
-            return (reader, writer, state.task)
+            defer { state.responder = nil }
+            return (reader, writer, state.task, state.responder)
         }
         reader?.resume(throwing: CancellationError())
         writer?.resume(throwing: CancellationError())
         task?.cancel()
+        responder?.cancel()
+    }
+
+    /// Attaches a callback handler's responder, to be cancelled with the call (at once when
+    /// it already is).
+    func attach(_ responder: CallResponder) {
+        let cancelled = shared.withLock { state -> Bool in
+            state.responder = responder
+            return state.buffers.cancellation != nil
+        }
+        if cancelled { responder.cancel() }
+    }
+
+    /// Lets go of the responder once it has answered (it holds this stream in turn).
+    func detachResponder() {
+        shared.withLock { $0.responder = nil }
     }
 
     // MARK: Loop side

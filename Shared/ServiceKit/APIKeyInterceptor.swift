@@ -24,7 +24,7 @@ public enum APIKeyReason: String, ErrorReason {
 /// Admin methods need the admin key, internal methods the internal key; neither key opens the
 /// other's methods. A method whose key is not configured refuses every call. Keys are compared
 /// in constant time and never logged. Immutable; `Sendable`.
-public struct APIKeyInterceptor: ServerInterceptor {
+public struct APIKeyInterceptor: ImmediateServerInterceptor {
     /// The key of `admin` methods, or nil when this service has none.
     private let adminKey: String?
     /// The key of `internal` methods, or nil when this service has none.
@@ -42,7 +42,7 @@ public struct APIKeyInterceptor: ServerInterceptor {
 
     /// Throws UNAUTHENTICATED `MISSING_API_KEY` or PERMISSION_DENIED `INVALID_API_KEY` unless
     /// the call carries the key its method requires.
-    public func prepare(_ context: inout ServerContext) async throws {
+    public func prepareImmediately(_ context: inout ServerContext) throws {
         let expected: String?
         switch context.method.auth {
         case .admin: expected = adminKey

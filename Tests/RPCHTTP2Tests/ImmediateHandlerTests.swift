@@ -145,32 +145,10 @@ extension LiveTests {
                 configuration: configuration,
                 router: router(group: group, runs: runs, prepares: prepares, health: health, gated: gated),
                 logger: logger, group: group, ownsGroup: true)
-            let port: Int
-            do {
-                port = try server.start()
-            } catch {
-                await group.shutdown()  // a server that never started does not stop its loops
-                throw error
+            // A server that never started does not stop its loops.
+            return try await withStartedServer(server, cannotStart: { await group.shutdown() }) { port, client in
+                try await body(ImmediateFixture(server: server, client: client, port: port, runs: runs, prepares: prepares, health: health))
             }
-            let client: RPCClient
-            do {
-                client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
-            } catch {
-                await server.shutdown()
-                throw error
-            }
-            let fixture = ImmediateFixture(server: server, client: client, port: port, runs: runs, prepares: prepares, health: health)
-            let result: Result
-            do {
-                result = try await body(fixture)
-            } catch {
-                await client.close()
-                await server.shutdown()
-                throw error
-            }
-            await client.close()
-            await server.shutdown()
-            return result
         }
 
         /// Sends `messages` as raw request messages of a unary call and reads the answer.

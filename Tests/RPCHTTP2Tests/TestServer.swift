@@ -63,7 +63,25 @@ func withLiveServer<Result>(
     configure(&configuration)
     let probe = Probe()
     let server = try HTTP2Server(configuration: configuration, router: .echoRouter(probe: probe), logger: logger)
-    let port = try server.start()
+    return try await withStartedServer(server) { port, client in
+        try await body(LiveServer(server: server, client: client, probe: probe, port: port))
+    }
+}
+
+/// Starts `server` on its configured port, connects a client to it, runs `body` with the port
+/// and the client, then closes both, whether `body` returned or threw. `cannotStart` runs
+/// when the server does not start (its own loops, say, are not stopped by a failed start).
+func withStartedServer<Result>(
+    _ server: HTTP2Server, cannotStart: () async -> Void = {},
+    _ body: (_ port: Int, _ client: RPCClient) async throws -> Result
+) async throws -> Result {
+    let port: Int
+    do {
+        port = try server.start()
+    } catch {
+        await cannotStart()
+        throw error
+    }
     let client: RPCClient
     do {
         client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
@@ -71,10 +89,9 @@ func withLiveServer<Result>(
         await server.shutdown()
         throw error
     }
-    let live = LiveServer(server: server, client: client, probe: probe, port: port)
     let result: Result
     do {
-        result = try await body(live)
+        result = try await body(port, client)
     } catch {
         await client.close()
         await server.shutdown()

@@ -6,7 +6,7 @@ import ServiceKit
 /// the admin key (`SHOP_ADMIN_API_KEY`), it checks it here in constant time; otherwise it
 /// refuses calls without one and leaves the check to the service that owns the method.
 /// Internal methods are never routed, so they need nothing here.
-struct AdminKeyInterceptor: ServerInterceptor {
+struct AdminKeyInterceptor: ImmediateServerInterceptor {
     /// The full check, when the key is configured.
     let check: APIKeyInterceptor?
 
@@ -17,9 +17,9 @@ struct AdminKeyInterceptor: ServerInterceptor {
 
     func applies(to method: MethodInfo) -> Bool { method.auth == .admin }
 
-    func prepare(_ context: inout ServerContext) async throws {
+    func prepareImmediately(_ context: inout ServerContext) throws {
         guard context.method.auth == .admin else { return }
-        if let check { return try await check.prepare(&context) }
+        if let check { return try check.prepareImmediately(&context) }
         guard let key = context.metadata[MetadataKey.apiKey], !key.isEmpty else {
             throw APIKeyReason.missingAPIKey.error("This method needs an x-api-key.")
         }

@@ -10,7 +10,7 @@ import ServiceKit
 /// probes keep working under load.
 ///
 /// Runs after ``AuthenticationInterceptor``, which has set the user. Thread-safe.
-struct RateLimitInterceptor: ServerInterceptor {
+struct RateLimitInterceptor: ImmediateServerInterceptor {
     /// The buckets; nil when limits are off.
     let limiter: RateLimiter?
 
@@ -21,7 +21,7 @@ struct RateLimitInterceptor: ServerInterceptor {
 
     func applies(to method: MethodInfo) -> Bool { limiter != nil && Self.isLimited(method) }
 
-    func prepare(_ context: inout ServerContext) async throws {
+    func prepareImmediately(_ context: inout ServerContext) throws {
         guard let limiter, Self.isLimited(context.method) else { return }
         let key = context.user.map { "user:\($0.id)" } ?? "address:\(Self.host(of: context.peer))"
         guard limiter.allow(key) else {

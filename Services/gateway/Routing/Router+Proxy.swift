@@ -9,33 +9,34 @@ extension Router {
     /// backpressure holds end to end: the gateway reads from one side only as fast as the
     /// other side takes.
     mutating func proxy(_ method: MethodInfo, to upstream: Upstream, policy: ForwardingPolicy) {
-        register(method) { io, context in
-            let options = policy.options(for: context)
-            switch method.kind {
-            case .unary:
+        switch method.kind {
+        case .unary:
+            // Forwarded without a task: the request goes up from the loop that received it and
+            // the answer comes back from the upstream connection's callback.
+            registerCallback(method) { request, context, responder in
+                upstream.forwardUnary(method, request: request, options: policy.options(for: context), responder: responder)
+            }
+        case .serverStreaming:
+            register(method) { io, context in
                 let request = try await Router.singleRawRequest(from: io)
-                let response = try await upstream.forward(method, options: options) { call in
-                    try await call.send(request)
-                    call.finishSending()
-                    return try await RPCClient.singleRawResponse(from: call)
-                }
-                try await io.write(response)
-            case .serverStreaming:
-                let request = try await Router.singleRawRequest(from: io)
-                try await upstream.forward(method, options: options) { call in
+                try await upstream.forward(method, options: policy.options(for: context)) { call in
                     try await call.send(request)
                     call.finishSending()
                     // Retries stop at the first response header; nothing reaches the client before it.
                     _ = try await call.responseHeaders()
                     try await Self.relayResponses(from: call, to: io)
                 }
-            case .clientStreaming:
-                try await upstream.stream(method, options: options) { call in
+            }
+        case .clientStreaming:
+            register(method) { io, context in
+                try await upstream.stream(method, options: policy.options(for: context)) { call in
                     try await Self.relayRequests(from: io, to: call)
                     try await Self.relayResponses(from: call, to: io)
                 }
-            case .bidirectionalStreaming:
-                try await upstream.stream(method, options: options) { call in
+            }
+        case .bidirectionalStreaming:
+            register(method) { io, context in
+                try await upstream.stream(method, options: policy.options(for: context)) { call in
                     // Not a child task: a read of the client's next message cannot be cancelled,
                     // so a task group would hold the upstream's status back until the client
                     // half-closed. Ending this handler ends the server stream, which ends that read.

@@ -52,6 +52,30 @@ final class Upstream: Sendable {
         }
     }
 
+    /// ``forward(_:options:_:)`` for a unary call, without a task: sends `request` and answers
+    /// `responder` with the upstream's response or error, under the same breaker and retry
+    /// rules; cancelling the responder cancels the upstream call.
+    func forwardUnary(_ method: MethodInfo, request: Data, options: CallOptions, responder: CallResponder) {
+        guard breaker.admit() != .reject else { return responder.respond(.failure(unavailable)) }
+        let handle = client.startUnary(
+            method, request: request, options: options,
+            mayRetry: { [breaker] _, attempt in
+                if attempt?.serverAnswered != true { breaker.recordFailure() }
+                return !breaker.isOpen
+            },
+            completion: { [self] result, attempt in
+                let answered = attempt?.serverAnswered == true
+                switch result {
+                case .success(let response):
+                    breaker.recordSuccess()
+                    responder.respond(.success(response))
+                case .failure(let error):
+                    responder.respond(.failure(settle(error, answered: answered)))
+                }
+            })
+        responder.onCancel { handle.cancel() }
+    }
+
     /// Runs `body` on one call of `method` whose request messages stream from the client
     /// (client-streaming, bidirectional): never retried, since the messages are consumed.
     func stream<Result: Sendable>(
@@ -63,6 +87,23 @@ final class Upstream: Sendable {
                 return try await body(call)
             }
         }
+    }
+
+    /// Tells the breaker how a failed call went and returns what the client is answered: an
+    /// answer of any status is success; `UNAVAILABLE` without one is a failure to reach the
+    /// upstream, answered as `UPSTREAM_UNAVAILABLE`; anything else (a deadline, a
+    /// cancellation) leaves the breaker's count alone.
+    private func settle(_ error: RPCError, answered: Bool) -> RPCError {
+        if answered {
+            breaker.recordSuccess()
+            return error
+        }
+        guard error.code == .unavailable else {
+            breaker.recordAbandoned()
+            return error
+        }
+        breaker.recordFailure()
+        return unavailable
     }
 
     /// Whether the upstream answered the current attempt of a call. A reference, so the
@@ -82,16 +123,7 @@ final class Upstream: Sendable {
             breaker.recordSuccess()
             return result
         } catch let error as RPCError {
-            if attempt.answered {
-                breaker.recordSuccess()
-                throw error
-            }
-            guard error.code == .unavailable else {
-                breaker.recordAbandoned()
-                throw error
-            }
-            breaker.recordFailure()
-            throw unavailable
+            throw settle(error, answered: attempt.answered)
         } catch {
             if attempt.answered { breaker.recordSuccess() } else { breaker.recordAbandoned() }
             throw error
