@@ -50,7 +50,10 @@ public struct Metadata: Sendable, Equatable, Sequence, ExpressibleByDictionaryLi
     /// `name` in lower case; names are nearly always lower case already (HTTP/2 requires it on
     /// the wire), and checking the bytes costs less than building a new string.
     private static func lowercase(_ name: String) -> String {
-        name.utf8.contains { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 } ? name.lowercased() : name
+        let needsLowering: (UInt8) -> Bool = { ($0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z")) || $0 >= 0x80 }
+        let lower = name.utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsLowering) }
+            ?? !name.utf8.contains(where: needsLowering)
+        return lower ? name : name.lowercased()
     }
 
     /// The number of entries.

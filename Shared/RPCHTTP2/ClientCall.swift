@@ -118,7 +118,7 @@ public final class ClientCall: @unchecked Sendable {
 
     /// Cancels the call: RST_STREAM(CANCEL) to the server, `CANCELLED` to readers.
     public func cancel() {
-        complete(.failure(RPCError(code: .cancelled, message: "The call was cancelled.")), resetStream: true)
+        complete(.failure(Self.cancelledError), resetStream: true)
     }
 
     /// Sets up a unary call made without a task before it is submitted: the one request
@@ -134,14 +134,17 @@ public final class ClientCall: @unchecked Sendable {
     /// The single response message of a finished unary call; its error otherwise.
     private static func unaryOutcome(_ status: Result<Void, RPCError>, buffers: inout StreamBuffers) -> Result<Data, RPCError> {
         if case .failure(let error) = status { return .failure(error) }
-        guard case .message(let message, _) = buffers.take(nil) else {
-            return .failure(RPCError(code: .internal, message: "The server sent no response message."))
-        }
-        guard case .end = buffers.take(nil) else {
-            return .failure(RPCError(code: .internal, message: "The server sent more than one response message."))
-        }
+        guard case .message(let message, _) = buffers.take(nil) else { return .failure(noResponseMessage) }
+        guard case .end = buffers.take(nil) else { return .failure(extraResponseMessage) }
         return .success(message)
     }
+
+    /// What a cancelled call ends with.
+    static let cancelledError = RPCError(code: .cancelled, message: "The call was cancelled.")
+    /// What a unary call whose server sent no response message ends with.
+    static let noResponseMessage = RPCError(code: .internal, message: "The server sent no response message.")
+    /// What a unary call whose server sent more than one response message ends with.
+    static let extraResponseMessage = RPCError(code: .internal, message: "The server sent more than one response message.")
 
     // MARK: Loop side
 
@@ -192,12 +195,26 @@ public final class ClientCall: @unchecked Sendable {
 
     /// Queues response messages for the reader; returns whether window may be granted.
     func deliver(_ messages: [Data]) -> Bool {
-        let (handoff, belowMark) = shared.withLock { ($0.buffers.deliver(messages), $0.buffers.belowInboundMark) }
+        let (handoff, belowMark, extra) = shared.withLock { state -> ((StreamBuffers.Reader, Data)?, Bool, Bool) in
+            // A unary call made without a task has no reader: it keeps its one message (at most
+            // the message size limit) with the window granted, and a second one ends it.
+            if state.onComplete != nil {
+                if state.buffers.queuedMessages + messages.count > 1 { return (nil, true, true) }
+                return (state.buffers.deliver(messages), true, false)
+            }
+            return (state.buffers.deliver(messages), state.buffers.belowInboundMark, false)
+        }
+        if extra {
+            complete(.failure(Self.extraResponseMessage), resetStream: true)
+            return true
+        }
         if let (reader, message) = handoff { reader.resume(returning: message) }
         return belowMark
     }
 
-    var canGrantWindow: Bool { shared.withLock { $0.buffers.belowInboundMark } }
+    /// Whether withheld window may be granted: the reader has caught up — or there is no
+    /// reader, in a unary call made without a task, which never holds more than one message.
+    var canGrantWindow: Bool { shared.withLock { $0.onComplete != nil || $0.buffers.belowInboundMark } }
 
     /// Copies request bytes into nghttp2's buffer.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {

@@ -203,12 +203,14 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         guard let call = calls[streamID] else { return }
+        if !call.receivedHeaders && KnownHeader.isStatus(name) {
+            call.httpStatus = KnownHeader.decimal(value)
+            return
+        }
         let name = String(decoding: name, as: UTF8.self)
         let value = String(decoding: value, as: UTF8.self)
         if call.receivedHeaders {
             call.trailers.add(name, value)
-        } else if name == ":status" {
-            call.httpStatus = Int(value) ?? 0
         } else {
             call.responseMetadata.add(name, value)
         }

@@ -27,6 +27,20 @@ enum KnownHeader {
         }
     }
 
+    /// Whether a response header name is `:status` (the client's one protocol header to read).
+    static func isStatus(_ name: UnsafeRawBufferPointer) -> Bool { name.count == 7 && equals(name, ":status") }
+
+    /// A decimal value read from bytes (an HTTP status); 0 when it is not one.
+    static func decimal(_ value: UnsafeRawBufferPointer) -> Int {
+        guard !value.isEmpty, value.count <= 9 else { return 0 }
+        var result = 0
+        for byte in value {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return 0 }
+            result = result * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return result
+    }
+
     private static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
         text.withUTF8Buffer { expected in
             expected.count == bytes.count && memcmp(expected.baseAddress!, bytes.baseAddress!, bytes.count) == 0

@@ -177,13 +177,21 @@ public final class RPCClient: Sendable {
         }
 
         /// Retries after the policy's delay when the attempt may be retried; completes otherwise.
+        /// A handle cancelled while the retry waits completes the call at once, and the retry
+        /// never starts.
         private func finish(_ attempt: Int, _ result: Result<Data, RPCError>, _ call: ClientCall?) {
             if case .failure(let error) = result, error.code == .unavailable, call?.hasResponseHeaders != true,
                 let delay = client.retryDelay(after: attempt, of: method, error: error, options: options),
-                !handle.isCancelled, mayRetry(error, call)
+                mayRetry(error, call)
             {
+                let cancelled = ClientCall.cancelledError
+                guard handle.awaitRetry(onCancel: { completion(.failure(cancelled), call) }) else {
+                    return completion(.failure(cancelled), call)
+                }
                 let loop = call?.connection?.loop ?? client.group.loops[0]
-                loop.scheduleAfter(delay) { start(attempt + 1) }
+                loop.scheduleAfter(delay) {
+                    if handle.beginRetry() { start(attempt + 1) }
+                }
                 return
             }
             completion(result, call)
@@ -318,12 +326,8 @@ public final class RPCClient: Sendable {
     /// Reads the one response message of a unary-response call without decoding it (a proxy
     /// forwards the bytes); none or two are `INTERNAL`.
     public static func singleRawResponse(from call: ClientCall) async throws -> Data {
-        guard let data = try await call.nextMessage() else {
-            throw RPCError(code: .internal, message: "The server sent no response message.")
-        }
-        guard try await call.nextMessage() == nil else {
-            throw RPCError(code: .internal, message: "The server sent more than one response message.")
-        }
+        guard let data = try await call.nextMessage() else { throw ClientCall.noResponseMessage }
+        guard try await call.nextMessage() == nil else { throw ClientCall.extraResponseMessage }
         return data
     }
 }
@@ -360,20 +364,28 @@ public struct ResponseMessages<Message: Decodable & Sendable>: AsyncSequence, Se
 /// Cancels a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``,
 /// whichever attempt it is on. Thread-safe.
 public final class UnaryCallHandle: Sendable {
-    private let state = Mutex<(call: ClientCall?, cancelled: Bool)>((nil, false))
+    private struct State {
+        var call: ClientCall?
+        var cancelled = false
+        /// While a retry waits for its delay: what completes the call if it is cancelled first.
+        var waitingRetry: (@Sendable () -> Void)?
+    }
+
+    private let state = Mutex(State())
 
     init() {}
 
-    /// Cancels the current attempt (its completion reports `CANCELLED`) and any retry to come.
+    /// Cancels the current attempt (its completion reports `CANCELLED`) or, while a retry waits,
+    /// completes the call with `CANCELLED` at once; no further attempt starts.
     public func cancel() {
-        let call = state.withLock { state -> ClientCall? in
+        let (call, waitingRetry) = state.withLock { state in
             state.cancelled = true
-            return state.call
+            defer { state.waitingRetry = nil }
+            return (state.call, state.waitingRetry)
         }
         call?.cancel()
+        waitingRetry?()
     }
-
-    var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Follows a new attempt; cancels it at once when the handle already was.
     func track(_ call: ClientCall) {
@@ -382,5 +394,24 @@ public final class UnaryCallHandle: Sendable {
             return state.cancelled
         }
         if cancelled { call.cancel() }
+    }
+
+    /// Notes that a retry waits; `onCancel` completes the call if the handle is cancelled
+    /// before it starts. False when the handle is cancelled already.
+    func awaitRetry(onCancel: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard !state.cancelled else { return false }
+            state.waitingRetry = onCancel
+            return true
+        }
+    }
+
+    /// Whether the waiting retry may start: false when a cancellation has completed the call.
+    func beginRetry() -> Bool {
+        state.withLock { state in
+            guard state.waitingRetry != nil else { return false }
+            state.waitingRetry = nil
+            return true
+        }
     }
 }

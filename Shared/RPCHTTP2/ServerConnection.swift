@@ -397,7 +397,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             stream.attach(responder)
             callback(request, context, responder)
         }
-        loop.expectWorkSoon()
+        // No polling here (unlike after starting a task): an immediate answer is queued
+        // already, and a callback's answer arrives through a socket this loop watches.
     }
 
     // MARK: Life cycle

@@ -31,6 +31,8 @@ struct StreamBuffers {
     /// Whether the owning connection has been asked to flush and has not yet run dry.
     var flushScheduled = false
 
+    /// Received messages not yet read.
+    var queuedMessages: Int { inbox.count - inboxHead }
     /// Unsent outbound bytes.
     var unsent: Int { outbound.count - outboundOffset }
     /// Whether the peer's withheld window may be granted now.

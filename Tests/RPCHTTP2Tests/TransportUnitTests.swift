@@ -75,6 +75,22 @@ struct TransportUnitTests {
         #expect(SocketAddressText(text) == nil)
     }
 
+    @Test("header names are recognized from bytes; a status is read as a decimal or 0")
+    func knownHeaders() {
+        func bytes<T>(_ text: String, _ body: (UnsafeRawBufferPointer) -> T) -> T {
+            Array(text.utf8).withUnsafeBytes(body)
+        }
+        #expect(bytes(":status") { KnownHeader.isStatus($0) })
+        #expect(!bytes(":statux") { KnownHeader.isStatus($0) })
+        #expect(!bytes("status") { KnownHeader.isStatus($0) })
+        #expect(bytes(":path") { KnownHeader($0) } == .path)
+        #expect(bytes("grpc-timeout") { KnownHeader($0) } == .timeout)
+        #expect(bytes("x-request-id") { KnownHeader($0) } == .other)
+        for (text, value) in [("200", 200), ("415", 415), ("0", 0), ("", 0), ("2x0", 0), ("+200", 0), ("1234567890", 0)] {
+            #expect(bytes(text) { KnownHeader.decimal($0) } == value, "\(text)")
+        }
+    }
+
     @Test("stream buffers hand a waiting reader the first message and keep the rest in order")
     func streamBuffersOrder() {
         var buffers = StreamBuffers()
