@@ -31,12 +31,19 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch storage {
         case .given(let text): text
-        case .generated(let sequence): Self.hex(Self.processPrefix) + Self.hex(sequence)
+        case .generated(let sequence): Self.hex((UInt64(Self.processPrefix) << 32) | UInt64(sequence))
         }
     }
 
-    private static func hex(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
+    /// `value` as 16 lower-case hex digits, written straight into the string's storage.
+    private static func hex(_ value: UInt64) -> String {
+        String(unsafeUninitializedCapacity: 16) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            for index in 0..<16 {
+                let nibble = Int((value >> UInt64(60 - 4 * index)) & 0xF)
+                buffer[index] = digits.utf8Start[nibble]
+            }
+            return 16
+        }
     }
 }

@@ -17,4 +17,17 @@ struct RequestIDTests {
         let ids = Set((0..<1_000).map { _ in RequestID.make() })
         #expect(ids.count == 1_000)
     }
+
+    @Test("made-up ids are the process prefix then a counter, both as 8 zero-padded hex digits")
+    func prefixAndCounter() throws {
+        let first = RequestID.make()
+        let second = RequestID.make()
+        #expect(first.prefix(8) == second.prefix(8))
+        let a = try #require(UInt32(first.suffix(8), radix: 16))
+        let b = try #require(UInt32(second.suffix(8), radix: 16))
+        // One apart, or a few when calls elsewhere in the process took ids in between; digits in
+        // the wrong order would put them far apart.
+        #expect((1..<1_000).contains(b &- a), "\(first) then \(second)")
+        #expect(RequestID("given-id").description == "given-id")
+    }
 }
