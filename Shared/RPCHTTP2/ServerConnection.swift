@@ -387,6 +387,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         }
         if let immediate = route.immediateHandler {
             answer(Result { try immediate(request, context) })
+            // The caller's next request usually follows within microseconds: poll, don't sleep
+            // (at one call at a time this halves the latency on this machine: 30 µs vs 77 µs).
+            loop.expectWorkSoon()
         } else if let callback = route.callbackHandler {
             server.callStarted()
             let responder = CallResponder { result in
@@ -397,8 +400,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             stream.attach(responder)
             callback(request, context, responder)
         }
-        // No polling here (unlike after starting a task): an immediate answer is queued
-        // already, and a callback's answer arrives through a socket this loop watches.
+        // No polling after starting a callback: its answer arrives through a socket, and the
+        // gateway (its user) shares cores with the services it calls.
     }
 
     // MARK: Life cycle
