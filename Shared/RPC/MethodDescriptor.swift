@@ -47,8 +47,8 @@ public struct MethodInfo: Sendable, Hashable {
     /// Field descriptions of the response message.
     public let responseFields: [FieldDescriptor]
 
-    /// The HTTP/2 `:path`, `/<service>/<method>`.
-    public var path: String { "/\(service)/\(method)" }
+    /// The HTTP/2 `:path`, `/<service>/<method>`; built once, since every call uses it.
+    public let path: String
 
     /// Creates a description.
     public init(
@@ -57,6 +57,7 @@ public struct MethodInfo: Sendable, Hashable {
     ) {
         self.service = service
         self.method = method
+        self.path = "/\(service)/\(method)"
         self.kind = kind
         self.auth = auth
         self.idempotent = idempotent

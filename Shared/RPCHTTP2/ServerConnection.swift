@@ -16,6 +16,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     /// The stream looked up last: nghttp2 reports a request's headers, data and end one
     /// callback after another, so most lookups need no hashing.
     private var recentStream: ServerStream?
+    /// Limits read on every call, copied out of the server's configuration once.
+    private let maxHeaderListSize: Int
+    private let maxMessageSize: Int
+    private let inlineStartLimit: Int
     private var closed = false
     private var pingOutstanding = false
     private var housekeepingTimer: UInt64?
@@ -27,6 +31,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         self.socket = HTTP2Socket(fd: fd, loop: loop)
         self.peer = peer
         self.server = server
+        self.maxHeaderListSize = server.configuration.limits.maxHeaderListSize
+        self.maxMessageSize = server.configuration.maxMessageSize
+        self.inlineStartLimit = server.configuration.inlineStartLimit
     }
 
     /// Registers with the loop and sends our SETTINGS. Loop thread.
@@ -139,7 +146,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     func sessionBeginHeaders(streamID: Int32) {
         guard stream(streamID) == nil else { return }  // trailers of a known stream
-        let stream = ServerStream(id: streamID, connection: self, maxMessageSize: server.configuration.maxMessageSize)
+        let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams[streamID] = stream
         recentStream = stream
     }
@@ -147,7 +154,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         guard let stream = stream(streamID), !stream.headersComplete else { return }
         stream.headerBytes += name.count + value.count + 32
-        guard stream.headerBytes <= server.configuration.limits.maxHeaderListSize else { return }
+        guard stream.headerBytes <= maxHeaderListSize else { return }
         // Known names are matched on bytes: most headers never become Strings.
         switch KnownHeader(name) {
         case .path: stream.path = String(decoding: value, as: UTF8.self)
@@ -240,9 +247,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     /// Validates request headers and routes the call, or answers it at once.
     private func admit(_ stream: ServerStream) {
-        if stream.headerBytes > server.configuration.limits.maxHeaderListSize {
+        if stream.headerBytes > maxHeaderListSize {
             stream.contentType = "application/grpc+json"
-            return fail(stream, RPCError(code: .resourceExhausted, reason: "HEADER_LIST_TOO_LARGE", message: "The request headers exceed \(server.configuration.limits.maxHeaderListSize) bytes."))
+            return fail(stream, RPCError(code: .resourceExhausted, reason: "HEADER_LIST_TOO_LARGE", message: "The request headers exceed \(maxHeaderListSize) bytes."))
         }
         guard stream.httpMethod == "POST" else {
             return answerHTTP(stream, status: 405)
@@ -324,7 +331,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         // thread hand-off. Anything else starts on the cooperative pool, or on the loop when
         // handlers stay there.
         let inline = route.info.kind.isUnaryRequest && stream.requestEnded
-            && stream.receivedBytes <= server.configuration.inlineStartLimit
+            && stream.receivedBytes <= inlineStartLimit
         if inline, route.immediateHandler != nil || route.callbackHandler != nil,
             server.router.canPrepareImmediately(route.info)
         {
