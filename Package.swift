@@ -90,7 +90,7 @@ let package = Package(
             dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
             path: "Tests/GatewayTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "ServiceKit", log],
+            name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
 
         // Contract tests (Tests/Contracts/README.md): the framework, its own tests and the API

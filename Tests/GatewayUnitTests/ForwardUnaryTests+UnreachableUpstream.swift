@@ -1,72 +1,10 @@
 import Foundation
 @testable import gateway
-import Glibc
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Synchronization
 import Testing
-
-/// A TCP listener that accepts connections and closes them at once, counting them: an
-/// upstream that cannot be reached though its port is open.
-private final class SlammingUpstream: Sendable {
-    private let fd: Int32
-    let port: Int
-    private let state = Mutex<(accepted: Int, stopped: Bool, finished: Bool)>((0, false, false))
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw SocketFailure(call: "socket") }
-        guard let port = Self.bindAndListen(fd) else {
-            Glibc.close(fd)
-            throw SocketFailure(call: "bind")
-        }
-        self.fd = fd
-        self.port = port
-        let thread = Thread { [self] in acceptLoop() }
-        thread.start()
-    }
-
-    /// Binds `fd` to a free loopback port and listens; the port, or nil on failure.
-    private static func bindAndListen(_ fd: Int32) -> Int? {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0 && listen(fd, 64) == 0
-            }
-        }
-        return bound ? Int(UInt16(bigEndian: address.sin_port)) : nil
-    }
-
-    var accepted: Int { state.withLock { $0.accepted } }
-
-    private func acceptLoop() {
-        while !state.withLock({ $0.stopped }) {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 20) > 0 else { continue }
-            let connection = accept(fd, nil, nil)
-            guard connection >= 0 else { continue }
-            state.withLock { $0.accepted += 1 }
-            Glibc.close(connection)
-        }
-        state.withLock { $0.finished = true }
-    }
-
-    func stop() async {
-        state.withLock { $0.stopped = true }
-        let deadline = ContinuousClock.now + .seconds(1)
-        while !state.withLock({ $0.finished }) && ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        Glibc.close(fd)
-    }
-
-    struct SocketFailure: Error {
-        let call: String
-    }
-}
 
 // An upstream that cannot be reached, and the breaker in front of it.
 extension ForwardUnaryTests {
@@ -91,7 +29,7 @@ extension ForwardUnaryTests {
 
     @Test("an upstream that drops every connection opens the breaker within one call, and the next call never reaches it")
     func breakerAnswersFast() async throws {
-        let slamming = try SlammingUpstream()
+        let slamming = try SlammingListener()
         do {
             try await Self.withGateway(upstreamPort: slamming.port) { gateway in
                 await Self.expectError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
@@ -121,7 +59,7 @@ extension ForwardUnaryTests {
 
     @Test("a non-idempotent call is not retried: each counts once against the breaker, which opens at the third")
     func nonIdempotentCountsOnce() async throws {
-        let slamming = try SlammingUpstream()
+        let slamming = try SlammingListener()
         do {
             try await Self.withGateway(upstreamPort: slamming.port) { gateway in
                 for call in 1...3 {

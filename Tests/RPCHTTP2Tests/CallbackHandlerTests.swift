@@ -200,14 +200,11 @@ extension LiveTests {
             gated: Bool = false, logger: Logger = discardingLogger, configure: (inout ServerConfiguration) -> Void = { _ in },
             _ body: (CallbackFixture) async throws -> Result
         ) async throws -> Result {
-            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
-            configure(&configuration)
-            let group = try EventLoopGroup(count: 1, name: loopName)
             let probe = CallbackProbe()
-            let server = HTTP2Server(
-                configuration: configuration, router: router(probe: probe, group: group, gated: gated), logger: logger,
-                group: group, ownsGroup: true)
-            return try await withStartedServer(server, cannotStart: { await group.shutdown() }) { port, client in
+            return try await withOneLoopServer(
+                loopName: loopName, logger: logger, configure: configure,
+                router: { router(probe: probe, group: $0, gated: gated) }
+            ) { server, port, client in
                 try await body(CallbackFixture(server: server, client: client, port: port, probe: probe))
             }
         }

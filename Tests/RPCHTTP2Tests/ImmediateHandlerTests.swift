@@ -135,18 +135,13 @@ extension LiveTests {
             gated: Bool = false, logger: Logger = discardingLogger, configure: (inout ServerConfiguration) -> Void = { _ in },
             _ body: (ImmediateFixture) async throws -> Result
         ) async throws -> Result {
-            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
-            configure(&configuration)
-            let group = try EventLoopGroup(count: 1, name: loopName)
             let runs = Counter()
             let prepares = Counter()
             let health = HealthMonitor()
-            let server = HTTP2Server(
-                configuration: configuration,
-                router: router(group: group, runs: runs, prepares: prepares, health: health, gated: gated),
-                logger: logger, group: group, ownsGroup: true)
-            // A server that never started does not stop its loops.
-            return try await withStartedServer(server, cannotStart: { await group.shutdown() }) { port, client in
+            return try await withOneLoopServer(
+                loopName: loopName, logger: logger, configure: configure,
+                router: { router(group: $0, runs: runs, prepares: prepares, health: health, gated: gated) }
+            ) { server, port, client in
                 try await body(ImmediateFixture(server: server, client: client, port: port, runs: runs, prepares: prepares, health: health))
             }
         }

@@ -130,71 +130,11 @@ final class SilentListener: Sendable {
     init() throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
-        port = try Self.bindAndListen(fd)
-    }
-
-    /// Binds `fd` to a free loopback port and listens; returns the port.
-    static func bindAndListen(_ fd: Int32) throws -> Int {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(fd, address, length) == 0 && getsockname(fd, address, &length) == 0 && listen(fd, 64) == 0
-            }
-        }
-        guard bound else {
-            let error = RawSocketError(function: "bind/listen", errno: errno)
-            Glibc.close(fd)
-            throw error
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        port = try ListeningSocket.listenOnLoopback(fd)
     }
 
     /// Closes the listening socket.
     func close() { Glibc.close(fd) }
-}
-
-/// A TCP listener that accepts every connection and closes it at once, counting them: a
-/// server that is "there" but fails every call before any response header.
-final class SlammingListener: Sendable {
-    private let fd: Int32
-    /// The bound port.
-    let port: Int
-    private let state = Mutex<(accepted: Int, stopped: Bool, finished: Bool)>((0, false, false))
-
-    init() throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
-        port = try SilentListener.bindAndListen(fd)
-        let thread = Thread { [self] in self.acceptLoop() }
-        thread.start()
-    }
-
-    /// Connections accepted so far.
-    var accepted: Int { state.withLock { $0.accepted } }
-
-    private func acceptLoop() {
-        while !state.withLock({ $0.stopped }) {
-            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, 20) > 0 else { continue }
-            let connection = accept(fd, nil, nil)
-            guard connection >= 0 else { continue }
-            state.withLock { $0.accepted += 1 }
-            // A plain close: the client sees its connection established, then end-of-file.
-            Glibc.close(connection)
-        }
-        state.withLock { $0.finished = true }
-    }
-
-    /// Stops accepting and closes the listening socket.
-    func stop() async {
-        state.withLock { $0.stopped = true }
-        _ = await eventually(within: .seconds(1)) { state.withLock { $0.finished } }
-        Glibc.close(fd)
-    }
 }
 
 /// Builds HTTP/2 frames and HPACK blocks by hand (RFC 9113 §4.1, RFC 7541 §6.2.2).

@@ -68,6 +68,24 @@ func withLiveServer<Result>(
     }
 }
 
+/// Starts a server of the router `makeRouter` builds on one event loop of its own, named
+/// `loopName` (so handlers can tell whether they run on it), connects a client, runs `body`
+/// with the server, its port and the client, then closes everything.
+func withOneLoopServer<Result>(
+    loopName: String, logger: Logger, configure: (inout ServerConfiguration) -> Void,
+    router makeRouter: (EventLoopGroup) -> Router,
+    _ body: (_ server: HTTP2Server, _ port: Int, _ client: RPCClient) async throws -> Result
+) async throws -> Result {
+    var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+    configure(&configuration)
+    let group = try EventLoopGroup(count: 1, name: loopName)
+    let server = HTTP2Server(configuration: configuration, router: makeRouter(group), logger: logger, group: group, ownsGroup: true)
+    // A server that never started does not stop its loops.
+    return try await withStartedServer(server, cannotStart: { await group.shutdown() }) { port, client in
+        try await body(server, port, client)
+    }
+}
+
 /// Starts `server` on its configured port, connects a client to it, runs `body` with the port
 /// and the client, then closes both, whether `body` returned or threw. `cannotStart` runs
 /// when the server does not start (its own loops, say, are not stopped by a failed start).

@@ -24,8 +24,15 @@ package final class ListeningSocket {
     package init(port: Int = 0) throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw Failure(call: "socket", code: errno) }
+        self.port = try Self.listenOnLoopback(descriptor, port: port)
+        self.descriptor = descriptor
+    }
+
+    /// Binds `descriptor` to `port` of 127.0.0.1 (0: one the kernel picks) and listens; returns
+    /// the port. Closes the descriptor when it fails.
+    package static func listenOnLoopback(_ descriptor: Int32, port: Int = 0, backlog: Int32 = 64) throws -> Int {
         let bound = withLoopbackAddress(port: port) { bind(descriptor, $0, $1) }
-        guard bound == 0, listen(descriptor, 8) == 0 else {
+        guard bound == 0, listen(descriptor, backlog) == 0 else {
             let code = errno
             close(descriptor)
             throw Failure(call: "bind/listen 127.0.0.1:\(port)", code: code)
@@ -40,8 +47,7 @@ package final class ListeningSocket {
             close(descriptor)
             throw Failure(call: "getsockname", code: code)
         }
-        self.descriptor = descriptor
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     deinit { close(descriptor) }
