@@ -17,6 +17,9 @@ public final class RPCClient: Sendable {
     private let ownsGroup: Bool
     private let state: Mutex<ConnectionState>
     private let cursor = Atomic<Int>(0)
+    /// Calls made with ``startUnary(_:request:options:mayRetry:completion:)`` whose retry waits
+    /// for its delay: ``close()`` cancels them, since the timer may never fire on stopped loops.
+    private let waitingRetries = Mutex<[ObjectIdentifier: UnaryCallHandle]>([:])
     /// `host:port` of the target, as every request's `:authority`.
     private let authority: String
 
@@ -53,6 +56,11 @@ public final class RPCClient: Sendable {
             return state.connections.compactMap(\.self)
         }
         for connection in connections { connection.loop.execute { connection.shutDown(reason: "client closed") } }
+        let waiting = waitingRetries.withLock { waiting in
+            defer { waiting.removeAll() }
+            return Array(waiting.values)
+        }
+        for handle in waiting { handle.cancel() }
         if ownsGroup { await group.shutdown() }
     }
 
@@ -62,6 +70,9 @@ public final class RPCClient: Sendable {
     public func makeCall(path: String, options: CallOptions) throws -> ClientCall {
         try makeCall(path: path, options: options, prepare: nil)
     }
+
+    /// Whether ``close()`` has been called (a closed client makes no calls, so retries stop).
+    var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Builds a call, lets `prepare` set it up, and submits it.
     private func makeCall(path: String, options: CallOptions, prepare: ((ClientCall) -> Void)?) throws -> ClientCall {
@@ -77,9 +88,11 @@ public final class RPCClient: Sendable {
             headers.append(("grpc-timeout", GRPCTimeout.encode(remaining)))
         }
         for entry in options.metadata where Metadata.isCustom(entry.name) { headers.append((entry.name, entry.value)) }
+        // The connection first: a call that cannot have one is never built (nor prepared).
+        let connection = try connection()
         let call = ClientCall(path: path, headers: headers, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
         prepare?(call)
-        try connection().submit(call)
+        connection.submit(call)
         return call
     }
 
@@ -136,8 +149,8 @@ public final class RPCClient: Sendable {
     // MARK: Calls without a task
 
     /// Makes a unary call of raw bytes without a task: `completion` is told the response
-    /// message or the error, once — on the connection's loop thread, or on the calling thread
-    /// when the call cannot start. Retries as ``withRetries(_:options:mayRetry:_:)`` does:
+    /// message or the error, once — on the connection's loop thread; or on the calling thread
+    /// (before this returns) when the call cannot start; or on the thread that cancels it. Retries as ``withRetries(_:options:mayRetry:_:)`` does:
     /// `UNAVAILABLE` before any response header, for idempotent methods (or a refused stream),
     /// after the policy's delay, while `mayRetry` (told the failed attempt) agrees.
     ///
@@ -165,15 +178,15 @@ public final class RPCClient: Sendable {
         let completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
 
         func start(_ attempt: Int) {
-            let call: ClientCall
             do {
-                call = try client.makeCall(path: method.path, options: options) { call in
+                _ = try client.makeCall(path: method.path, options: options) { call in
                     call.prepareUnary(request) { result in finish(attempt, result, call) }
+                    // Tracked before it is submitted: a later attempt cannot be overtaken.
+                    handle.track(call)
                 }
             } catch {
-                return finish(attempt, .failure(error as? RPCError ?? RPCError(converting: error)), nil)
+                finish(attempt, .failure(error as? RPCError ?? RPCError(converting: error)), nil)
             }
-            handle.track(call)
         }
 
         /// Retries after the policy's delay when the attempt may be retried; completes otherwise.
@@ -181,15 +194,19 @@ public final class RPCClient: Sendable {
         /// never starts.
         private func finish(_ attempt: Int, _ result: Result<Data, RPCError>, _ call: ClientCall?) {
             if case .failure(let error) = result, error.code == .unavailable, call?.hasResponseHeaders != true,
-                let delay = client.retryDelay(after: attempt, of: method, error: error, options: options),
+                !client.isClosed, let delay = client.retryDelay(after: attempt, of: method, error: error, options: options),
                 mayRetry(error, call)
             {
                 let cancelled = ClientCall.cancelledError
                 guard handle.awaitRetry(onCancel: { completion(.failure(cancelled), call) }) else {
                     return completion(.failure(cancelled), call)
                 }
-                let loop = call?.connection?.loop ?? client.group.loops[0]
+                let key = ObjectIdentifier(handle)
+                client.waitingRetries.withLock { $0[key] = handle }
+                if client.isClosed { handle.cancel() }  // closed since the check above: close() may have missed it
+                let loop = call?.connection?.loop ?? client.group.loops[client.group.indexOfCurrentLoop() ?? 0]
                 loop.scheduleAfter(delay) {
+                    client.waitingRetries.withLock { _ = $0.removeValue(forKey: key) }
                     if handle.beginRetry() { start(attempt + 1) }
                 }
                 return

@@ -223,7 +223,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if stream.route != nil && !stream.started {
             server.logCall(stream: stream, status: RPCError(code: .cancelled, message: ""), requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
         }
-        if draining && streams.isEmpty { flushOutput() }
+        // Not flushOutput(): this runs inside nghttp2's callback, which must not re-enter the session.
+        if draining && streams.isEmpty { flushSoon() }
     }
 
     func sessionSentEndStream(streamID: Int32) {

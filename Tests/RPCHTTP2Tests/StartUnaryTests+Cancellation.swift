@@ -121,4 +121,31 @@ extension LiveTests.StartUnaryTests {
             #expect(state.calls(RawUnaryContract.echo) == 0)
         }
     }
+
+    @Test("closing the client while a retry waits completes the call at once with CANCELLED, and no attempt follows")
+    func closeDuringBackoff() async throws {
+        try await Self.withServer { _, _, state, port in
+            state.failuresLeft.store(100, ordering: .relaxed)
+            let (client, _) = try Self.makeClient(port: port) {
+                $0.retry.initialBackoff = .seconds(1)
+                $0.retry.maxBackoff = .seconds(1)
+            }
+            let veto = UnaryRetryVeto()
+            let recorder = UnaryCompletionRecorder()
+            client.startUnary(
+                RawUnaryContract.flakyIdempotent, request: Data("x".utf8), options: Self.options, mayRetry: veto.mayRetry,
+                completion: recorder.completion)
+            let failedOnce = await eventually(within: .seconds(5)) { veto.questions.count == 1 }
+            try #require(failedOnce, "the first attempt never failed")
+            let (error, elapsed) = await timed {
+                await client.close()  // stops the client's loop, where the retry's timer waits
+                return await recorder.error(within: .seconds(5))
+            }
+            #expect(error?.code == .cancelled, "got \(String(describing: error))")
+            #expect(elapsed < .milliseconds(900), "the call completed after \(elapsed)")
+            try await Task.sleep(for: .milliseconds(1200))  // past the backoff: no attempt may come
+            #expect(state.calls(RawUnaryContract.flakyIdempotent) == 1)
+            await recorder.expectExactlyOnce()
+        }
+    }
 }
