@@ -2,20 +2,21 @@
 /// (`H`, `M`, `S`, `m`, `u`, `n`).
 /// https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md#requests
 public enum GRPCTimeout {
-    private static let units: [(Character, Int64)] = [
-        ("n", 1), ("u", 1_000), ("m", 1_000_000), ("S", 1_000_000_000), ("M", 60_000_000_000),
-        ("H", 3_600_000_000_000),
+    private static let units: [(unit: UInt8, scale: Int64)] = [
+        (UInt8(ascii: "n"), 1), (UInt8(ascii: "u"), 1_000), (UInt8(ascii: "m"), 1_000_000),
+        (UInt8(ascii: "S"), 1_000_000_000), (UInt8(ascii: "M"), 60_000_000_000), (UInt8(ascii: "H"), 3_600_000_000_000),
     ]
 
     /// Parses a header value into a duration; `nil` when it is malformed.
     public static func parse(_ text: String) -> Duration? {
-        let utf8 = Array(text.utf8)
+        let utf8 = text.utf8
         guard utf8.count >= 2, utf8.count <= 9, let unitByte = utf8.last else { return nil }
-        let digits = utf8.dropLast()
-        guard digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         var value: Int64 = 0
-        for digit in digits { value = value * 10 + Int64(digit - 0x30) }
-        guard let scale = units.first(where: { $0.0 == Character(UnicodeScalar(unitByte)) })?.1 else { return nil }
+        for digit in utf8.dropLast() {
+            guard digit >= 0x30 && digit <= 0x39 else { return nil }
+            value = value * 10 + Int64(digit - 0x30)
+        }
+        guard let scale = units.first(where: { $0.unit == unitByte })?.scale else { return nil }
         let (nanos, overflow) = value.multipliedReportingOverflow(by: scale)
         return .nanoseconds(overflow ? Int64.max : nanos)
     }
@@ -32,8 +33,27 @@ public enum GRPCTimeout {
         let nanos = overflow || sumOverflow ? Int64.max : sum
         for (unit, scale) in units {
             let value = nanos / scale + (nanos % scale == 0 ? 0 : 1)
-            if value <= 9_999_999 { return "\(value)\(unit)" }
+            if value <= 9_999_999 { return text(value, unit) }
         }
         return "9999999H"
+    }
+
+    /// `value` in decimal followed by `unit`: at most 8 bytes, so a string without allocation.
+    private static func text(_ value: Int64, _ unit: UInt8) -> String {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 8) { buffer in
+            var digits = 0
+            var rest = value
+            repeat {
+                digits += 1
+                rest /= 10
+            } while rest > 0
+            rest = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                buffer[index] = UInt8(truncatingIfNeeded: 0x30 + rest % 10)
+                rest /= 10
+            }
+            buffer[digits] = unit
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[...digits]), as: UTF8.self)
+        }
     }
 }

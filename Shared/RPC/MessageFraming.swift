@@ -34,7 +34,9 @@ public enum MessageFraming {
 public struct MessageDeframer: Sendable {
     /// The largest message accepted, in bytes.
     public let maxMessageSize: Int
-    private var header: [UInt8] = []
+    /// The prefix bytes read so far, big-endian in the low bytes (no allocation per stream).
+    private var prefix: UInt64 = 0
+    private var prefixCount = 0
     private var body = Data()
     private var expected = -1
 
@@ -44,7 +46,7 @@ public struct MessageDeframer: Sendable {
     }
 
     /// Whether a message has started but not finished (a truncated stream if it ends now).
-    public var hasPartialMessage: Bool { !header.isEmpty || expected >= 0 }
+    public var hasPartialMessage: Bool { prefixCount > 0 || expected >= 0 }
 
     /// Feeds bytes and returns every message they complete.
     ///
@@ -55,12 +57,15 @@ public struct MessageDeframer: Sendable {
         var offset = 0
         while offset < bytes.count {
             if expected < 0 {
-                let take = min(MessageFraming.prefixSize - header.count, bytes.count - offset)
-                header.append(contentsOf: bytes[offset..<(offset + take)])
-                offset += take
-                guard header.count == MessageFraming.prefixSize else { break }
-                expected = try Self.length(ofPrefix: header, limit: maxMessageSize)
-                header.removeAll(keepingCapacity: true)
+                while prefixCount < MessageFraming.prefixSize && offset < bytes.count {
+                    prefix = prefix << 8 | UInt64(bytes[offset])
+                    prefixCount += 1
+                    offset += 1
+                }
+                guard prefixCount == MessageFraming.prefixSize else { break }
+                expected = try Self.length(flag: UInt8(truncatingIfNeeded: prefix >> 32), length: Int(prefix & 0xFFFF_FFFF), limit: maxMessageSize)
+                prefix = 0
+                prefixCount = 0
                 if expected == 0 {
                     messages.append(Data())
                     expected = -1
@@ -84,18 +89,17 @@ public struct MessageDeframer: Sendable {
         return messages
     }
 
-    /// Reads the length from a complete prefix, enforcing the flag and the limit.
-    static func length(ofPrefix prefix: [UInt8], limit: Int) throws(RPCError) -> Int {
-        switch prefix[0] {
+    /// The length of a complete prefix, enforcing the flag and the limit.
+    static func length(flag: UInt8, length: Int, limit: Int) throws(RPCError) -> Int {
+        switch flag {
         case 0: break
         case 1:
             throw RPCError(
                 code: .internal, reason: "COMPRESSION_NOT_NEGOTIATED",
                 message: "A compressed message was received but no grpc-encoding is in use.")
         default:
-            throw RPCError(code: .internal, reason: "MALFORMED_FRAME", message: "Invalid message flag \(prefix[0]).")
+            throw RPCError(code: .internal, reason: "MALFORMED_FRAME", message: "Invalid message flag \(flag).")
         }
-        let length = Int(prefix[1]) << 24 | Int(prefix[2]) << 16 | Int(prefix[3]) << 8 | Int(prefix[4])
         guard length <= limit else {
             throw RPCError(
                 code: .resourceExhausted, reason: "MESSAGE_TOO_LARGE",

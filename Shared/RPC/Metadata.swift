@@ -25,13 +25,15 @@ public struct Metadata: Sendable, Equatable, Sequence, ExpressibleByDictionaryLi
 
     /// Appends a value, keeping any earlier values of the same name.
     public mutating func add(_ name: String, _ value: String) {
+        if entries.capacity == 0 { entries.reserveCapacity(4) }  // one allocation for the usual few
         entries.append(Entry(name: Self.lowercase(name), value: value))
     }
 
     /// Replaces every value of `name` with one value, or removes them all when `value` is nil.
     public mutating func set(_ name: String, _ value: String?) {
         let name = Self.lowercase(name)
-        entries.removeAll { $0.name == name }
+        // Only a list that has the name is rewritten (a shared one would be copied to scan it).
+        if entries.contains(where: { $0.name == name }) { entries.removeAll { $0.name == name } }
         if let value { entries.append(Entry(name: name, value: value)) }
     }
 
@@ -77,16 +79,17 @@ public enum MetadataKey {
 }
 
 extension Metadata {
-    /// Names that belong to the protocol and are never passed through as custom metadata.
-    static let reservedNames: Set<String> = [
-        "content-type", "te", "grpc-timeout", "grpc-encoding", "grpc-accept-encoding", "user-agent",
-        "grpc-status", "grpc-message", "content-length", "host", "connection", "keep-alive",
-        "proxy-connection", "transfer-encoding", "upgrade",
-    ]
-
-    /// Whether `name` is custom metadata rather than part of the protocol.
+    /// Whether `name` is custom metadata rather than part of the protocol (checked for every
+    /// header of every call: a switch of short strings, no hashing).
     public static func isCustom(_ name: String) -> Bool {
         // gRPC reserves the `grpc-` prefix for the protocol.
-        !name.hasPrefix(":") && !name.hasPrefix("grpc-") && !reservedNames.contains(name)
+        if name.hasPrefix(":") || name.hasPrefix("grpc-") { return false }
+        switch name {
+        case "content-type", "te", "user-agent", "content-length", "host", "connection", "keep-alive",
+            "proxy-connection", "transfer-encoding", "upgrade":
+            return false
+        default:
+            return true
+        }
     }
 }

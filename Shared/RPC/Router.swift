@@ -71,6 +71,9 @@ public struct Router: Sendable {
     private var methods: [String: RegisteredMethod] = [:]
     private var order: [String] = []
     private var interceptors: [any ServerInterceptor] = []
+    /// Each interceptor as an ``ImmediateServerInterceptor`` when it is one (cast once, when
+    /// added, rather than on every call).
+    private var immediateInterceptors: [(any ImmediateServerInterceptor)?] = []
 
     /// An empty router.
     public init() {}
@@ -84,6 +87,7 @@ public struct Router: Sendable {
     /// Adds an interceptor that runs, in order of addition, before every handler.
     public mutating func addInterceptor(_ interceptor: any ServerInterceptor) {
         interceptors.append(interceptor)
+        immediateInterceptors.append(interceptor as? any ImmediateServerInterceptor)
     }
 
     /// Registers a raw handler; the typed registrations below are built on it.
@@ -157,14 +161,14 @@ public struct Router: Sendable {
     /// Whether every interceptor that applies to `method` is an ``ImmediateServerInterceptor``,
     /// so that ``prepareImmediately(_:)`` can stand in for ``prepare(_:)``.
     public func canPrepareImmediately(_ method: MethodInfo) -> Bool {
-        interceptors.allSatisfy { !$0.applies(to: method) || $0 is any ImmediateServerInterceptor }
+        interceptors.indices.allSatisfy { immediateInterceptors[$0] != nil || !interceptors[$0].applies(to: method) }
     }
 
     /// Runs the interceptors that apply to the call's method, synchronously; only when
     /// ``canPrepareImmediately(_:)`` holds.
     public func prepareImmediately(_ context: inout ServerContext) throws {
-        for interceptor in interceptors where interceptor.applies(to: context.method) {
-            guard let immediate = interceptor as? any ImmediateServerInterceptor else {
+        for (index, interceptor) in interceptors.enumerated() where interceptor.applies(to: context.method) {
+            guard let immediate = immediateInterceptors[index] else {
                 preconditionFailure("\(type(of: interceptor)) cannot prepare a call without suspending")
             }
             try immediate.prepareImmediately(&context)

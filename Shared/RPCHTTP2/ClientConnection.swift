@@ -17,6 +17,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private var socket: HTTP2Socket?
     private var session: HTTP2Session!
     private var calls: [Int32: ClientCall] = [:]
+    /// The call of the latest frame: a response's frames come one after another, so most
+    /// callbacks find their call here without a lookup.
+    private var recentCall: ClientCall?
     private var waiting: [ClientCall] = []
     private var phase = Phase.connecting
     private var everConnected = false
@@ -199,16 +202,24 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     // MARK: HTTP2SessionDelegate
 
+    private func call(_ id: Int32) -> ClientCall? {
+        if let recent = recentCall, recent.streamID == id { return recent }
+        let found = calls[id]
+        if found != nil { recentCall = found }
+        return found
+    }
+
     func sessionBeginHeaders(streamID: Int32) {}
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let call = calls[streamID] else { return }
+        guard let call = call(streamID) else { return }
         if !call.receivedHeaders && KnownHeader.isStatus(name) {
             call.httpStatus = KnownHeader.decimal(value)
             return
         }
+        let isContentType = name.count == 12 && KnownHeader(name) == .contentType
         let name = String(decoding: name, as: UTF8.self)
-        let value = String(decoding: value, as: UTF8.self)
+        let value = isContentType ? KnownHeader.contentType(value) : String(decoding: value, as: UTF8.self)
         if call.receivedHeaders {
             call.trailers.add(name, value)
         } else {
@@ -217,7 +228,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     }
 
     func sessionHeadersComplete(streamID: Int32, endStream: Bool) {
-        guard let call = calls[streamID] else { return }
+        guard let call = call(streamID) else { return }
         if !call.receivedHeaders {
             call.receivedHeaders = true
             call.answered.store(true, ordering: .releasing)
@@ -255,7 +266,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
-        guard let call = calls[streamID] else {
+        guard let call = call(streamID) else {
             session.consume(streamID: streamID, count: bytes.count)
             return
         }
@@ -278,12 +289,13 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     func sessionDataEndStream(streamID: Int32) {
         // A response that ends on DATA has no trailers: the status is missing.
-        guard let call = calls[streamID] else { return }
+        guard let call = call(streamID) else { return }
         finish(call, trailers: Metadata())
     }
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
+        if recentCall === call { recentCall = nil }
         if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
         session.consume(streamID: streamID, count: call.ungranted)  // the connection's window again
         call.ungranted = 0
@@ -293,7 +305,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     func sessionSentEndStream(streamID: Int32) {}
 
     func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
-        guard let call = calls[streamID] else { return .bytes(count: 0, end: true, trailers: nil) }
+        guard let call = call(streamID) else { return .bytes(count: 0, end: true, trailers: nil) }
         return call.readBody(into: buffer)
     }
 
@@ -359,6 +371,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         }
         waiting = []
         calls = [:]
+        recentCall = nil
         onClose(self, everConnected)
     }
 }

@@ -17,7 +17,7 @@ protocol EventHandler: AnyObject {
 /// Thread-safety: ``execute(_:)`` may be called from any thread; everything else is called on
 /// the loop's own thread only (checked with ``inEventLoop`` in debug builds).
 package final class EventLoop: TaskExecutor, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `handlers`, `timers` and `timerActions` are touched
+    // Invariant for @unchecked Sendable: `handlers`, `timers` and `timerSlots` are touched
     // only on the loop thread; cross-thread state lives in `queue`, behind a Mutex.
     private struct Queue {
         var tasks: [@Sendable () -> Void] = []
@@ -32,11 +32,14 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let queue = Mutex(Queue())
     private var handlers: [Int32: any EventHandler] = [:]
     private var timers = TimerHeap()
-    private var timerActions: [UInt64: () -> Void] = [:]
-    private var nextTimerID: UInt64 = 1
+    /// The actions of pending timers, by slot; a timer's id is its slot and the slot's
+    /// generation, so a slot is reused at once and an id of a finished timer matches nothing.
+    private var timerSlots = TimerSlots()
     /// Cancelled timers still in `timers`.
     private var cancelledTimers = 0
-    private let threadID = Mutex<pthread_t?>(nil)
+    /// The loop thread's `pthread_t` (0 until it runs): read on every ``inEventLoop`` from any
+    /// thread, so an atomic rather than a lock.
+    private let threadID = Atomic<UInt>(0)
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     /// A name for logs and thread names.
     package let name: String
@@ -78,7 +81,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Whether the caller runs on this loop's thread.
     package var inEventLoop: Bool {
-        threadID.withLock { $0.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+        let id = threadID.load(ordering: .acquiring)
+        return id != 0 && pthread_equal(id, pthread_self()) != 0
     }
 
     /// Runs `work` on the loop thread soon; callable from any thread.
@@ -162,9 +166,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
         let (seconds, attoseconds) = delay.components
         let nanos = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
-        let id = nextTimerID
-        nextTimerID += 1
-        timerActions[id] = action
+        let id = timerSlots.insert(action)
         timers.push(deadline: System.monotonicNanoseconds() &+ UInt64(nanos), id: id)
         return id
     }
@@ -183,13 +185,13 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Cancels a timer that has not fired yet.
     func cancelTimer(_ id: UInt64) {
-        guard timerActions.removeValue(forKey: id) != nil else { return }
+        guard timerSlots.remove(id) != nil else { return }
         // A cancelled timer stays in the heap until its deadline. Calls cancel their deadline
         // timers (seconds away) within microseconds, so under load the heap would hold
         // seconds' worth of dead entries: drop them once they are the majority.
         cancelledTimers += 1
         if cancelledTimers > 64 && cancelledTimers * 2 > timers.count {
-            timers.retain { timerActions[$0] != nil }
+            timers.retain { timerSlots.contains($0) }
             cancelledTimers = 0
         }
     }
@@ -202,7 +204,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func run() {
-        threadID.withLock { $0 = pthread_self() }
+        threadID.store(pthread_self(), ordering: .releasing)
         // Foundation does not always pass the name on to the OS thread; debuggers and `top -H`
         // show this one (at most 15 bytes).
         _ = storefront_name_current_thread(name)
@@ -277,12 +279,52 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         guard !timers.isEmpty else { return }
         let now = System.monotonicNanoseconds()
         while let id = timers.popExpired(now: now) {
-            if let action = timerActions.removeValue(forKey: id) {
+            if let action = timerSlots.remove(id) {
                 action()
             } else {
                 cancelledTimers = max(0, cancelledTimers - 1)
             }
         }
+    }
+}
+
+/// The actions of an event loop's pending timers, in reusable slots (no hashing per timer).
+/// An id is `generation << 32 | slot`; removing bumps the slot's generation, so the id of a
+/// fired or cancelled timer no longer matches even after the slot is reused.
+struct TimerSlots {
+    private var actions: [(() -> Void)?] = []
+    private var generations: [UInt32] = []
+    private var free: [Int] = []
+
+    /// Stores an action; returns its id.
+    mutating func insert(_ action: @escaping () -> Void) -> UInt64 {
+        let slot: Int
+        if let reused = free.popLast() {
+            slot = reused
+            actions[slot] = action
+        } else {
+            slot = actions.count
+            actions.append(action)
+            generations.append(0)
+        }
+        return UInt64(generations[slot]) << 32 | UInt64(slot)
+    }
+
+    /// Whether `id` is a pending timer.
+    func contains(_ id: UInt64) -> Bool {
+        let slot = Int(id & 0xFFFF_FFFF)
+        return slot < actions.count && generations[slot] == UInt32(id >> 32) && actions[slot] != nil
+    }
+
+    /// Removes a pending timer; returns its action, or nil when `id` is not pending.
+    mutating func remove(_ id: UInt64) -> (() -> Void)? {
+        guard contains(id) else { return nil }
+        let slot = Int(id & 0xFFFF_FFFF)
+        let action = actions[slot]
+        actions[slot] = nil
+        generations[slot] &+= 1
+        free.append(slot)
+        return action
     }
 }
 

@@ -1,4 +1,7 @@
 private import CNGHTTP2
+#if canImport(Glibc)
+private import Glibc
+#endif
 internal import RPC
 
 /// Events an ``HTTP2Session`` reports while it processes received bytes. Called on the
@@ -225,12 +228,27 @@ final class HTTP2Session {
                 for (index, (name, value)) in headers.enumerated() {
                     let name = append(name)
                     let value = append(value)
+                    let neverIndexed = Self.isNeverIndexed(UnsafeBufferPointer(start: name.start, count: name.count))
                     (fields.baseAddress! + index).initialize(to: nghttp2_nv(
                         name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
-                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)))
+                        flags: UInt8((neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE).rawValue)))
                 }
                 return body(fields.baseAddress!, headers.count)
             }
+        }
+    }
+
+    /// Request headers HPACK never adds to its tables: secrets (a shared compression table is
+    /// what CRIME-style attacks probe) and values that are new on every call (indexing them
+    /// would only evict the entries that do repeat, on both ends).
+    private static let neverIndexedNames: [StaticString] = [
+        "authorization", "x-api-key", "grpc-timeout", "x-request-id", "traceparent", "tracestate", "idempotency-key",
+    ]
+
+    /// Whether a header name (lower-case bytes) is one of ``neverIndexedNames``.
+    static func isNeverIndexed(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        neverIndexedNames.contains { known in
+            known.utf8CodeUnitCount == name.count && memcmp(known.utf8Start, name.baseAddress!, name.count) == 0
         }
     }
 

@@ -41,6 +41,19 @@ enum KnownHeader {
         return result
     }
 
+    /// A `content-type` value as a string, without allocating for the usual gRPC ones.
+    static func contentType(_ value: UnsafeRawBufferPointer) -> String {
+        if equals(value, "application/grpc+json") { return "application/grpc+json" }
+        if equals(value, "application/grpc") { return "application/grpc" }
+        return String(decoding: value, as: UTF8.self)
+    }
+
+    /// Whether `bytes` spell `text` (a native string, as every decoded header is).
+    static func matches(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
+        text.utf8.count == bytes.count
+            && text.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, bytes.baseAddress!, bytes.count) == 0 } == true
+    }
+
     private static func equals(_ bytes: UnsafeRawBufferPointer, _ text: StaticString) -> Bool {
         text.withUTF8Buffer { expected in
             expected.count == bytes.count && memcmp(expected.baseAddress!, bytes.baseAddress!, bytes.count) == 0

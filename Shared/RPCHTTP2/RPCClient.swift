@@ -168,7 +168,8 @@ public final class RPCClient: Sendable {
     }
 
     /// The attempts of one call made with ``startUnary(_:request:options:mayRetry:completion:)``.
-    private struct UnaryAttempts: Sendable {
+    /// A class: the closures of each attempt capture one reference instead of seven fields.
+    private final class UnaryAttempts: Sendable {
         let client: RPCClient
         let method: MethodInfo
         let request: Data
@@ -177,10 +178,24 @@ public final class RPCClient: Sendable {
         let mayRetry: @Sendable (RPCError, ClientCall?) -> Bool
         let completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
 
+        init(
+            client: RPCClient, method: MethodInfo, request: Data, options: CallOptions, handle: UnaryCallHandle,
+            mayRetry: @escaping @Sendable (RPCError, ClientCall?) -> Bool,
+            completion: @escaping @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
+        ) {
+            self.client = client
+            self.method = method
+            self.request = request
+            self.options = options
+            self.handle = handle
+            self.mayRetry = mayRetry
+            self.completion = completion
+        }
+
         func start(_ attempt: Int) {
             do {
-                _ = try client.makeCall(path: method.path, options: options) { call in
-                    call.prepareUnary(request) { result in finish(attempt, result, call) }
+                _ = try client.makeCall(path: method.path, options: options) { [self] call in
+                    call.prepareUnary(request) { [self] result in finish(attempt, result, call) }
                     // Tracked before it is submitted: a later attempt cannot be overtaken.
                     handle.track(call)
                 }
@@ -198,14 +213,14 @@ public final class RPCClient: Sendable {
                 mayRetry(error, call)
             {
                 let cancelled = ClientCall.cancelledError
-                guard handle.awaitRetry(onCancel: { completion(.failure(cancelled), call) }) else {
+                guard handle.awaitRetry(onCancel: { [self] in completion(.failure(cancelled), call) }) else {
                     return completion(.failure(cancelled), call)
                 }
                 let key = ObjectIdentifier(handle)
                 client.waitingRetries.withLock { $0[key] = handle }
                 if client.isClosed { handle.cancel() }  // closed since the check above: close() may have missed it
                 let loop = call?.connection?.loop ?? client.group.loops[client.group.indexOfCurrentLoop() ?? 0]
-                loop.scheduleAfter(delay) {
+                loop.scheduleAfter(delay) { [self] in
                     client.waitingRetries.withLock { _ = $0.removeValue(forKey: key) }
                     if handle.beginRetry() { start(attempt + 1) }
                 }

@@ -16,6 +16,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     /// The stream looked up last: nghttp2 reports a request's headers, data and end one
     /// callback after another, so most lookups need no hashing.
     private var recentStream: ServerStream?
+    /// The `:path` of the latest request and its route: clients call the same few methods over
+    /// and over, so a request for the same path reuses the string and skips the lookup.
+    private var recentPath = ""
+    private var recentRoute: RegisteredMethod?
     /// Limits read on every call, copied out of the server's configuration once.
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
@@ -157,9 +161,16 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         guard stream.headerBytes <= maxHeaderListSize else { return }
         // Known names are matched on bytes: most headers never become Strings.
         switch KnownHeader(name) {
-        case .path: stream.path = String(decoding: value, as: UTF8.self)
+        case .path:
+            if KnownHeader.matches(value, recentPath) {
+                stream.path = recentPath
+            } else {
+                stream.path = String(decoding: value, as: UTF8.self)
+                recentPath = stream.path
+                recentRoute = nil
+            }
         case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
-        case .contentType: stream.contentType = String(decoding: value, as: UTF8.self)
+        case .contentType: stream.contentType = KnownHeader.contentType(value)
         case .timeout: stream.timeout = String(decoding: value, as: UTF8.self)
         case .encoding: stream.encoding = String(decoding: value, as: UTF8.self)
         case .ignored: break
@@ -261,9 +272,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if let encoding = stream.encoding, encoding != "identity" {
             return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding '\(encoding)' is not supported; use identity."))
         }
-        guard let route = server.router.method(forPath: stream.path) else {
+        let isRecent = stream.path == recentPath
+        guard let route = (isRecent ? recentRoute : nil) ?? server.router.method(forPath: stream.path) else {
             return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: \(stream.path)"))
         }
+        if isRecent { recentRoute = route }
         stream.route = route
         if let timeout = stream.timeout {
             guard let duration = GRPCTimeout.parse(timeout) else {

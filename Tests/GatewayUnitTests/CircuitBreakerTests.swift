@@ -62,3 +62,47 @@ struct CircuitBreakerTests {
         #expect(breaker.admit(now: start) == .proceed)
     }
 }
+
+/// The thread-safe breaker: its lock-free answers while healthy must follow every transition.
+@Suite("CircuitBreaker: the shared breaker")
+struct SharedCircuitBreakerTests {
+    @Test("a healthy breaker admits and is not open; failures below the threshold still admit")
+    func healthy() {
+        let breaker = CircuitBreaker(CircuitBreakerState(threshold: 2))
+        #expect(breaker.admit() == .proceed)
+        #expect(!breaker.isOpen)
+        breaker.recordFailure()
+        #expect(breaker.admit() == .proceed)
+        breaker.recordSuccess()  // back to no failures: the next failure alone does not open it
+        breaker.recordFailure()
+        #expect(breaker.admit() == .proceed)
+        #expect(!breaker.isOpen)
+    }
+
+    @Test("opening is seen at once by admit and isOpen, and a probe's success makes it healthy again")
+    func opensAndRecovers() async throws {
+        let breaker = CircuitBreaker(CircuitBreakerState(threshold: 1, initialCoolDown: .milliseconds(20)))
+        breaker.recordFailure()
+        #expect(breaker.admit() == .reject)
+        #expect(breaker.isOpen)
+        breaker.recordSuccess()  // an answer of a call admitted before it opened closes it
+        #expect(breaker.admit() == .proceed)
+        breaker.recordUnreachable()
+        #expect(breaker.admit() == .reject)
+        try await Task.sleep(for: .milliseconds(40))
+        #expect(breaker.admit() == .probe)
+        #expect(breaker.admit() == .reject)  // one probe at a time
+        breaker.recordSuccess()
+        #expect(breaker.admit() == .proceed)
+        #expect(!breaker.isOpen)
+    }
+
+    @Test("a breaker created open refuses from the first call")
+    func createdOpen() {
+        var state = CircuitBreakerState(threshold: 1, initialCoolDown: .seconds(60))
+        state.recordFailure(now: .now)
+        let breaker = CircuitBreaker(state)
+        #expect(breaker.admit() == .reject)
+        #expect(breaker.isOpen)
+    }
+}

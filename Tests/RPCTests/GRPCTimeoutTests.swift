@@ -82,6 +82,9 @@ struct GRPCTimeoutTests {
         "encoding picks the finest unit that fits",
         arguments: [
             (Duration.nanoseconds(1), "1n"),
+            (.nanoseconds(10), "10n"),
+            (.nanoseconds(1_000_000), "1000000n"),
+            (.nanoseconds(1_234_567), "1234567n"),
             (.nanoseconds(9_999_999), "9999999n"),
             (.nanoseconds(10_000_000), "10000u"),
             (.nanoseconds(10_000_001), "10001u"),  // rounded up, not down

@@ -65,6 +65,21 @@ struct MetadataTests {
         #expect(metadata.count == 1)
     }
 
+    @Test("set on a copy, with or without the name present, leaves the original as it was")
+    func setOnCopy() {
+        let original: Metadata = ["tag": "one", "keep": "k"]
+        var added = original
+        added.set("new", "n")
+        var replaced = original
+        replaced.set("tag", "two")
+        var removed = original
+        removed.set("keep", nil)
+        #expect(original == ["tag": "one", "keep": "k"])
+        #expect(added == ["tag": "one", "keep": "k", "new": "n"])
+        #expect(replaced == ["keep": "k", "tag": "two"])
+        #expect(removed == ["tag": "one"])
+    }
+
     @Test("a missing name has no value")
     func missing() {
         let metadata = Metadata()
@@ -98,7 +113,7 @@ struct MetadataTests {
         "application headers are custom metadata",
         arguments: [
             "authorization", "x-api-key", "x-request-id", "traceparent", "idempotency-key", "shop-trace-bin",
-            "content-language",
+            "content-language", "tes", "hosts", "upgrade-insecure", "grpc", "x-grpc-thing",
         ])
     func custom(name: String) {
         #expect(Metadata.isCustom(name))

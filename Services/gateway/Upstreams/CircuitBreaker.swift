@@ -100,39 +100,59 @@ struct CircuitBreakerState: Sendable {
 }
 
 /// A thread-safe circuit breaker for one upstream: ``CircuitBreakerState`` behind a `Mutex`.
+///
+/// While the upstream is healthy (closed, no failures) — nearly always — admitting a call and
+/// recording its success read one atomic flag instead of taking the lock every call.
 final class CircuitBreaker: Sendable {
     private let state: Mutex<CircuitBreakerState>
+    /// Whether `state` is closed with no failures counted; written under the lock.
+    private let healthy: Atomic<Bool>
 
     /// A closed breaker with the given thresholds.
     init(_ initial: CircuitBreakerState = CircuitBreakerState()) {
         state = Mutex(initial)
+        healthy = Atomic(initial.state == .closed(failures: 0))
     }
 
     /// Whether a call may start now.
     func admit() -> CircuitBreakerState.Admission {
-        state.withLock { $0.admit(now: .now) }
+        if healthy.load(ordering: .acquiring) { return .proceed }
+        return update { $0.admit(now: .now) }
     }
 
     /// The upstream answered.
     func recordSuccess() {
-        state.withLock { $0.recordSuccess() }
+        if healthy.load(ordering: .acquiring) { return }
+        update { $0.recordSuccess() }
     }
 
     /// A call could not reach the upstream.
     func recordFailure() {
-        state.withLock { $0.recordFailure(now: .now) }
+        update { $0.recordFailure(now: .now) }
     }
 
     /// A call ended without an answer for a reason of its own.
     func recordAbandoned() {
-        state.withLock { $0.recordAbandoned(now: .now) }
+        update { $0.recordAbandoned(now: .now) }
     }
 
     /// A health check could not reach the upstream.
     func recordUnreachable() {
-        state.withLock { $0.recordUnreachable(now: .now) }
+        update { $0.recordUnreachable(now: .now) }
     }
 
     /// Whether calls are refused now; a retry is pointless then.
-    var isOpen: Bool { state.withLock { $0.isOpen(now: .now) } }
+    var isOpen: Bool {
+        if healthy.load(ordering: .acquiring) { return false }
+        return state.withLock { $0.isOpen(now: .now) }
+    }
+
+    /// Changes the state under the lock, keeping `healthy` in step.
+    private func update<Result>(_ change: (inout CircuitBreakerState) -> Result) -> Result {
+        state.withLock { state in
+            let result = change(&state)
+            healthy.store(state.state == .closed(failures: 0), ordering: .releasing)
+            return result
+        }
+    }
 }
