@@ -16,8 +16,8 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
 
     private init(sequence: UInt32) { storage = .generated(sequence) }
 
-    /// A random prefix per process, so ids from different processes do not collide.
-    private static let processPrefix = UInt32.random(in: .min ... .max)
+    /// A random prefix per process (28 bits), so ids from different processes do not collide.
+    private static let processPrefix = UInt32.random(in: 0...0x0FFF_FFFF)
     private static let counter = Atomic<UInt32>(0)
 
     /// A new id for a call that arrived without one.
@@ -25,7 +25,9 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
         RequestID(sequence: counter.wrappingAdd(1, ordering: .relaxed).newValue)
     }
 
-    /// A new id as text: 16 lower-case hex digits — 8 for the process, 8 counting its calls.
+    /// A new id as text: 15 lower-case hex digits — 7 for the process, 8 counting its calls.
+    /// Fifteen bytes is the most a Swift string holds without an allocation, and the id is
+    /// formatted, sent, parsed and logged on every hop of every call.
     public static func make() -> String { next().description }
 
     public var description: String {
@@ -35,15 +37,16 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `value` as 16 lower-case hex digits, written straight into the string's storage.
+    /// The low 60 bits of `value` as 15 lower-case hex digits, written straight into the
+    /// string's (inline) storage.
     private static func hex(_ value: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 16) { buffer in
+        String(unsafeUninitializedCapacity: 15) { buffer in
             let digits: StaticString = "0123456789abcdef"
-            for index in 0..<16 {
-                let nibble = Int((value >> UInt64(60 - 4 * index)) & 0xF)
+            for index in 0..<15 {
+                let nibble = Int((value >> UInt64(56 - 4 * index)) & 0xF)
                 buffer[index] = digits.utf8Start[nibble]
             }
-            return 16
+            return 15
         }
     }
 }

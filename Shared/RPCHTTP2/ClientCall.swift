@@ -21,9 +21,10 @@ public final class ClientCall: @unchecked Sendable {
     }
 
     let shared = Mutex(Shared())
+    /// The request's header fields.
+    let head: RequestHead
     /// The method path.
-    public let path: String
-    let headers: [(String, String)]
+    public var path: String { head.path }
     let deadline: ContinuousClock.Instant?
     private let connectionBox = Mutex<ClientConnection?>(nil)
 
@@ -38,9 +39,8 @@ public final class ClientCall: @unchecked Sendable {
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
     var ungranted = 0
 
-    init(path: String, headers: [(String, String)], deadline: ContinuousClock.Instant?, maxMessageSize: Int) {
-        self.path = path
-        self.headers = headers
+    init(head: RequestHead, deadline: ContinuousClock.Instant?, maxMessageSize: Int) {
+        self.head = head
         self.deadline = deadline
         self.deframer = MessageDeframer(maxMessageSize: maxMessageSize)
     }

@@ -140,7 +140,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
         case .ready:
             if call.shared.withLock({ $0.status != nil }) { return }  // cancelled before it started
-            let id = session.submitRequest(headers: call.headers)
+            let id = session.submitRequest(call.head)
             guard id > 0 else {
                 isUsable.store(false, ordering: .relaxed)
                 call.complete(.failure(RPCError(code: .unavailable, message: "No stream available on the connection to \(target).")))

@@ -168,8 +168,8 @@ final class HTTP2Session {
     }
 
     /// Submits a request; returns its stream id, or a negative error when no stream is left.
-    func submitRequest(headers: [(String, String)]) -> Int32 {
-        withHeaderFields(headers) { fields, count in
+    func submitRequest(_ head: RequestHead) -> Int32 {
+        withHeaderFields(head) { fields, count in
             var provider = nghttp2_data_provider(source: nghttp2_data_source(ptr: nil), read_callback: readBody)
             return nghttp2_submit_request(session, nil, fields, count, &provider, nil)
         }
@@ -210,31 +210,50 @@ final class HTTP2Session {
         nghttp2_submit_ping(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), nil)
     }
 
-    /// Runs `body` with `headers` as nghttp2 name/value pairs (which nghttp2 copies), laid out
-    /// in one temporary buffer sized up front — on the stack for the usual few hundred bytes.
-    private func withHeaderFields<Result>(_ headers: [(String, String)], _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
-        var total = 1  // never an empty buffer
-        for (name, value) in headers { total += name.utf8.count + value.utf8.count }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { bytes in
-            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, headers.count)) { fields in
-                let base = bytes.baseAddress!
-                var offset = 0
-                func append(_ text: String) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
-                    let start = offset
-                    let copied = UnsafeMutableBufferPointer(rebasing: bytes[start...]).initialize(from: text.utf8).1
-                    offset += copied
-                    return (base + start, copied)
-                }
-                for (index, (name, value)) in headers.enumerated() {
-                    let name = append(name)
-                    let value = append(value)
-                    let neverIndexed = Self.isNeverIndexed(UnsafeBufferPointer(start: name.start, count: name.count))
-                    (fields.baseAddress! + index).initialize(to: nghttp2_nv(
-                        name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
-                        flags: UInt8((neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE).rawValue)))
-                }
-                return body(fields.baseAddress!, headers.count)
+    /// Runs `body` with a request's header fields as nghttp2 name/value pairs (which nghttp2
+    /// copies), laid out in one temporary buffer sized up front — on the stack for the usual
+    /// few hundred bytes.
+    private func withHeaderFields<Result>(_ head: RequestHead, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
+        var size = (bytes: 1, fields: 0)  // never an empty buffer
+        head.forEachField(&size) { size, name, value in
+            size.bytes += name.utf8.count + value.utf8.count
+            size.fields += 1
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size.bytes) { bytes in
+            withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, size.fields)) { fields in
+                var layout = HeaderLayout(bytes: bytes.baseAddress!, fields: fields.baseAddress!)
+                head.forEachField(&layout) { layout, name, value in layout.append(name, value) }
+                return body(fields.baseAddress!, layout.count)
             }
+        }
+    }
+
+    /// Lays header fields out as nghttp2 name/value pairs in buffers sized beforehand.
+    private struct HeaderLayout {
+        let bytes: UnsafeMutablePointer<UInt8>
+        let fields: UnsafeMutablePointer<nghttp2_nv>
+        var offset = 0
+        var count = 0
+
+        mutating func append(_ name: String, _ value: String) {
+            let name = copy(name)
+            let value = copy(value)
+            let neverIndexed = HTTP2Session.isNeverIndexed(UnsafeBufferPointer(start: name.start, count: name.count))
+            (fields + count).initialize(to: nghttp2_nv(
+                name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
+                flags: UInt8((neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE).rawValue)))
+            count += 1
+        }
+
+        private mutating func copy(_ text: String) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
+            var text = text
+            let start = bytes + offset
+            let copied = text.withUTF8 { utf8 in
+                if let source = utf8.baseAddress { start.initialize(from: source, count: utf8.count) }
+                return utf8.count
+            }
+            offset += copied
+            return (start, copied)
         }
     }
 

@@ -76,21 +76,18 @@ public final class RPCClient: Sendable {
 
     /// Builds a call, lets `prepare` set it up, and submits it.
     private func makeCall(path: String, options: CallOptions, prepare: ((ClientCall) -> Void)?) throws -> ClientCall {
-        var headers: [(String, String)] = [
-            (":method", "POST"), (":scheme", "http"), (":path", path), (":authority", authority),
-            ("content-type", "application/grpc+json"), ("te", "trailers"), ("user-agent", "storefront-rpc/1"),
-        ]
+        var timeout: String?
         if let deadline = options.deadline {
             let remaining = deadline - .now
             guard remaining > .zero else {
                 throw RPCError(code: .deadlineExceeded, message: "The deadline passed before the call started.")
             }
-            headers.append(("grpc-timeout", GRPCTimeout.encode(remaining)))
+            timeout = GRPCTimeout.encode(remaining)
         }
-        for entry in options.metadata where Metadata.isCustom(entry.name) { headers.append((entry.name, entry.value)) }
         // The connection first: a call that cannot have one is never built (nor prepared).
         let connection = try connection()
-        let call = ClientCall(path: path, headers: headers, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
+        let head = RequestHead(path: path, authority: authority, timeout: timeout, metadata: options.metadata)
+        let call = ClientCall(head: head, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
         prepare?(call)
         connection.submit(call)
         return call

@@ -21,8 +21,15 @@ struct StreamBuffers {
     private(set) var inboxBytes = 0
     private var inboundEnd: Result<Void, any Error>?
     private var reader: Reader?
-    private var outbound: [UInt8] = []
-    private var outboundOffset = 0
+    /// Messages waiting to be sent, framed as nghttp2 copies them out, so a message is never
+    /// copied into a buffer of ours first: the one being sent is `outHead` (`outHeadSent`
+    /// bytes of its frame — prefix, then message — already taken), the rest wait in `outQueue`
+    /// from `outQueueStart`. `outHead` is nil only when nothing waits.
+    private var outHead: Data?
+    private var outHeadSent = 0
+    private var outQueue: [Data] = []
+    private var outQueueStart = 0
+    private var unsentBytes = 0
     private var writer: Writer?
     /// Whether any message was ever queued for sending.
     private(set) var everWrote = false
@@ -33,8 +40,8 @@ struct StreamBuffers {
 
     /// Received messages not yet read.
     var queuedMessages: Int { inbox.count - inboxHead }
-    /// Unsent outbound bytes.
-    var unsent: Int { outbound.count - outboundOffset }
+    /// Unsent outbound bytes, prefixes included.
+    var unsent: Int { unsentBytes }
     /// Whether the peer's withheld window may be granted now.
     var belowInboundMark: Bool { inboxBytes < Self.inboundHighWater }
 
@@ -95,7 +102,13 @@ struct StreamBuffers {
 
     /// Queues one framed message; returns whether to schedule a flush and whether to wait.
     mutating func enqueue(_ message: Data) -> (schedule: Bool, wait: Bool) {
-        MessageFraming.append(message, to: &outbound)
+        unsentBytes += MessageFraming.prefixSize + message.count
+        if outHead == nil {
+            outHead = message
+            outHeadSent = 0
+        } else {
+            outQueue.append(message)
+        }
         everWrote = true
         let schedule = !flushScheduled
         flushScheduled = true
@@ -109,25 +122,57 @@ struct StreamBuffers {
         return false
     }
 
-    /// Copies unsent bytes into `buffer`; returns the count and a writer to resume.
+    /// Copies unsent bytes into `buffer`, framing each message as it goes; returns the count
+    /// and a writer to resume.
     mutating func drain(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, writer: Writer?) {
-        let count = min(unsent, buffer.count)
-        if count > 0 {
-            outbound.withUnsafeBytes { bytes in
-                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[outboundOffset..<(outboundOffset + count)]))
+        var written = 0
+        while written < buffer.count, let message = outHead {
+            let prefixSize = MessageFraming.prefixSize
+            if outHeadSent < prefixSize {
+                let length = UInt32(truncatingIfNeeded: message.count)
+                while outHeadSent < prefixSize && written < buffer.count {
+                    // Flag 0 (not compressed), then the length, big-endian.
+                    buffer[written] = outHeadSent == 0 ? 0 : UInt8(truncatingIfNeeded: length >> UInt32(8 * (prefixSize - 1 - outHeadSent)))
+                    written += 1
+                    outHeadSent += 1
+                }
             }
-            outboundOffset += count
-            if outboundOffset == outbound.count {
-                outbound.removeAll(keepingCapacity: outbound.count <= 1 << 20)
-                outboundOffset = 0
-            } else if outboundOffset > 1 << 20 {
-                outbound.removeFirst(outboundOffset)
-                outboundOffset = 0
+            let start = outHeadSent - prefixSize
+            let count = min(message.count - start, buffer.count - written)
+            if count > 0 {
+                message.withUnsafeBytes { bytes in
+                    UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + count)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count)]))
+                }
+                written += count
+                outHeadSent += count
             }
+            guard outHeadSent == prefixSize + message.count else { break }
+            nextOutboundMessage()
         }
-        guard unsent <= Self.outboundLowWater, let waiting = writer else { return (count, nil) }
+        unsentBytes -= written
+        guard unsentBytes <= Self.outboundLowWater, let waiting = writer else { return (written, nil) }
         writer = nil
-        return (count, waiting)
+        return (written, waiting)
+    }
+
+    /// Makes the next queued message the one being sent (or none).
+    private mutating func nextOutboundMessage() {
+        outHeadSent = 0
+        guard outQueueStart < outQueue.count else {
+            outHead = nil
+            return
+        }
+        outHead = outQueue[outQueueStart]
+        outQueue[outQueueStart] = Data()  // let go of it now, not when the queue empties
+        outQueueStart += 1
+        if outQueueStart == outQueue.count {
+            outQueue.removeAll(keepingCapacity: outQueue.count <= 1024)
+            outQueueStart = 0
+        } else if outQueueStart >= 1024 {
+            outQueue.removeFirst(outQueueStart)
+            outQueueStart = 0
+        }
     }
 
     /// Cancels the task's side; returns the continuations to fail.

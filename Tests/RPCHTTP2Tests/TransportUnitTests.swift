@@ -1,5 +1,6 @@
 @testable import RPCHTTP2
 import Foundation
+import RPC
 import Testing
 
 @Suite("Transport units")
@@ -140,5 +141,43 @@ struct TransportUnitTests {
         #expect(rest == 3)
         #expect(Array(out.prefix(3)) == [1, 2, 3])
         #expect(buffers.unsent == 0)
+    }
+
+    @Test("queued messages, empty and sliced ones included, drain as the same frames whatever the read sizes", arguments: [1, 2, 3, 5, 7, 64, 4096])
+    func streamBuffersDrainManyMessages(readSize: Int) {
+        let big = Data((0..<300).map { UInt8(truncatingIfNeeded: $0) })
+        let messages = [Data([9]), Data(), big, big[big.startIndex + 10..<big.startIndex + 20], Data([1, 2, 3, 4, 5, 6])]
+        var expected: [UInt8] = []
+        for message in messages { MessageFraming.append(message, to: &expected) }
+        var buffers = StreamBuffers()
+        for message in messages { _ = buffers.enqueue(message) }
+        #expect(buffers.unsent == expected.count)
+        var drained: [UInt8] = []
+        var out = [UInt8](repeating: 0, count: readSize)
+        while buffers.unsent > 0 {
+            let count = out.withUnsafeMutableBytes { buffers.drain(into: $0).count }
+            #expect(count == min(readSize, expected.count - drained.count))
+            drained += out.prefix(count)
+        }
+        #expect(drained == expected)
+        // Drained to empty, the buffers take and send new messages as before.
+        _ = buffers.enqueue(Data([7]))
+        let count = out.withUnsafeMutableBytes { buffers.drain(into: $0).count }
+        #expect(count == min(readSize, 6))
+    }
+
+    @Test("a message queued while another is half sent follows it")
+    func streamBuffersQueueBehindPartialMessage() {
+        var buffers = StreamBuffers()
+        _ = buffers.enqueue(Data([1, 2, 3, 4]))
+        var out = [UInt8](repeating: 0, count: 7)
+        #expect(out.withUnsafeMutableBytes { buffers.drain(into: $0).count } == 7)
+        #expect(out == [0, 0, 0, 0, 4, 1, 2])
+        let (schedule, _) = buffers.enqueue(Data([5]))
+        #expect(schedule == false)  // the flush asked for by the first message is still due
+        #expect(buffers.unsent == 2 + 6)
+        var rest = [UInt8](repeating: 0, count: 100)
+        #expect(rest.withUnsafeMutableBytes { buffers.drain(into: $0).count } == 8)
+        #expect(Array(rest.prefix(8)) == [3, 4, 0, 0, 0, 0, 1, 5])
     }
 }

@@ -3,11 +3,11 @@ import Testing
 
 @Suite("RequestID")
 struct RequestIDTests {
-    @Test("a request id is 16 lower-case hex digits")
+    @Test("a request id is 15 lower-case hex digits")
     func format() {
         for _ in 0..<200 {
             let id = RequestID.make()
-            #expect(id.count == 16)
+            #expect(id.count == 15)
             #expect(id.allSatisfy { "0123456789abcdef".contains($0) }, "\(id)")
         }
     }
@@ -18,11 +18,11 @@ struct RequestIDTests {
         #expect(ids.count == 1_000)
     }
 
-    @Test("made-up ids are the process prefix then a counter, both as 8 zero-padded hex digits")
+    @Test("made-up ids are the process prefix (7 hex digits) then a counter (8), zero-padded")
     func prefixAndCounter() throws {
         let first = RequestID.make()
         let second = RequestID.make()
-        #expect(first.prefix(8) == second.prefix(8))
+        #expect(first.prefix(7) == second.prefix(7))
         let a = try #require(UInt32(first.suffix(8), radix: 16))
         let b = try #require(UInt32(second.suffix(8), radix: 16))
         // One apart, or a few when calls elsewhere in the process took ids in between; digits in

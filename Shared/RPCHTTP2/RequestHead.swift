@@ -1,0 +1,30 @@
+internal import RPC
+
+/// The header fields of an outgoing request, kept as their parts rather than as a list: the
+/// fixed gRPC fields, the path and authority, the timeout and the caller's metadata, written
+/// straight into nghttp2's name/value pairs when the stream opens.
+struct RequestHead: Sendable {
+    /// `:path`, `/<service>/<method>`.
+    let path: String
+    /// `:authority`, the target's `host:port`.
+    let authority: String
+    /// `grpc-timeout`, when the call has a deadline.
+    let timeout: String?
+    /// The caller's metadata; its custom entries are sent, protocol names are not.
+    let metadata: Metadata
+
+    /// Calls `body` with each field, in the order they are sent, threading `state` through
+    /// (an inout value rather than variables the closure captures, which would be checked for
+    /// exclusive access on every use).
+    func forEachField<State>(_ state: inout State, _ body: (inout State, _ name: String, _ value: String) -> Void) {
+        body(&state, ":method", "POST")
+        body(&state, ":scheme", "http")
+        body(&state, ":path", path)
+        body(&state, ":authority", authority)
+        body(&state, "content-type", "application/grpc+json")
+        body(&state, "te", "trailers")
+        body(&state, "user-agent", "storefront-rpc/1")
+        if let timeout { body(&state, "grpc-timeout", timeout) }
+        for entry in metadata where Metadata.isCustom(entry.name) { body(&state, entry.name, entry.value) }
+    }
+}
