@@ -1,4 +1,5 @@
 @testable import RPCHTTP2
+import RPC
 import Testing
 
 @Suite("Header fields")
@@ -44,5 +45,39 @@ struct HeaderFieldTests {
         #expect(!matches("/shop.catalog.v1.CatalogService/GetProduct".uppercased(), path))
         #expect(matches("", ""))
         #expect(!matches("x", ""))
+    }
+}
+
+@Suite("Request head")
+struct RequestHeadTests {
+    private func fields(_ head: RequestHead) -> [String] {
+        var fields: [String] = []
+        head.forEachField(&fields) { fields, name, value in fields.append("\(name): \(value)") }
+        return fields
+    }
+
+    @Test("the gRPC fields come first, then the timeout, then the caller's custom metadata in order")
+    func order() {
+        var metadata: Metadata = ["x-request-id": "abc", "authorization": "Bearer t"]
+        metadata.add("x-custom", "1")
+        metadata.add("x-custom", "2")
+        let head = RequestHead(path: "/a.B/C", authority: "127.0.0.1:7002", timeout: "100m", metadata: metadata)
+        #expect(fields(head) == [
+            ":method: POST", ":scheme: http", ":path: /a.B/C", ":authority: 127.0.0.1:7002",
+            "content-type: application/grpc+json", "te: trailers", "user-agent: storefront-rpc/1", "grpc-timeout: 100m",
+            "x-request-id: abc", "authorization: Bearer t", "x-custom: 1", "x-custom: 2",
+        ])
+    }
+
+    @Test("without a deadline there is no grpc-timeout, and protocol names in the metadata are not sent")
+    func noTimeoutNoProtocolNames() {
+        let metadata: Metadata = [
+            "grpc-timeout": "1S", "content-type": "text/plain", "te": "x", ":path": "/evil", "user-agent": "me", "keep": "k",
+        ]
+        let head = RequestHead(path: "/a.B/C", authority: "h:1", timeout: nil, metadata: metadata)
+        #expect(fields(head) == [
+            ":method: POST", ":scheme: http", ":path: /a.B/C", ":authority: h:1",
+            "content-type: application/grpc+json", "te: trailers", "user-agent: storefront-rpc/1", "keep: k",
+        ])
     }
 }
