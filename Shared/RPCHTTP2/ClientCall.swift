@@ -2,6 +2,13 @@ public import Foundation
 public import RPC
 internal import Synchronization
 
+/// Told when a unary call made without a task ends (``RPCClient/startUnary(_:request:options:mayRetry:completion:)``):
+/// an object rather than a closure, so no context is allocated per attempt.
+protocol UnaryCallObserver: AnyObject, Sendable {
+    /// `call` ended with its single response message, or the error.
+    func unaryCall(_ call: ClientCall, endedWith result: Result<Data, RPCError>)
+}
+
 /// One outgoing call: request messages out, response messages in, and the final status.
 ///
 /// Thread-safe: the calling task uses the public methods; the connection's loop thread
@@ -17,7 +24,7 @@ public final class ClientCall: @unchecked Sendable {
         var status: Result<Void, RPCError>?
         /// For a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``:
         /// told the single response message, or the error, when the call ends.
-        var onComplete: (@Sendable (Result<Data, RPCError>) -> Void)?
+        var observer: (any UnaryCallObserver)?
     }
 
     let shared = Mutex(Shared())
@@ -122,12 +129,12 @@ public final class ClientCall: @unchecked Sendable {
     }
 
     /// Sets up a unary call made without a task before it is submitted: the one request
-    /// message, sending closed, and what to tell when the call ends.
-    func prepareUnary(_ message: Data, onComplete: @escaping @Sendable (Result<Data, RPCError>) -> Void) {
+    /// message, sending closed, and whom to tell when the call ends.
+    func prepareUnary(_ message: Data, observer: any UnaryCallObserver) {
         shared.withLock { state in
             _ = state.buffers.enqueue(message)
             state.sendClosed = true
-            state.onComplete = onComplete
+            state.observer = observer
         }
     }
 
@@ -154,23 +161,23 @@ public final class ClientCall: @unchecked Sendable {
             guard state.status == nil else {
                 return (
                     StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [CheckedContinuation<Metadata, any Error>](), false,
-                    (@Sendable (Result<Data, RPCError>) -> Void, Result<Data, RPCError>)?.none)
+                    ((any UnaryCallObserver), Result<Data, RPCError>)?.none)
             }
             state.status = status
             let reader = state.buffers.endInbound(status.mapError { $0 as any Error })
             var writer: StreamBuffers.Writer?
             if case .failure(let error) = status { writer = state.buffers.cancel(error).1 }
-            var unary: (@Sendable (Result<Data, RPCError>) -> Void, Result<Data, RPCError>)?
-            if let onComplete = state.onComplete {
-                unary = (onComplete, Self.unaryOutcome(status, buffers: &state.buffers))
-                state.onComplete = nil
+            var unary: ((any UnaryCallObserver), Result<Data, RPCError>)?
+            if let observer = state.observer {
+                unary = (observer, Self.unaryOutcome(status, buffers: &state.buffers))
+                state.observer = nil
             }
             defer { state.headersWaiters.removeAll() }
             return (reader, writer, state.responseHeaders == nil ? state.headersWaiters : [], true, unary)
         }
         guard first else { return }
         if resetStream { connection?.reset(self) }
-        if let (onComplete, outcome) = unary { onComplete(outcome) }
+        if let (observer, outcome) = unary { observer.unaryCall(self, endedWith: outcome) }
         switch status {
         case .success:
             reader?.resume(returning: nil)
@@ -198,7 +205,7 @@ public final class ClientCall: @unchecked Sendable {
         let (handoff, belowMark, extra) = shared.withLock { state -> ((StreamBuffers.Reader, Data)?, Bool, Bool) in
             // A unary call made without a task has no reader: it keeps its one message (at most
             // the message size limit) with the window granted, and a second one ends it.
-            if state.onComplete != nil {
+            if state.observer != nil {
                 if state.buffers.queuedMessages + messages.count > 1 { return (nil, true, true) }
                 return (state.buffers.deliver(messages), true, false)
             }
@@ -214,7 +221,7 @@ public final class ClientCall: @unchecked Sendable {
 
     /// Whether withheld window may be granted: the reader has caught up — or there is no
     /// reader, in a unary call made without a task, which never holds more than one message.
-    var canGrantWindow: Bool { shared.withLock { $0.onComplete != nil || $0.buffers.belowInboundMark } }
+    var canGrantWindow: Bool { shared.withLock { $0.observer != nil || $0.buffers.belowInboundMark } }
 
     /// Copies request bytes into nghttp2's buffer.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {

@@ -68,14 +68,14 @@ public final class RPCClient: Sendable {
 
     /// Starts a call on `path`; the caller sends, half-closes and reads through the result.
     public func makeCall(path: String, options: CallOptions) throws -> ClientCall {
-        try makeCall(path: path, options: options, prepare: nil)
+        try makeCall(path: path, options: options) { _ in }
     }
 
     /// Whether ``close()`` has been called (a closed client makes no calls, so retries stop).
     var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Builds a call, lets `prepare` set it up, and submits it.
-    private func makeCall(path: String, options: CallOptions, prepare: ((ClientCall) -> Void)?) throws -> ClientCall {
+    private func makeCall(path: String, options: CallOptions, prepare: (ClientCall) -> Void) throws -> ClientCall {
         var timeout: String?
         if let deadline = options.deadline {
             let remaining = deadline - .now
@@ -88,7 +88,7 @@ public final class RPCClient: Sendable {
         let connection = try connection()
         let head = RequestHead(path: path, authority: authority, timeout: timeout, metadata: options.metadata)
         let call = ClientCall(head: head, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
-        prepare?(call)
+        prepare(call)
         connection.submit(call)
         return call
     }
@@ -166,7 +166,7 @@ public final class RPCClient: Sendable {
 
     /// The attempts of one call made with ``startUnary(_:request:options:mayRetry:completion:)``.
     /// A class: the closures of each attempt capture one reference instead of seven fields.
-    private final class UnaryAttempts: Sendable {
+    private final class UnaryAttempts: UnaryCallObserver {
         let client: RPCClient
         let method: MethodInfo
         let request: Data
@@ -174,6 +174,8 @@ public final class RPCClient: Sendable {
         let handle: UnaryCallHandle
         let mayRetry: @Sendable (RPCError, ClientCall?) -> Bool
         let completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
+        /// The attempt under way (they run one after another).
+        private let attempt = Atomic<Int>(0)
 
         init(
             client: RPCClient, method: MethodInfo, request: Data, options: CallOptions, handle: UnaryCallHandle,
@@ -190,15 +192,20 @@ public final class RPCClient: Sendable {
         }
 
         func start(_ attempt: Int) {
+            self.attempt.store(attempt, ordering: .releasing)
             do {
-                _ = try client.makeCall(path: method.path, options: options) { [self] call in
-                    call.prepareUnary(request) { [self] result in finish(attempt, result, call) }
+                _ = try client.makeCall(path: method.path, options: options) { call in
+                    call.prepareUnary(request, observer: self)
                     // Tracked before it is submitted: a later attempt cannot be overtaken.
                     handle.track(call)
                 }
             } catch {
                 finish(attempt, .failure(error as? RPCError ?? RPCError(converting: error)), nil)
             }
+        }
+
+        func unaryCall(_ call: ClientCall, endedWith result: Result<Data, RPCError>) {
+            finish(attempt.load(ordering: .acquiring), result, call)
         }
 
         /// Retries after the policy's delay when the attempt may be retried; completes otherwise.

@@ -19,6 +19,10 @@ final class Upstream: Sendable {
     let client: RPCClient
     /// Refuses calls fast while it is known to be down.
     let breaker: CircuitBreaker
+    /// Whether a failed attempt of a task-free unary call may be retried: it counts against the
+    /// breaker unless the upstream answered, and retries stop once the breaker opens. One
+    /// closure for every call.
+    private let mayRetryUnary: @Sendable (RPCError, ClientCall?) -> Bool
 
     init(name: String, services: [String], required: Bool, client: RPCClient, breaker: CircuitBreaker = CircuitBreaker()) {
         self.name = name
@@ -26,6 +30,10 @@ final class Upstream: Sendable {
         self.required = required
         self.client = client
         self.breaker = breaker
+        mayRetryUnary = { [breaker] _, attempt in
+            if attempt?.serverAnswered != true { breaker.recordFailure() }
+            return !breaker.isOpen
+        }
     }
 
     /// The answer while the upstream cannot be reached.
@@ -58,11 +66,7 @@ final class Upstream: Sendable {
     func forwardUnary(_ method: MethodInfo, request: Data, options: CallOptions, responder: CallResponder) {
         guard breaker.admit() != .reject else { return responder.respond(.failure(unavailable)) }
         let handle = client.startUnary(
-            method, request: request, options: options,
-            mayRetry: { [breaker] _, attempt in
-                if attempt?.serverAnswered != true { breaker.recordFailure() }
-                return !breaker.isOpen
-            },
+            method, request: request, options: options, mayRetry: mayRetryUnary,
             completion: { [self] result, attempt in
                 let answered = attempt?.serverAnswered == true
                 switch result {
