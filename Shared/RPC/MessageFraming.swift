@@ -54,6 +54,16 @@ public struct MessageDeframer: Sendable {
     ///   `INTERNAL` for a compressed message (no `grpc-encoding` is supported) or a bad flag.
     public mutating func process(_ bytes: UnsafeRawBufferPointer) throws(RPCError) -> [Data] {
         var messages: [Data] = []
+        try process(bytes) { messages.append($0) }
+        return messages
+    }
+
+    /// Feeds bytes and hands each message they complete to `each`, in order, without
+    /// collecting them first (the transports' path: usually one message, no list to allocate).
+    /// Messages completed before a malformed prefix are handed over before the error is thrown.
+    ///
+    /// - Throws: as ``process(_:)``.
+    public mutating func process(_ bytes: UnsafeRawBufferPointer, each: (Data) -> Void) throws(RPCError) {
         var offset = 0
         while offset < bytes.count {
             if expected < 0 {
@@ -67,26 +77,27 @@ public struct MessageDeframer: Sendable {
                 prefix = 0
                 prefixCount = 0
                 if expected == 0 {
-                    messages.append(Data())
                     expected = -1
+                    each(Data())
                     continue
                 }
             }
             let missing = expected - body.count
             let take = min(missing, bytes.count - offset)
             let slice = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + take)])
+            offset += take
             if body.isEmpty && take == expected {
-                messages.append(Data(slice))  // the common case: one message in one chunk
+                expected = -1
+                each(Data(slice))  // the common case: one message in one chunk
             } else {
                 body.append(contentsOf: slice)
-                if body.count < expected { offset += take; break }
-                messages.append(body)
+                if body.count < expected { break }
+                let message = body
                 body = Data()
+                expected = -1
+                each(message)
             }
-            offset += take
-            expected = -1
         }
-        return messages
     }
 
     /// The length of a complete prefix, enforcing the flag and the limit.

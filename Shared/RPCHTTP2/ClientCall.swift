@@ -200,16 +200,16 @@ public final class ClientCall: @unchecked Sendable {
         for waiter in waiters { waiter.resume(returning: metadata) }
     }
 
-    /// Queues response messages for the reader; returns whether window may be granted.
-    func deliver(_ messages: [Data]) -> Bool {
+    /// Queues a response message for the reader; returns whether window may be granted.
+    func deliver(_ message: Data) -> Bool {
         let (handoff, belowMark, extra) = shared.withLock { state -> ((StreamBuffers.Reader, Data)?, Bool, Bool) in
             // A unary call made without a task has no reader: it keeps its one message (at most
             // the message size limit) with the window granted, and a second one ends it.
             if state.observer != nil {
-                if state.buffers.queuedMessages + messages.count > 1 { return (nil, true, true) }
-                return (state.buffers.deliver(messages), true, false)
+                if state.buffers.queuedMessages > 0 { return (nil, true, true) }
+                return (state.buffers.deliver(message), true, false)
             }
-            return (state.buffers.deliver(messages), state.buffers.belowInboundMark, false)
+            return (state.buffers.deliver(message), state.buffers.belowInboundMark, false)
         }
         if extra {
             complete(.failure(Self.extraResponseMessage), resetStream: true)

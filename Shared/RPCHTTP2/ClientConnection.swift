@@ -272,8 +272,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         }
         let grant: Bool
         do {
-            let messages = try call.deframer.process(bytes)
-            grant = messages.isEmpty ? call.canGrantWindow : call.deliver(messages)
+            var delivered: Bool?  // after a message: whether the reader's inbox is below its mark
+            try call.deframer.process(bytes) { message in delivered = call.deliver(message) }
+            grant = delivered ?? call.canGrantWindow
         } catch {
             call.complete(.failure(error))
             session.reset(streamID: streamID, errorCode: 8)

@@ -195,16 +195,16 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             return
         }
         stream.receivedBytes += bytes.count
-        let messages: [Data]
+        var delivered: Bool?  // after a message: whether the handler's inbox is below its mark
         do {
-            messages = try stream.deframer.process(bytes)
+            try stream.deframer.process(bytes) { message in delivered = stream.deliver(message) }
         } catch {
             stream.route = nil  // ignore the rest of the request
             session.consume(streamID: streamID, count: bytes.count)
             fail(stream, error)
             return
         }
-        let grant = messages.isEmpty ? stream.canGrantWindow : stream.deliver(messages)
+        let grant = delivered ?? stream.canGrantWindow
         if grant {
             session.consume(streamID: streamID, count: stream.ungranted + bytes.count)
             stream.ungranted = 0

@@ -165,8 +165,8 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
     // MARK: Loop side
 
     /// Queues decoded request messages for the handler; returns whether window may be granted.
-    func deliver(_ messages: [Data]) -> Bool {
-        let (handoff, belowMark) = shared.withLock { ($0.buffers.deliver(messages), $0.buffers.belowInboundMark) }
+    func deliver(_ message: Data) -> Bool {
+        let (handoff, belowMark) = shared.withLock { ($0.buffers.deliver(message), $0.buffers.belowInboundMark) }
         if let (reader, message) = handoff { reader.resume(returning: message) }
         return belowMark
     }

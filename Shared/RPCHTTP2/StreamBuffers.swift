@@ -16,6 +16,9 @@ struct StreamBuffers {
     typealias Reader = CheckedContinuation<Data?, any Error>
     typealias Writer = CheckedContinuation<Void, any Error>
 
+    /// Unread messages: the oldest in `inboxFirst` (a unary call's one message needs no list),
+    /// the ones after it in `inbox` from `inboxHead`. `inboxFirst` is nil only when none wait.
+    private var inboxFirst: Data?
     private var inbox: [Data] = []
     private var inboxHead = 0
     private(set) var inboxBytes = 0
@@ -39,7 +42,7 @@ struct StreamBuffers {
     var flushScheduled = false
 
     /// Received messages not yet read.
-    var queuedMessages: Int { inbox.count - inboxHead }
+    var queuedMessages: Int { inboxFirst == nil ? 0 : 1 + inbox.count - inboxHead }
     /// Unsent outbound bytes, prefixes included.
     var unsent: Int { unsentBytes }
     /// Whether the peer's withheld window may be granted now.
@@ -60,12 +63,16 @@ struct StreamBuffers {
     /// suspension.
     mutating func take(_ continuation: Reader?) -> Take {
         if let cancellation { return .end(.failure(cancellation)) }
-        if inboxHead < inbox.count {
-            let message = inbox[inboxHead]
-            inboxHead += 1
-            if inboxHead == inbox.count {
-                inbox.removeAll(keepingCapacity: true)
-                inboxHead = 0
+        if let message = inboxFirst {
+            inboxFirst = nil
+            if inboxHead < inbox.count {
+                inboxFirst = inbox[inboxHead]
+                inbox[inboxHead] = Data()  // let go of it now, not when the list empties
+                inboxHead += 1
+                if inboxHead == inbox.count {
+                    inbox.removeAll(keepingCapacity: true)
+                    inboxHead = 0
+                }
             }
             let wasAbove = !belowInboundMark
             inboxBytes -= message.count
@@ -76,20 +83,20 @@ struct StreamBuffers {
         return .wait
     }
 
-    /// Adds received messages; returns a waiting reader with the message it gets.
-    mutating func deliver(_ messages: [Data]) -> (Reader, Data)? {
-        var rest = messages[...]
-        var handoff: (Reader, Data)?
-        if let waiting = reader, let first = rest.first {
+    /// Adds a received message; returns a waiting reader with the message, which then skips
+    /// the inbox.
+    mutating func deliver(_ message: Data) -> (Reader, Data)? {
+        if let waiting = reader {
             reader = nil
-            handoff = (waiting, first)
-            rest = rest.dropFirst()
+            return (waiting, message)
         }
-        for message in rest {
+        if inboxFirst == nil {
+            inboxFirst = message
+        } else {
             inbox.append(message)
-            inboxBytes += message.count
         }
-        return handoff
+        inboxBytes += message.count
+        return nil
     }
 
     /// Ends the inbound messages (with an error, or cleanly); returns a waiting reader.

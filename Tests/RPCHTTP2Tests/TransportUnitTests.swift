@@ -95,13 +95,28 @@ struct TransportUnitTests {
     @Test("stream buffers hand a waiting reader the first message and keep the rest in order")
     func streamBuffersOrder() {
         var buffers = StreamBuffers()
-        _ = buffers.deliver([.init([1]), .init([2, 2])])
+        _ = buffers.deliver(.init([1]))
+        _ = buffers.deliver(.init([2, 2]))
+        _ = buffers.deliver(.init([3, 3, 3]))
+        #expect(buffers.queuedMessages == 3)
+        #expect(buffers.inboxBytes == 6)
         guard case .message(let first, _) = buffers.take(nil), case .message(let second, _) = buffers.take(nil) else {
             Issue.record("expected two messages")
             return
         }
         #expect(Array(first) == [1])
         #expect(Array(second) == [2, 2])
+        _ = buffers.deliver(.init([4]))  // arrives behind the one still queued
+        #expect(buffers.queuedMessages == 2)
+        for expected: [UInt8] in [[3, 3, 3], [4]] {
+            guard case .message(let message, _) = buffers.take(nil) else {
+                Issue.record("expected \(expected)")
+                return
+            }
+            #expect(Array(message) == expected)
+        }
+        #expect(buffers.queuedMessages == 0)
+        #expect(buffers.inboxBytes == 0)
         guard case .wait = buffers.take(nil) else {
             Issue.record("expected to wait")
             return
@@ -117,7 +132,7 @@ struct TransportUnitTests {
     func streamBuffersWindow() {
         var buffers = StreamBuffers()
         let big = [UInt8](repeating: 7, count: StreamBuffers.inboundHighWater)
-        _ = buffers.deliver([.init(big)])
+        _ = buffers.deliver(.init(big))
         #expect(!buffers.belowInboundMark)
         guard case .message(_, let regrant) = buffers.take(nil) else {
             Issue.record("expected a message")
