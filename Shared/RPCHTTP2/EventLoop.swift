@@ -19,8 +19,18 @@ protocol EventHandler: AnyObject {
 package final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Invariant for @unchecked Sendable: `handlers`, `timers` and `timerSlots` are touched
     // only on the loop thread; cross-thread state lives in `queue`, behind a Mutex.
+    /// Closures kept in arrays are wrapped: a bare closure in a generic container is stored
+    /// behind a reabstraction thunk, an allocation on the way in and another on the way out.
+    private struct Work {
+        let run: @Sendable () -> Void
+    }
+
+    private struct Action {
+        let run: () -> Void
+    }
+
     private struct Queue {
-        var tasks: [@Sendable () -> Void] = []
+        var tasks: [Work] = []
         var sleeping = false
         var stopped = false
         /// Whether the loop has ended and closed `wakeFD`: nobody may write to it any more.
@@ -55,11 +65,15 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Actions to run once this iteration's events, tasks and timers are handled, before the
     /// loop waits again: connections queue their socket writes here, so the output of many
     /// calls handled in one iteration leaves in one write. Loop only.
-    private var endOfIteration: [() -> Void] = []
+    private var endOfIteration: [Action] = []
+    /// The actions being run; swapped with `endOfIteration` so neither list is reallocated.
+    private var runningEndOfIteration: [Action] = []
+    /// The queued tasks being run; swapped with the queue's list under its lock. Loop only.
+    private var runningTasks: [Work] = []
 
     /// Runs `action` at the end of this loop iteration (see `endOfIteration`). Loop only.
     func atEndOfIteration(_ action: @escaping () -> Void) {
-        endOfIteration.append(action)
+        endOfIteration.append(Action(run: action))
     }
 
     /// Scratch space for socket reads, shared by every connection of this loop. Loop only.
@@ -103,7 +117,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func queueTask(_ work: @escaping @Sendable () -> Void, unlessStopping: Bool) -> Bool {
         queue.withLock { state in
             if unlessStopping && state.stopped { return false }
-            state.tasks.append(work)
+            state.tasks.append(Work(run: work))
             if state.sleeping {
                 state.sleeping = false
                 signal(state)
@@ -245,9 +259,10 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
             runTasks()
             runTimers()
             while !endOfIteration.isEmpty {
-                let actions = endOfIteration
-                endOfIteration.removeAll(keepingCapacity: true)
-                for action in actions { action() }
+                // Swapped with a spare list rather than copied: the lists keep their storage.
+                swap(&endOfIteration, &runningEndOfIteration)
+                for action in runningEndOfIteration { action.run() }
+                runningEndOfIteration.removeAll(keepingCapacity: true)
             }
         }
         queue.withLock { state in
@@ -266,12 +281,10 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// connection's flush), a few rounds at most so that sockets are not starved.
     private func runTasks() {
         for _ in 0..<3 {
-            let tasks = queue.withLock { state -> [@Sendable () -> Void] in
-                defer { state.tasks.removeAll(keepingCapacity: true) }
-                return state.tasks
-            }
-            if tasks.isEmpty { return }
-            for task in tasks { task() }
+            queue.withLock { state in swap(&state.tasks, &runningTasks) }
+            if runningTasks.isEmpty { return }
+            for task in runningTasks { task.run() }
+            runningTasks.removeAll(keepingCapacity: true)
         }
     }
 
@@ -292,7 +305,13 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 /// An id is `generation << 32 | slot`; removing bumps the slot's generation, so the id of a
 /// fired or cancelled timer no longer matches even after the slot is reused.
 struct TimerSlots {
-    private var actions: [(() -> Void)?] = []
+    /// A timer's action, wrapped so the array holds the closure as it is: a bare closure in a
+    /// generic container is stored behind a reabstraction thunk, one allocation in and one out.
+    private struct Action {
+        let run: () -> Void
+    }
+
+    private var actions: [Action?] = []
     private var generations: [UInt32] = []
     private var free: [Int] = []
 
@@ -301,10 +320,10 @@ struct TimerSlots {
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
-            actions[slot] = action
+            actions[slot] = Action(run: action)
         } else {
             slot = actions.count
-            actions.append(action)
+            actions.append(Action(run: action))
             generations.append(0)
         }
         return UInt64(generations[slot]) << 32 | UInt64(slot)
@@ -320,7 +339,7 @@ struct TimerSlots {
     mutating func remove(_ id: UInt64) -> (() -> Void)? {
         guard contains(id) else { return nil }
         let slot = Int(id & 0xFFFF_FFFF)
-        let action = actions[slot]
+        let action = actions[slot]?.run
         actions[slot] = nil
         generations[slot] &+= 1
         free.append(slot)
