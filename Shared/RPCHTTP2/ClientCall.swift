@@ -42,6 +42,9 @@ public final class ClientCall: @unchecked Sendable {
     var receivedHeaders = false
     var responseMetadata = Metadata()
     var trailers = Metadata()
+    /// Whether the trailers' (first) `grpc-status` was `0`: read from bytes, not kept in
+    /// `trailers`, since nothing else in them changes the outcome of a successful call.
+    var trailersSaidOK = false
     var deadlineTimer: UInt64?
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
     var ungranted = 0

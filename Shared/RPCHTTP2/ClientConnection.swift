@@ -217,6 +217,12 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             call.httpStatus = KnownHeader.decimal(value)
             return
         }
+        if call.receivedHeaders && KnownHeader.isStatusOK(name, value) && !call.trailersSaidOK
+            && call.trailers[RPCError.Trailer.status] == nil
+        {
+            call.trailersSaidOK = true
+            return
+        }
         let isContentType = name.count == 12 && KnownHeader(name) == .contentType
         let name = String(decoding: name, as: UTF8.self)
         let value = isContentType ? KnownHeader.contentType(value) : String(decoding: value, as: UTF8.self)
@@ -249,7 +255,11 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             }
             call.didReceiveHeaders(call.responseMetadata)
         } else if endStream {
-            finish(call, trailers: call.trailers)
+            if call.trailersSaidOK && !call.deframer.hasPartialMessage {
+                call.complete(.success(()))  // grpc-status 0 came first: what follows it cannot change that
+            } else {
+                finish(call, trailers: call.trailers)
+            }
         }
     }
 

@@ -30,6 +30,11 @@ enum KnownHeader {
     /// Whether a response header name is `:status` (the client's one protocol header to read).
     static func isStatus(_ name: UnsafeRawBufferPointer) -> Bool { name.count == 7 && equals(name, ":status") }
 
+    /// Whether a trailer is `grpc-status: 0`, the one nearly every call ends with.
+    static func isStatusOK(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+        value.count == 1 && value[0] == UInt8(ascii: "0") && name.count == 11 && equals(name, "grpc-status")
+    }
+
     /// A decimal value read from bytes (an HTTP status); 0 when it is not one.
     static func decimal(_ value: UnsafeRawBufferPointer) -> Int {
         guard !value.isEmpty, value.count <= 9 else { return 0 }
