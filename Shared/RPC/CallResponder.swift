@@ -8,6 +8,12 @@ internal import Synchronization
 ///
 /// Thread-safe. The first answer counts; later ones are ignored.
 public final class CallResponder: Sendable {
+    /// Where the answer goes.
+    private enum Delivery: Sendable {
+        case closure(@Sendable (Result<Data, any Error>) -> Void)
+        case receiver(any CallAnswerReceiver)
+    }
+
     private struct State {
         var answered = false
         var cancelled = false
@@ -15,11 +21,17 @@ public final class CallResponder: Sendable {
     }
 
     private let state = Mutex(State())
-    private let deliver: @Sendable (Result<Data, any Error>) -> Void
+    private let delivery: Delivery
 
     /// A responder that hands the answer to `deliver` (the transport, or an async bridge).
     public init(deliver: @escaping @Sendable (Result<Data, any Error>) -> Void) {
-        self.deliver = deliver
+        delivery = .closure(deliver)
+    }
+
+    /// A responder that hands the answer to `receiver` (a transport's stream: no closure to
+    /// allocate per call).
+    public init(receiver: any CallAnswerReceiver) {
+        delivery = .receiver(receiver)
     }
 
     /// Answers the call: the response message, or the error it ends with.
@@ -28,7 +40,11 @@ public final class CallResponder: Sendable {
             defer { state.answered = true; state.cancelAction = nil }
             return !state.answered
         }
-        if first { deliver(result) }
+        guard first else { return }
+        switch delivery {
+        case .closure(let deliver): deliver(result)
+        case .receiver(let receiver): receiver.receiveAnswer(result)
+        }
     }
 
     /// Registers what stops the handler's work when the call is cancelled; runs it at once when
@@ -55,4 +71,11 @@ public final class CallResponder: Sendable {
         }
         action?()
     }
+}
+
+/// What a ``CallResponder`` hands its answer to, as an object rather than a closure.
+public protocol CallAnswerReceiver: AnyObject, Sendable {
+    /// The call's answer: the response message, or the error it ends with. Called once, on
+    /// whatever thread answered.
+    func receiveAnswer(_ result: Result<Data, any Error>)
 }

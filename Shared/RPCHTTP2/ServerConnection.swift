@@ -386,43 +386,43 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     /// Serves a call whose handler never suspends, or answers through a callback, starting
     /// here on the loop thread, with no task.
     private func serveWithoutTask(_ stream: ServerStream, route: RegisteredMethod, context: ServerContext, requestID: RequestID) {
-        let server = self.server
-        /// Ends the call with the handler's answer; any thread.
-        @Sendable func answer(_ result: Result<Data, any Error>) {
-            var status: RPCError?
-            do {
-                try stream.writeNow(try result.get())
-            } catch {
-                status = RPCError(converting: error)
-            }
-            let sent = stream.finish(status)
-            server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
-        }
         var context = context
         let request: Data
         do {
             try server.router.prepareImmediately(&context)
             request = try stream.takeSingleRequestNow()
         } catch {
-            return answer(.failure(error))
+            return answer(stream, with: .failure(error), requestID: requestID)
         }
         if let immediate = route.immediateHandler {
-            answer(Result { try immediate(request, context) })
+            answer(stream, with: Result { try immediate(request, context) }, requestID: requestID)
             // The caller's next request usually follows within microseconds: poll, don't sleep
             // (at one call at a time this halves the latency on this machine: 30 µs vs 77 µs).
             loop.expectWorkSoon()
         } else if let callback = route.callbackHandler {
             server.callStarted()
-            let responder = CallResponder { result in
-                answer(result)
-                stream.detachResponder()
-                server.callEnded()
-            }
-            stream.attach(responder)
-            callback(request, context, responder)
+            // The stream receives the answer (``ServerStream/receiveAnswer(_:)``) from any thread.
+            callback(request, context, stream.attachResponder(requestID: requestID))
         }
         // No polling after starting a callback: its answer arrives through a socket, and the
         // gateway (its user) shares cores with the services it calls.
+    }
+
+    /// Ends a call served without a task with the handler's answer, and logs it; any thread.
+    func answer(_ stream: ServerStream, with result: Result<Data, any Error>, requestID: RequestID?) {
+        var status: RPCError?
+        do {
+            try stream.writeNow(try result.get())
+        } catch {
+            status = RPCError(converting: error)
+        }
+        let sent = stream.finish(status)
+        server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
+    }
+
+    /// A callback handler's call has ended (counted for graceful shutdown); any thread.
+    func callbackEnded() {
+        server.callEnded()
     }
 
     // MARK: Life cycle

@@ -8,7 +8,7 @@ internal import Synchronization
 /// reads messages and writes responses through ``ServerCallIO``. Thread-safety: the fields
 /// under "loop only" are touched on the loop thread only; everything the handler touches is
 /// in `shared`, behind a Mutex.
-final class ServerStream: ServerCallIO, @unchecked Sendable {
+final class ServerStream: ServerCallIO, CallAnswerReceiver, @unchecked Sendable {
     struct Shared {
         var buffers = StreamBuffers()
         var trailers: HTTP2HeaderBlock?
@@ -17,6 +17,8 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
         var task: Task<Void, Never>?
         /// The responder of a callback handler, cancelled with the call.
         var responder: CallResponder?
+        /// The request id of a callback handler's call, for its log line.
+        var requestID: RequestID?
         /// The error trailers as fields, for a Trailers-Only response.
         var errorTrailers: [(String, String)] { status?.trailers ?? RPCError.okTrailers }
     }
@@ -147,19 +149,28 @@ final class ServerStream: ServerCallIO, @unchecked Sendable {
         responder?.cancel()
     }
 
-    /// Attaches a callback handler's responder, to be cancelled with the call (at once when
-    /// it already is).
-    func attach(_ responder: CallResponder) {
+    /// Makes and attaches a callback handler's responder, which answers through this stream and
+    /// is cancelled with the call (at once when it already is).
+    func attachResponder(requestID: RequestID) -> CallResponder {
+        let responder = CallResponder(receiver: self)
         let cancelled = shared.withLock { state -> Bool in
             state.responder = responder
+            state.requestID = requestID
             return state.buffers.cancellation != nil
         }
         if cancelled { responder.cancel() }
+        return responder
     }
 
-    /// Lets go of the responder once it has answered (it holds this stream in turn).
-    func detachResponder() {
-        shared.withLock { $0.responder = nil }
+    /// A callback handler's answer: ends the call with it and lets go of the responder (which
+    /// holds this stream in turn). Any thread.
+    func receiveAnswer(_ result: Result<Data, any Error>) {
+        let requestID = shared.withLock { state in
+            defer { state.responder = nil }
+            return state.requestID
+        }
+        connection.answer(self, with: result, requestID: requestID)
+        connection.callbackEnded()
     }
 
     // MARK: Loop side

@@ -22,6 +22,12 @@ final class ResponderLog: Sendable {
     func responder() -> CallResponder { CallResponder { self.delivered($0) } }
 }
 
+/// A receiver object that records into a log (the transport's way: no closure per call).
+final class RecordingReceiver: CallAnswerReceiver {
+    let log = ResponderLog()
+    func receiveAnswer(_ result: Result<Data, any Error>) { log.delivered(result) }
+}
+
 /// A value behind a lock, shareable with escaping closures.
 final class Locked<Value: Sendable>: Sendable {
     private let state: Mutex<Value>
@@ -202,5 +208,23 @@ struct CallResponderTests {
         }
         let runs = logs.map(\.cancelRuns)
         #expect(runs.allSatisfy { $0 == 1 }, "actions that did not run exactly once: \(runs.enumerated().filter { $0.element != 1 }.count)")
+    }
+
+    @Test("a responder with a receiver object hands it the first answer only, and still runs its cancel action")
+    func receiverObject() {
+        let receiver = RecordingReceiver()
+        let responder = CallResponder(receiver: receiver)
+        responder.respond(.success(Self.first))
+        responder.respond(.failure(WorkFailure()))
+        #expect(receiver.log.messages == [Self.first])
+
+        let cancelled = RecordingReceiver()
+        let other = CallResponder(receiver: cancelled)
+        other.onCancel { cancelled.log.cancelRan() }
+        other.cancel()
+        #expect(other.isCancelled)
+        #expect(cancelled.log.cancelRuns == 1)
+        other.respond(.failure(WorkFailure()))
+        #expect(cancelled.log.deliveries.count == 1)  // a cancelled call still takes its one answer
     }
 }
