@@ -1,7 +1,4 @@
 private import CNGHTTP2
-#if canImport(Glibc)
-private import Glibc
-#endif
 internal import RPC
 
 /// Events an ``HTTP2Session`` reports while it processes received bytes. Called on the
@@ -238,7 +235,7 @@ final class HTTP2Session {
         mutating func append(_ name: String, _ value: String) {
             let name = copy(name)
             let value = copy(value)
-            let neverIndexed = HTTP2Session.isNeverIndexed(UnsafeBufferPointer(start: name.start, count: name.count))
+            let neverIndexed = KnownHeader.isNeverIndexed(UnsafeRawBufferPointer(start: name.start, count: name.count))
             (fields + count).initialize(to: nghttp2_nv(
                 name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
                 flags: UInt8((neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE).rawValue)))
@@ -254,20 +251,6 @@ final class HTTP2Session {
             }
             offset += copied
             return (start, copied)
-        }
-    }
-
-    /// Request headers HPACK never adds to its tables: secrets (a shared compression table is
-    /// what CRIME-style attacks probe) and values that are new on every call (indexing them
-    /// would only evict the entries that do repeat, on both ends).
-    private static let neverIndexedNames: [StaticString] = [
-        "authorization", "x-api-key", "grpc-timeout", "x-request-id", "traceparent", "tracestate", "idempotency-key",
-    ]
-
-    /// Whether a header name (lower-case bytes) is one of ``neverIndexedNames``.
-    static func isNeverIndexed(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        neverIndexedNames.contains { known in
-            known.utf8CodeUnitCount == name.count && memcmp(known.utf8Start, name.baseAddress!, name.count) == 0
         }
     }
 

@@ -30,6 +30,18 @@ enum KnownHeader {
     /// Whether a response header name is `:status` (the client's one protocol header to read).
     static func isStatus(_ name: UnsafeRawBufferPointer) -> Bool { name.count == 7 && equals(name, ":status") }
 
+    /// Request headers HPACK never adds to its tables: secrets (a shared compression table is
+    /// what CRIME-style attacks probe) and values that are new on every call (indexing them
+    /// would only evict the entries that do repeat, on both ends).
+    private static let neverIndexedNames: [StaticString] = [
+        "authorization", "x-api-key", "grpc-timeout", "x-request-id", "traceparent", "tracestate", "idempotency-key",
+    ]
+
+    /// Whether a header name (lower-case bytes) is one of ``neverIndexedNames``.
+    static func isNeverIndexed(_ name: UnsafeRawBufferPointer) -> Bool {
+        neverIndexedNames.contains { equals(name, $0) }
+    }
+
     /// Whether a trailer is `grpc-status: 0`, the one nearly every call ends with.
     static func isStatusOK(_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
         value.count == 1 && value[0] == UInt8(ascii: "0") && name.count == 11 && equals(name, "grpc-status")

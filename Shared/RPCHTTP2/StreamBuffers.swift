@@ -16,22 +16,16 @@ struct StreamBuffers {
     typealias Reader = CheckedContinuation<Data?, any Error>
     typealias Writer = CheckedContinuation<Void, any Error>
 
-    /// Unread messages: the oldest in `inboxFirst` (a unary call's one message needs no list),
-    /// the ones after it in `inbox` from `inboxHead`. `inboxFirst` is nil only when none wait.
-    private var inboxFirst: Data?
-    private var inbox: [Data] = []
-    private var inboxHead = 0
+    /// Received messages not yet read.
+    private var inbox = MessageQueue()
     private(set) var inboxBytes = 0
     private var inboundEnd: Result<Void, any Error>?
     private var reader: Reader?
     /// Messages waiting to be sent, framed as nghttp2 copies them out, so a message is never
-    /// copied into a buffer of ours first: the one being sent is `outHead` (`outHeadSent`
-    /// bytes of its frame — prefix, then message — already taken), the rest wait in `outQueue`
-    /// from `outQueueStart`. `outHead` is nil only when nothing waits.
-    private var outHead: Data?
+    /// copied into a buffer of ours first; `outHeadSent` bytes of the first one's frame
+    /// (prefix, then message) are already taken.
+    private var outbox = MessageQueue()
     private var outHeadSent = 0
-    private var outQueue: [Data] = []
-    private var outQueueStart = 0
     private var unsentBytes = 0
     private var writer: Writer?
     /// Whether any message was ever queued for sending.
@@ -42,7 +36,7 @@ struct StreamBuffers {
     var flushScheduled = false
 
     /// Received messages not yet read.
-    var queuedMessages: Int { inboxFirst == nil ? 0 : 1 + inbox.count - inboxHead }
+    var queuedMessages: Int { inbox.count }
     /// Unsent outbound bytes, prefixes included.
     var unsent: Int { unsentBytes }
     /// Whether the peer's withheld window may be granted now.
@@ -63,17 +57,7 @@ struct StreamBuffers {
     /// suspension.
     mutating func take(_ continuation: Reader?) -> Take {
         if let cancellation { return .end(.failure(cancellation)) }
-        if let message = inboxFirst {
-            inboxFirst = nil
-            if inboxHead < inbox.count {
-                inboxFirst = inbox[inboxHead]
-                inbox[inboxHead] = Data()  // let go of it now, not when the list empties
-                inboxHead += 1
-                if inboxHead == inbox.count {
-                    inbox.removeAll(keepingCapacity: true)
-                    inboxHead = 0
-                }
-            }
+        if let message = inbox.popFirst() {
             let wasAbove = !belowInboundMark
             inboxBytes -= message.count
             return .message(message, regrant: wasAbove && belowInboundMark)
@@ -90,11 +74,7 @@ struct StreamBuffers {
             reader = nil
             return (waiting, message)
         }
-        if inboxFirst == nil {
-            inboxFirst = message
-        } else {
-            inbox.append(message)
-        }
+        inbox.append(message)
         inboxBytes += message.count
         return nil
     }
@@ -110,12 +90,7 @@ struct StreamBuffers {
     /// Queues one framed message; returns whether to schedule a flush and whether to wait.
     mutating func enqueue(_ message: Data) -> (schedule: Bool, wait: Bool) {
         unsentBytes += MessageFraming.prefixSize + message.count
-        if outHead == nil {
-            outHead = message
-            outHeadSent = 0
-        } else {
-            outQueue.append(message)
-        }
+        outbox.append(message)
         everWrote = true
         let schedule = !flushScheduled
         flushScheduled = true
@@ -133,7 +108,7 @@ struct StreamBuffers {
     /// and a writer to resume.
     mutating func drain(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, writer: Writer?) {
         var written = 0
-        while written < buffer.count, let message = outHead {
+        while written < buffer.count, let message = outbox.first {
             let prefixSize = MessageFraming.prefixSize
             if outHeadSent < prefixSize {
                 let length = UInt32(truncatingIfNeeded: message.count)
@@ -155,31 +130,13 @@ struct StreamBuffers {
                 outHeadSent += count
             }
             guard outHeadSent == prefixSize + message.count else { break }
-            nextOutboundMessage()
+            _ = outbox.popFirst()
+            outHeadSent = 0
         }
         unsentBytes -= written
         guard unsentBytes <= Self.outboundLowWater, let waiting = writer else { return (written, nil) }
         writer = nil
         return (written, waiting)
-    }
-
-    /// Makes the next queued message the one being sent (or none).
-    private mutating func nextOutboundMessage() {
-        outHeadSent = 0
-        guard outQueueStart < outQueue.count else {
-            outHead = nil
-            return
-        }
-        outHead = outQueue[outQueueStart]
-        outQueue[outQueueStart] = Data()  // let go of it now, not when the queue empties
-        outQueueStart += 1
-        if outQueueStart == outQueue.count {
-            outQueue.removeAll(keepingCapacity: outQueue.count <= 1024)
-            outQueueStart = 0
-        } else if outQueueStart >= 1024 {
-            outQueue.removeFirst(outQueueStart)
-            outQueueStart = 0
-        }
     }
 
     /// Cancels the task's side; returns the continuations to fail.
@@ -229,5 +186,45 @@ extension StreamBuffers {
             case .failure(let error): continuation.resume(throwing: error)
             }
         }
+    }
+}
+
+/// A first-in-first-out list of messages that allocates nothing while it holds at most one
+/// (a unary call's only message): the oldest is kept apart, the rest in an array read from
+/// `restStart`, whose storage is kept and compacted rather than shifted on every pop.
+struct MessageQueue {
+    /// The oldest message; nil only when the queue is empty.
+    private(set) var first: Data?
+    private var rest: [Data] = []
+    private var restStart = 0
+
+    /// How many messages wait.
+    var count: Int { first == nil ? 0 : 1 + rest.count - restStart }
+
+    mutating func append(_ message: Data) {
+        if first == nil {
+            first = message
+        } else {
+            rest.append(message)
+        }
+    }
+
+    /// Removes and returns the oldest message.
+    mutating func popFirst() -> Data? {
+        guard let message = first else { return nil }
+        first = nil
+        if restStart < rest.count {
+            first = rest[restStart]
+            rest[restStart] = Data()  // let go of it now, not when the array empties
+            restStart += 1
+            if restStart == rest.count {
+                rest.removeAll(keepingCapacity: rest.count <= 1024)
+                restStart = 0
+            } else if restStart >= 1024 {
+                rest.removeFirst(restStart)
+                restStart = 0
+            }
+        }
+        return message
     }
 }

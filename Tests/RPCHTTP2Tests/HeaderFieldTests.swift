@@ -5,7 +5,7 @@ import Testing
 @Suite("Header fields")
 struct HeaderFieldTests {
     private func neverIndexed(_ name: String) -> Bool {
-        Array(name.utf8).withUnsafeBufferPointer { HTTP2Session.isNeverIndexed($0) }
+        Array(name.utf8).withUnsafeBytes { KnownHeader.isNeverIndexed($0) }
     }
 
     @Test(
