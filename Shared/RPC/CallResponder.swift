@@ -14,10 +14,23 @@ public final class CallResponder: Sendable {
         case receiver(any CallAnswerReceiver)
     }
 
+    /// What stops the handler's work when the call is cancelled.
+    private enum CancelAction: Sendable {
+        case closure(@Sendable () -> Void)
+        case object(any CallCancellable)
+
+        func run() {
+            switch self {
+            case .closure(let action): action()
+            case .object(let target): target.cancel()
+            }
+        }
+    }
+
     private struct State {
         var answered = false
         var cancelled = false
-        var cancelAction: (@Sendable () -> Void)?
+        var cancelAction: CancelAction?
     }
 
     private let state = Mutex(State())
@@ -50,12 +63,22 @@ public final class CallResponder: Sendable {
     /// Registers what stops the handler's work when the call is cancelled; runs it at once when
     /// the call already is. The handler still answers (with the error its work ended with).
     public func onCancel(_ action: @escaping @Sendable () -> Void) {
+        register(.closure(action))
+    }
+
+    /// Registers an object to cancel when the call is cancelled (an upstream call's handle: no
+    /// closure to allocate per call); cancels it at once when the call already is.
+    public func onCancel(cancelling target: any CallCancellable) {
+        register(.object(target))
+    }
+
+    private func register(_ action: CancelAction) {
         let runNow = state.withLock { state -> Bool in
             if state.cancelled { return !state.answered }
             if !state.answered { state.cancelAction = action }
             return false
         }
-        if runNow { action() }
+        if runNow { action.run() }
     }
 
     /// Whether the call has been cancelled.
@@ -63,13 +86,13 @@ public final class CallResponder: Sendable {
 
     /// Cancels the call: the registered action runs (once). Transports call this.
     public func cancel() {
-        let action = state.withLock { state -> (@Sendable () -> Void)? in
+        let action = state.withLock { state -> CancelAction? in
             guard !state.cancelled else { return nil }
             state.cancelled = true
             defer { state.cancelAction = nil }
             return state.cancelAction
         }
-        action?()
+        action?.run()
     }
 }
 
@@ -78,4 +101,11 @@ public protocol CallAnswerReceiver: AnyObject, Sendable {
     /// The call's answer: the response message, or the error it ends with. Called once, on
     /// whatever thread answered.
     func receiveAnswer(_ result: Result<Data, any Error>)
+}
+
+/// Work a ``CallResponder`` can stop when its call is cancelled, as an object rather than a
+/// closure.
+public protocol CallCancellable: AnyObject, Sendable {
+    /// Stops the work; called at most once per registration, on whatever thread cancelled.
+    func cancel()
 }

@@ -158,6 +158,9 @@ public final class ClientCall: @unchecked Sendable {
 
     // MARK: Loop side
 
+    /// Whether the call has ended (its status is set). Any thread.
+    var hasEnded: Bool { shared.withLock { $0.status != nil } }
+
     /// Ends the call with a status, waking every waiter; optionally resets the stream.
     func complete(_ status: Result<Void, RPCError>, resetStream: Bool = false) {
         let (reader, writer, headerWaiters, first, unary) = shared.withLock { state in
@@ -241,5 +244,12 @@ public final class ClientCall: @unchecked Sendable {
         }
         writer?.resume()
         return result
+    }
+}
+
+extension ClientCall: LoopTimerTarget {
+    /// The deadline timer fired (see ``ClientConnection/deadlinePassed(_:)``). Loop only.
+    func loopTimerFired() {
+        connection?.deadlinePassed(self)
     }
 }

@@ -107,7 +107,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
     private func flushSoon() {
-        socket?.atEndOfIteration { [self] in flushOutput() }
+        guard let socket, !socket.flushQueued else { return }
+        socket.atEndOfIteration { [self] in flushOutput() }
     }
 
     private func flushOutput() {
@@ -139,7 +140,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         case .closed:
             call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
         case .ready:
-            if call.shared.withLock({ $0.status != nil }) { return }  // cancelled before it started
+            if call.hasEnded { return }  // cancelled before it started
             let id = session.submitRequest(call.head)
             guard id > 0 else {
                 isUsable.store(false, ordering: .relaxed)
@@ -149,11 +150,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             call.streamID = id
             calls[id] = call
             if let deadline = call.deadline {
-                call.deadlineTimer = loop.scheduleTimer(after: deadline - .now) { [self, call] in
-                    call.deadlineTimer = nil
-                    call.complete(.failure(RPCError(code: .deadlineExceeded, message: "The deadline passed.")))
-                    resetNow(call)
-                }
+                // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
+                call.deadlineTimer = loop.scheduleTimer(after: deadline - .now, target: call)
             }
             flushSoon()
         }
@@ -189,6 +187,14 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     /// Resets a call's stream with CANCEL. Any thread.
     func reset(_ call: ClientCall) {
         loop.execute { self.resetNow(call) }
+    }
+
+    /// A call's deadline passed before its status came: it fails `DEADLINE_EXCEEDED` and its
+    /// stream is reset. Loop only.
+    func deadlinePassed(_ call: ClientCall) {
+        call.deadlineTimer = nil
+        call.complete(.failure(RPCError(code: .deadlineExceeded, message: "The deadline passed.")))
+        resetNow(call)
     }
 
     private func resetNow(_ call: ClientCall) {
@@ -310,7 +316,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
         session.consume(streamID: streamID, count: call.ungranted)  // the connection's window again
         call.ungranted = 0
-        call.complete(.failure(Self.error(forReset: errorCode)))
+        // Nearly every call has its status by now: build the reset's error only when it has not.
+        if !call.hasEnded { call.complete(.failure(Self.error(forReset: errorCode))) }
     }
 
     func sessionSentEndStream(streamID: Int32) {}

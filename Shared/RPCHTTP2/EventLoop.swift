@@ -177,6 +177,17 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Runs `action` on the loop thread after `delay`; returns an id for ``cancelTimer(_:)``.
     @discardableResult
     func scheduleTimer(after delay: Duration, _ action: @escaping () -> Void) -> UInt64 {
+        schedule(.run(action), after: delay)
+    }
+
+    /// Tells `target` on the loop thread after `delay`, unless cancelled with the id this
+    /// returns: a timer per call (a deadline) without a closure allocated per call. Loop only.
+    @discardableResult
+    func scheduleTimer(after delay: Duration, target: any LoopTimerTarget) -> UInt64 {
+        schedule(.notify(target), after: delay)
+    }
+
+    private func schedule(_ action: TimerAction, after delay: Duration) -> UInt64 {
         assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
         let (seconds, attoseconds) = delay.components
         let nanos = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
@@ -301,29 +312,51 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 }
 
+/// An object a loop timer tells when it fires, instead of running a closure: a call's
+/// deadline timer then costs no allocation.
+protocol LoopTimerTarget: AnyObject {
+    /// The timer fired. Loop thread.
+    func loopTimerFired()
+}
+
+/// What a timer does when it fires. A closure kept in this enum, rather than bare in a generic
+/// container, is stored as it is: a bare one is stored behind a reabstraction thunk, one
+/// allocation in and one out.
+enum TimerAction {
+    case run(() -> Void)
+    case notify(any LoopTimerTarget)
+
+    /// Runs the closure or tells the target.
+    func callAsFunction() {
+        switch self {
+        case .run(let action): action()
+        case .notify(let target): target.loopTimerFired()
+        }
+    }
+}
+
 /// The actions of an event loop's pending timers, in reusable slots (no hashing per timer).
 /// An id is `generation << 32 | slot`; removing bumps the slot's generation, so the id of a
 /// fired or cancelled timer no longer matches even after the slot is reused.
 struct TimerSlots {
-    /// A timer's action, wrapped so the array holds the closure as it is: a bare closure in a
-    /// generic container is stored behind a reabstraction thunk, one allocation in and one out.
-    private struct Action {
-        let run: () -> Void
-    }
-
-    private var actions: [Action?] = []
+    private var actions: [TimerAction?] = []
     private var generations: [UInt32] = []
     private var free: [Int] = []
 
     /// Stores an action; returns its id.
     mutating func insert(_ action: @escaping () -> Void) -> UInt64 {
+        insert(.run(action))
+    }
+
+    /// Stores an action; returns its id.
+    mutating func insert(_ action: TimerAction) -> UInt64 {
         let slot: Int
         if let reused = free.popLast() {
             slot = reused
-            actions[slot] = Action(run: action)
+            actions[slot] = action
         } else {
             slot = actions.count
-            actions.append(Action(run: action))
+            actions.append(action)
             generations.append(0)
         }
         return UInt64(generations[slot]) << 32 | UInt64(slot)
@@ -336,10 +369,11 @@ struct TimerSlots {
     }
 
     /// Removes a pending timer; returns its action, or nil when `id` is not pending.
-    mutating func remove(_ id: UInt64) -> (() -> Void)? {
+    @discardableResult
+    mutating func remove(_ id: UInt64) -> TimerAction? {
         guard contains(id) else { return nil }
         let slot = Int(id & 0xFFFF_FFFF)
-        let action = actions[slot]?.run
+        let action = actions[slot]
         actions[slot] = nil
         generations[slot] &+= 1
         free.append(slot)

@@ -212,14 +212,14 @@ final class HTTP2Session {
     /// few hundred bytes.
     private func withHeaderFields<Result>(_ head: RequestHead, _ body: (UnsafePointer<nghttp2_nv>, Int) -> Result) -> Result {
         var size = (bytes: 1, fields: 0)  // never an empty buffer
-        head.forEachField(&size) { size, name, value in
+        head.forEachField(&size) { size, name, value, _ in
             size.bytes += name.utf8.count + value.utf8.count
             size.fields += 1
         }
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: size.bytes) { bytes in
             withUnsafeTemporaryAllocation(of: nghttp2_nv.self, capacity: max(1, size.fields)) { fields in
                 var layout = HeaderLayout(bytes: bytes.baseAddress!, fields: fields.baseAddress!)
-                head.forEachField(&layout) { layout, name, value in layout.append(name, value) }
+                head.forEachField(&layout) { layout, name, value, neverIndexed in layout.append(name, value, neverIndexed: neverIndexed) }
                 return body(fields.baseAddress!, layout.count)
             }
         }
@@ -232,23 +232,31 @@ final class HTTP2Session {
         var offset = 0
         var count = 0
 
-        mutating func append(_ name: String, _ value: String) {
+        mutating func append(_ name: String, _ value: String, neverIndexed: Bool) {
             let name = copy(name)
             let value = copy(value)
-            let neverIndexed = KnownHeader.isNeverIndexed(UnsafeRawBufferPointer(start: name.start, count: name.count))
             (fields + count).initialize(to: nghttp2_nv(
                 name: name.start, value: value.start, namelen: name.count, valuelen: value.count,
                 flags: UInt8((neverIndexed ? NGHTTP2_NV_FLAG_NO_INDEX : NGHTTP2_NV_FLAG_NONE).rawValue)))
             count += 1
         }
 
+        /// Copies a string's UTF-8 into the buffer: straight from its storage (no copy of the
+        /// string, so no retain) unless it is a bridged one without contiguous UTF-8.
         private mutating func copy(_ text: String) -> (start: UnsafeMutablePointer<UInt8>, count: Int) {
-            var text = text
             let start = bytes + offset
-            let copied = text.withUTF8 { utf8 in
-                if let source = utf8.baseAddress { start.initialize(from: source, count: utf8.count) }
-                return utf8.count
-            }
+            let copied =
+                text.utf8.withContiguousStorageIfAvailable { utf8 in
+                    if let source = utf8.baseAddress { start.initialize(from: source, count: utf8.count) }
+                    return utf8.count
+                } ?? {
+                    var count = 0
+                    for byte in text.utf8 {
+                        (start + count).initialize(to: byte)
+                        count += 1
+                    }
+                    return count
+                }()
             offset += copied
             return (start, copied)
         }

@@ -48,7 +48,9 @@ final class HTTP2Socket {
         return .open
     }
 
-    private var flushQueued = false
+    /// Whether a flush is already queued for the end of this iteration: callers check it
+    /// before making the closure for ``atEndOfIteration(_:)``, which would allocate.
+    private(set) var flushQueued = false
 
     /// Runs `flush` at the end of this loop iteration, once however often it is asked for
     /// in the iteration: the output of every call handled in it leaves in one write.

@@ -30,16 +30,18 @@ enum KnownHeader {
     /// Whether a response header name is `:status` (the client's one protocol header to read).
     static func isStatus(_ name: UnsafeRawBufferPointer) -> Bool { name.count == 7 && equals(name, ":status") }
 
-    /// Request headers HPACK never adds to its tables: secrets (a shared compression table is
-    /// what CRIME-style attacks probe) and values that are new on every call (indexing them
-    /// would only evict the entries that do repeat, on both ends).
-    private static let neverIndexedNames: [StaticString] = [
-        "authorization", "x-api-key", "grpc-timeout", "x-request-id", "traceparent", "tracestate", "idempotency-key",
-    ]
-
-    /// Whether a header name (lower-case bytes) is one of ``neverIndexedNames``.
-    static func isNeverIndexed(_ name: UnsafeRawBufferPointer) -> Bool {
-        neverIndexedNames.contains { equals(name, $0) }
+    /// Whether HPACK must never add a request header to its tables: secrets (a shared
+    /// compression table is what CRIME-style attacks probe) and values that are new on every
+    /// call (indexing them would only evict the entries that do repeat, on both ends). Names
+    /// are lower-case metadata keys; all of these are short enough for Swift's inline strings,
+    /// so each comparison is two machine words.
+    static func isNeverIndexed(_ name: String) -> Bool {
+        switch name {
+        case "authorization", "x-api-key", "grpc-timeout", "x-request-id", "traceparent", "tracestate", "idempotency-key":
+            true
+        default:
+            false
+        }
     }
 
     /// Whether a trailer is `grpc-status: 0`, the one nearly every call ends with.

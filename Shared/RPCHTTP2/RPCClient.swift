@@ -399,7 +399,7 @@ public struct ResponseMessages<Message: Decodable & Sendable>: AsyncSequence, Se
 
 /// Cancels a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``,
 /// whichever attempt it is on. Thread-safe.
-public final class UnaryCallHandle: Sendable {
+public final class UnaryCallHandle: CallCancellable {
     private struct State {
         var call: ClientCall?
         var cancelled = false

@@ -13,18 +13,23 @@ struct RequestHead: Sendable {
     /// The caller's metadata; its custom entries are sent, protocol names are not.
     let metadata: Metadata
 
-    /// Calls `body` with each field, in the order they are sent, threading `state` through
-    /// (an inout value rather than variables the closure captures, which would be checked for
-    /// exclusive access on every use).
-    func forEachField<State>(_ state: inout State, _ body: (inout State, _ name: String, _ value: String) -> Void) {
-        body(&state, ":method", "POST")
-        body(&state, ":scheme", "http")
-        body(&state, ":path", path)
-        body(&state, ":authority", authority)
-        body(&state, "content-type", "application/grpc+json")
-        body(&state, "te", "trailers")
-        body(&state, "user-agent", "storefront-rpc/1")
-        if let timeout { body(&state, "grpc-timeout", timeout) }
-        for entry in metadata where Metadata.isCustom(entry.name) { body(&state, entry.name, entry.value) }
+    /// Calls `body` with each field, in the order they are sent, and whether HPACK must never
+    /// index it (``KnownHeader/isNeverIndexed(_:)``), threading `state` through (an inout
+    /// value rather than variables the closure captures, which would be checked for exclusive
+    /// access on every use). The fixed fields know their answer; only metadata names are looked up.
+    func forEachField<State>(
+        _ state: inout State, _ body: (inout State, _ name: String, _ value: String, _ neverIndexed: Bool) -> Void
+    ) {
+        body(&state, ":method", "POST", false)
+        body(&state, ":scheme", "http", false)
+        body(&state, ":path", path, false)
+        body(&state, ":authority", authority, false)
+        body(&state, "content-type", "application/grpc+json", false)
+        body(&state, "te", "trailers", false)
+        body(&state, "user-agent", "storefront-rpc/1", false)
+        if let timeout { body(&state, "grpc-timeout", timeout, true) }
+        for entry in metadata where Metadata.isCustom(entry.name) {
+            body(&state, entry.name, entry.value, KnownHeader.isNeverIndexed(entry.name))
+        }
     }
 }

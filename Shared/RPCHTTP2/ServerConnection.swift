@@ -69,6 +69,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
     private func flushSoon() {
+        guard !socket.flushQueued else { return }
         socket.atEndOfIteration { [self] in flushOutput() }
     }
 
@@ -284,17 +285,20 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(timeout)'."))
             }
             stream.deadline = stream.startTime + duration
-            // Strong captures on purpose: a weak reference would give the stream and the
-            // connection side tables, slowing every retain and release on the hot path; the
-            // timer is cancelled when the stream or the connection closes.
-            stream.deadlineTimer = loop.scheduleTimer(after: duration) { [self, stream] in
-                stream.deadlineTimer = nil
-                stream.finish(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
-                stream.cancel()
-                flushOutput()
-            }
+            // The stream is the timer's target (``ServerStream/loopTimerFired()``): no closure
+            // per call. The timer holds it strongly until it fires or is cancelled, which
+            // happens when the stream or the connection closes.
+            stream.deadlineTimer = loop.scheduleTimer(after: duration, target: stream)
         }
         if !route.info.kind.isUnaryRequest { startHandler(stream) }
+    }
+
+    /// A call's deadline passed: it ends `DEADLINE_EXCEEDED` and its handler is cancelled.
+    func deadlinePassed(_ stream: ServerStream) {
+        stream.deadlineTimer = nil
+        stream.finish(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
+        stream.cancel()
+        flushOutput()
     }
 
     private func endOfRequest(_ stream: ServerStream) {

@@ -8,7 +8,7 @@ internal import Synchronization
 /// reads messages and writes responses through ``ServerCallIO``. Thread-safety: the fields
 /// under "loop only" are touched on the loop thread only; everything the handler touches is
 /// in `shared`, behind a Mutex.
-final class ServerStream: ServerCallIO, CallAnswerReceiver, @unchecked Sendable {
+final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @unchecked Sendable {
     struct Shared {
         var buffers = StreamBuffers()
         var trailers: HTTP2HeaderBlock?
@@ -174,6 +174,11 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, @unchecked Sendable 
     }
 
     // MARK: Loop side
+
+    /// The deadline timer fired (see ``ServerConnection/deadlinePassed(_:)``).
+    func loopTimerFired() {
+        connection.deadlinePassed(self)
+    }
 
     /// Queues decoded request messages for the handler; returns whether window may be granted.
     func deliver(_ message: Data) -> Bool {

@@ -5,7 +5,7 @@ import Testing
 @Suite("Header fields")
 struct HeaderFieldTests {
     private func neverIndexed(_ name: String) -> Bool {
-        Array(name.utf8).withUnsafeBytes { KnownHeader.isNeverIndexed($0) }
+        KnownHeader.isNeverIndexed(name)
     }
 
     @Test(
@@ -52,8 +52,14 @@ struct HeaderFieldTests {
 struct RequestHeadTests {
     private func fields(_ head: RequestHead) -> [String] {
         var fields: [String] = []
-        head.forEachField(&fields) { fields, name, value in fields.append("\(name): \(value)") }
+        head.forEachField(&fields) { fields, name, value, _ in fields.append("\(name): \(value)") }
         return fields
+    }
+
+    private func neverIndexedFields(_ head: RequestHead) -> [String] {
+        var names: [String] = []
+        head.forEachField(&names) { names, name, _, neverIndexed in if neverIndexed { names.append(name) } }
+        return names
     }
 
     @Test("the gRPC fields come first, then the timeout, then the caller's custom metadata in order")
@@ -67,6 +73,17 @@ struct RequestHeadTests {
             "content-type: application/grpc+json", "te: trailers", "user-agent: storefront-rpc/1", "grpc-timeout: 100m",
             "x-request-id: abc", "authorization: Bearer t", "x-custom: 1", "x-custom: 2",
         ])
+    }
+
+    @Test("the timeout, secrets and per-call metadata are marked never-indexed; the fixed fields and other metadata are not")
+    func neverIndexedMarks() {
+        let metadata: Metadata = [
+            "x-request-id": "abc", "authorization": "Bearer t", "x-custom": "1", "idempotency-key": "k", "traceparent": "00-1",
+        ]
+        let head = RequestHead(path: "/a.B/C", authority: "127.0.0.1:7002", timeout: "100m", metadata: metadata)
+        #expect(neverIndexedFields(head) == ["grpc-timeout", "x-request-id", "authorization", "idempotency-key", "traceparent"])
+        let plain = RequestHead(path: "/a.B/C", authority: "h:1", timeout: nil, metadata: ["x-custom": "1"])
+        #expect(neverIndexedFields(plain).isEmpty)
     }
 
     @Test("without a deadline there is no grpc-timeout, and protocol names in the metadata are not sent")

@@ -28,6 +28,13 @@ final class RecordingReceiver: CallAnswerReceiver {
     func receiveAnswer(_ result: Result<Data, any Error>) { log.delivered(result) }
 }
 
+/// An object to cancel (like an upstream call's handle) that counts into a log.
+final class CountingCancellable: CallCancellable {
+    let log: ResponderLog
+    init(_ log: ResponderLog) { self.log = log }
+    func cancel() { log.cancelRan() }
+}
+
 /// A value behind a lock, shareable with escaping closures.
 final class Locked<Value: Sendable>: Sendable {
     private let state: Mutex<Value>
@@ -95,6 +102,32 @@ struct CallResponderTests {
         #expect(log.cancelRuns == 1)
         responder.cancel()  // already cancelled: the action does not run again
         #expect(log.cancelRuns == 1)
+    }
+
+    @Test("an object registered to cancel is cancelled on cancel exactly once, at once when the call already was, never after an answer")
+    func cancellingAnObject() {
+        let log = ResponderLog()
+        let responder = log.responder()
+        responder.onCancel(cancelling: CountingCancellable(log))
+        #expect(log.cancelRuns == 0)
+        responder.cancel()
+        responder.cancel()
+        #expect(log.cancelRuns == 1)
+
+        let late = ResponderLog()
+        let cancelled = late.responder()
+        cancelled.cancel()
+        cancelled.onCancel(cancelling: CountingCancellable(late))
+        #expect(late.cancelRuns == 1)  // before onCancel returned
+
+        let answeredLog = ResponderLog()
+        let answered = answeredLog.responder()
+        answered.onCancel(cancelling: CountingCancellable(answeredLog))
+        answered.respond(.success(Self.first))
+        answered.cancel()
+        answered.onCancel(cancelling: CountingCancellable(answeredLog))
+        #expect(answeredLog.cancelRuns == 0)
+        #expect(answeredLog.messages == [Self.first])
     }
 
     @Test("an action never runs once the call is answered, whether registered before or after the answer")

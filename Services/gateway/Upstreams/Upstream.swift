@@ -77,7 +77,7 @@ final class Upstream: Sendable {
                     responder.respond(.failure(settle(error, answered: answered)))
                 }
             })
-        responder.onCancel { handle.cancel() }
+        responder.onCancel(cancelling: handle)
     }
 
     /// Runs `body` on one call of `method` whose request messages stream from the client
