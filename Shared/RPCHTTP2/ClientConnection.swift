@@ -16,7 +16,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private let onClose: @Sendable (ClientConnection, _ connected: Bool) -> Void
     private var socket: HTTP2Socket?
     private var session: HTTP2Session!
-    private var calls: [Int32: ClientCall] = [:]
+    private var calls = StreamMap<ClientCall>()
     /// The call of the latest frame: a response's frames come one after another, so most
     /// callbacks find their call here without a lookup.
     private var recentCall: ClientCall?
@@ -148,7 +148,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 return
             }
             call.streamID = id
-            calls[id] = call
+            calls.insert(call, for: id)
             if let deadline = call.deadline {
                 // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
                 call.deadlineTimer = loop.scheduleTimer(after: deadline - .now, target: call)
@@ -383,12 +383,12 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         socket?.close()
         let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)
         for call in waiting { call.complete(.failure(error)) }
-        for call in calls.values {
+        for call in calls.allValues {
             if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
             call.complete(.failure(error))
         }
         waiting = []
-        calls = [:]
+        calls.removeAll()
         recentCall = nil
         onClose(self, everConnected)
     }

@@ -13,13 +13,13 @@ public final class RPCClient: Sendable {
     /// The upstream address.
     public let target: SocketAddressText
     private let configuration: ClientConfiguration
-    private let group: EventLoopGroup
+    fileprivate let group: EventLoopGroup
     private let ownsGroup: Bool
     private let state: Mutex<ConnectionState>
     private let cursor = Atomic<Int>(0)
     /// Calls made with ``startUnary(_:request:options:mayRetry:completion:)`` whose retry waits
     /// for its delay: ``close()`` cancels them, since the timer may never fire on stopped loops.
-    private let waitingRetries = Mutex<[ObjectIdentifier: UnaryCallHandle]>([:])
+    fileprivate let waitingRetries = Mutex<[ObjectIdentifier: UnaryCallHandle]>([:])
     /// `host:port` of the target, as every request's `:authority`.
     private let authority: String
 
@@ -75,7 +75,7 @@ public final class RPCClient: Sendable {
     var isClosed: Bool { state.withLock { $0.closed } }
 
     /// Builds a call, lets `prepare` set it up, and submits it.
-    private func makeCall(path: String, options: CallOptions, prepare: (ClientCall) -> Void) throws -> ClientCall {
+    fileprivate func makeCall(path: String, options: CallOptions, prepare: (ClientCall) -> Void) throws -> ClientCall {
         var timeout: String?
         if let deadline = options.deadline {
             let remaining = deadline - .now
@@ -158,80 +158,10 @@ public final class RPCClient: Sendable {
         mayRetry: @escaping @Sendable (RPCError, ClientCall?) -> Bool = { _, _ in true },
         completion: @escaping @Sendable (_ result: Result<Data, RPCError>, _ lastAttempt: ClientCall?) -> Void
     ) -> UnaryCallHandle {
-        let handle = UnaryCallHandle()
-        UnaryAttempts(client: self, method: method, request: request, options: options, handle: handle, mayRetry: mayRetry, completion: completion)
-            .start(1)
+        let handle = UnaryCallHandle(
+            client: self, method: method, request: request, options: options, mayRetry: mayRetry, completion: completion)
+        handle.start(1)
         return handle
-    }
-
-    /// The attempts of one call made with ``startUnary(_:request:options:mayRetry:completion:)``.
-    /// A class: the closures of each attempt capture one reference instead of seven fields.
-    private final class UnaryAttempts: UnaryCallObserver {
-        let client: RPCClient
-        let method: MethodInfo
-        let request: Data
-        let options: CallOptions
-        let handle: UnaryCallHandle
-        let mayRetry: @Sendable (RPCError, ClientCall?) -> Bool
-        let completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
-        /// The attempt under way (they run one after another).
-        private let attempt = Atomic<Int>(0)
-
-        init(
-            client: RPCClient, method: MethodInfo, request: Data, options: CallOptions, handle: UnaryCallHandle,
-            mayRetry: @escaping @Sendable (RPCError, ClientCall?) -> Bool,
-            completion: @escaping @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
-        ) {
-            self.client = client
-            self.method = method
-            self.request = request
-            self.options = options
-            self.handle = handle
-            self.mayRetry = mayRetry
-            self.completion = completion
-        }
-
-        func start(_ attempt: Int) {
-            self.attempt.store(attempt, ordering: .releasing)
-            do {
-                _ = try client.makeCall(path: method.path, options: options) { call in
-                    call.prepareUnary(request, observer: self)
-                    // Tracked before it is submitted: a later attempt cannot be overtaken.
-                    handle.track(call)
-                }
-            } catch {
-                finish(attempt, .failure(error as? RPCError ?? RPCError(converting: error)), nil)
-            }
-        }
-
-        func unaryCall(_ call: ClientCall, endedWith result: Result<Data, RPCError>) {
-            finish(attempt.load(ordering: .acquiring), result, call)
-        }
-
-        /// Retries after the policy's delay when the attempt may be retried; completes otherwise.
-        /// A handle cancelled while the retry waits completes the call at once, and the retry
-        /// never starts.
-        private func finish(_ attempt: Int, _ result: Result<Data, RPCError>, _ call: ClientCall?) {
-            if case .failure(let error) = result, error.code == .unavailable, call?.hasResponseHeaders != true,
-                !client.isClosed, let delay = client.retryDelay(after: attempt, of: method, error: error, options: options),
-                mayRetry(error, call)
-            {
-                let cancelled = ClientCall.cancelledError
-                guard handle.awaitRetry(onCancel: { [self] in completion(.failure(cancelled), call) }) else {
-                    return completion(.failure(cancelled), call)
-                }
-                let key = ObjectIdentifier(handle)
-                client.waitingRetries.withLock { $0[key] = handle }
-                if client.isClosed { handle.cancel() }  // closed since the check above: close() may have missed it
-                let loop = call?.connection?.loop ?? client.group.loops[client.group.indexOfCurrentLoop() ?? 0]
-                loop.scheduleAfter(delay) { [self] in
-                    client.waitingRetries.withLock { _ = $0.removeValue(forKey: key) }
-                    if handle.beginRetry() { start(attempt + 1) }
-                }
-                return
-            }
-            completion(result, call)
-        }
     }
 
     /// The delay before retrying a failed attempt, or nil when it may not be retried (the
@@ -397,9 +327,10 @@ public struct ResponseMessages<Message: Decodable & Sendable>: AsyncSequence, Se
     }
 }
 
-/// Cancels a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``,
-/// whichever attempt it is on. Thread-safe.
-public final class UnaryCallHandle: CallCancellable {
+/// One call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``: its
+/// attempts, one after another, and the handle that cancels it, whichever attempt it is on —
+/// one object per call. Thread-safe.
+public final class UnaryCallHandle: CallCancellable, UnaryCallObserver {
     private struct State {
         var call: ClientCall?
         var cancelled = false
@@ -408,8 +339,27 @@ public final class UnaryCallHandle: CallCancellable {
     }
 
     private let state = Mutex(State())
+    private let client: RPCClient
+    private let method: MethodInfo
+    private let request: Data
+    private let options: CallOptions
+    private let mayRetry: @Sendable (RPCError, ClientCall?) -> Bool
+    private let completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
+    /// The attempt under way (they run one after another).
+    private let attempt = Atomic<Int>(0)
 
-    init() {}
+    init(
+        client: RPCClient, method: MethodInfo, request: Data, options: CallOptions,
+        mayRetry: @escaping @Sendable (RPCError, ClientCall?) -> Bool,
+        completion: @escaping @Sendable (Result<Data, RPCError>, ClientCall?) -> Void
+    ) {
+        self.client = client
+        self.method = method
+        self.request = request
+        self.options = options
+        self.mayRetry = mayRetry
+        self.completion = completion
+    }
 
     /// Cancels the current attempt (its completion reports `CANCELLED`) or, while a retry waits,
     /// completes the call with `CANCELLED` at once; no further attempt starts.
@@ -423,8 +373,53 @@ public final class UnaryCallHandle: CallCancellable {
         waitingRetry?()
     }
 
+    // MARK: Attempts
+
+    /// Starts attempt number `attempt`.
+    func start(_ attempt: Int) {
+        self.attempt.store(attempt, ordering: .releasing)
+        do {
+            _ = try client.makeCall(path: method.path, options: options) { call in
+                call.prepareUnary(request, observer: self)
+                // Tracked before it is submitted: a later attempt cannot be overtaken.
+                track(call)
+            }
+        } catch {
+            finish(attempt, .failure(error as? RPCError ?? RPCError(converting: error)), nil)
+        }
+    }
+
+    func unaryCall(_ call: ClientCall, endedWith result: Result<Data, RPCError>) {
+        finish(attempt.load(ordering: .acquiring), result, call)
+    }
+
+    /// Retries after the policy's delay when the attempt may be retried; completes otherwise.
+    /// A handle cancelled while the retry waits completes the call at once, and the retry
+    /// never starts.
+    private func finish(_ attempt: Int, _ result: Result<Data, RPCError>, _ call: ClientCall?) {
+        if case .failure(let error) = result, error.code == .unavailable, call?.hasResponseHeaders != true,
+            !client.isClosed, let delay = client.retryDelay(after: attempt, of: method, error: error, options: options),
+            mayRetry(error, call)
+        {
+            let cancelled = ClientCall.cancelledError
+            guard awaitRetry(onCancel: { [self] in completion(.failure(cancelled), call) }) else {
+                return completion(.failure(cancelled), call)
+            }
+            let key = ObjectIdentifier(self)
+            client.waitingRetries.withLock { $0[key] = self }
+            if client.isClosed { cancel() }  // closed since the check above: close() may have missed it
+            let loop = call?.connection?.loop ?? client.group.loops[client.group.indexOfCurrentLoop() ?? 0]
+            loop.scheduleAfter(delay) { [self] in
+                client.waitingRetries.withLock { _ = $0.removeValue(forKey: key) }
+                if beginRetry() { start(attempt + 1) }
+            }
+            return
+        }
+        completion(result, call)
+    }
+
     /// Follows a new attempt; cancels it at once when the handle already was.
-    func track(_ call: ClientCall) {
+    private func track(_ call: ClientCall) {
         let cancelled = state.withLock { state -> Bool in
             state.call = call
             return state.cancelled
@@ -434,7 +429,7 @@ public final class UnaryCallHandle: CallCancellable {
 
     /// Notes that a retry waits; `onCancel` completes the call if the handle is cancelled
     /// before it starts. False when the handle is cancelled already.
-    func awaitRetry(onCancel: @escaping @Sendable () -> Void) -> Bool {
+    private func awaitRetry(onCancel: @escaping @Sendable () -> Void) -> Bool {
         state.withLock { state in
             guard !state.cancelled else { return false }
             state.waitingRetry = onCancel
@@ -443,7 +438,7 @@ public final class UnaryCallHandle: CallCancellable {
     }
 
     /// Whether the waiting retry may start: false when a cancellation has completed the call.
-    func beginRetry() -> Bool {
+    private func beginRetry() -> Bool {
         state.withLock { state in
             guard state.waitingRetry != nil else { return false }
             state.waitingRetry = nil

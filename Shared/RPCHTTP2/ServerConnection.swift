@@ -12,7 +12,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     let peer: String
     private let server: HTTP2ServerCore
     private var session: HTTP2Session!
-    private var streams: [Int32: ServerStream] = [:]
+    private var streams = StreamMap<ServerStream>()
     /// The stream looked up last: nghttp2 reports a request's headers, data and end one
     /// callback after another, so most lookups need no hashing.
     private var recentStream: ServerStream?
@@ -152,7 +152,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     func sessionBeginHeaders(streamID: Int32) {
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
-        streams[streamID] = stream
+        streams.insert(stream, for: streamID)
         recentStream = stream
     }
 
@@ -451,7 +451,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if let reason { server.logger.debug("connection from \(peer) closed: \(reason)") }
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
         socket.close()
-        for stream in streams.values {
+        for stream in streams.allValues {
             if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
             stream.streamClosed = true
             stream.finish(RPCError(code: .cancelled, message: "The connection closed."))

@@ -114,6 +114,9 @@ struct MetadataTests {
         arguments: [
             "authorization", "x-api-key", "x-request-id", "traceparent", "idempotency-key", "shop-trace-bin",
             "content-language", "tes", "hosts", "upgrade-insecure", "grpc", "x-grpc-thing",
+            // the same lengths as protocol names, one byte off
+            "tf", "hast", "upgrada", "user-agenu", "connectiom", "keep-alivf", "content-typf", "content-lengtg",
+            "proxy-connectiom", "transfer-encodinh", "",
         ])
     func custom(name: String) {
         #expect(Metadata.isCustom(name))
