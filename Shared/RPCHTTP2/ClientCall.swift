@@ -19,7 +19,9 @@ public final class ClientCall: @unchecked Sendable {
     struct Shared {
         var buffers = StreamBuffers()
         var sendClosed = false
-        var responseHeaders: Metadata?
+        /// The response headers once they came: the content type apart from the rest, so a
+        /// call whose only header is its content type (nearly all) builds no list for it.
+        var responseHead: (contentType: String, rest: Metadata)?
         var headersWaiters: [CheckedContinuation<Metadata, any Error>] = []
         var status: Result<Void, RPCError>?
         /// For a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``:
@@ -40,7 +42,9 @@ public final class ClientCall: @unchecked Sendable {
     var deframer: MessageDeframer
     var httpStatus = 0
     var receivedHeaders = false
+    /// The response headers but the content type, which is kept apart (``responseContentType``).
     var responseMetadata = Metadata()
+    var responseContentType = ""
     var trailers = Metadata()
     /// Whether the trailers' (first) `grpc-status` was `0`: read from bytes, not kept in
     /// `trailers`, since nothing else in them changes the outcome of a successful call.
@@ -109,7 +113,7 @@ public final class ClientCall: @unchecked Sendable {
     public func responseHeaders() async throws -> Metadata {
         try await withCheckedThrowingContinuation { continuation in
             let ready = shared.withLock { state -> Result<Metadata, RPCError>? in
-                if let headers = state.responseHeaders { return .success(headers) }
+                if let head = state.responseHead { return .success(Self.headers(head)) }
                 if case .failure(let error) = state.status { return .failure(error) }
                 state.headersWaiters.append(continuation)
                 return nil
@@ -119,7 +123,7 @@ public final class ClientCall: @unchecked Sendable {
     }
 
     /// Whether response headers have arrived (a retry is no longer transparent after that).
-    public var hasResponseHeaders: Bool { shared.withLock { $0.responseHeaders != nil } }
+    public var hasResponseHeaders: Bool { shared.withLock { $0.responseHead != nil } }
 
     /// Whether the server answered at all — headers, or a Trailers-Only status — as opposed
     /// to a call that failed for want of a connection (what a circuit breaker counts).
@@ -179,7 +183,7 @@ public final class ClientCall: @unchecked Sendable {
                 state.observer = nil
             }
             defer { state.headersWaiters.removeAll() }
-            return (reader, writer, state.responseHeaders == nil ? state.headersWaiters : [], true, unary)
+            return (reader, writer, state.responseHead == nil ? state.headersWaiters : [], true, unary)
         }
         guard first else { return }
         if resetStream { connection?.reset(self) }
@@ -196,14 +200,25 @@ public final class ClientCall: @unchecked Sendable {
         }
     }
 
-    /// Records the response headers.
-    func didReceiveHeaders(_ metadata: Metadata) {
+    /// Records the response headers: the content type and the other headers.
+    func didReceiveHeaders(contentType: String, rest: Metadata) {
         let waiters = shared.withLock { state in
-            state.responseHeaders = metadata
+            state.responseHead = (contentType, rest)
             defer { state.headersWaiters.removeAll() }
             return state.headersWaiters
         }
-        for waiter in waiters { waiter.resume(returning: metadata) }
+        guard !waiters.isEmpty else { return }
+        let headers = Self.headers((contentType, rest))
+        for waiter in waiters { waiter.resume(returning: headers) }
+    }
+
+    /// The response headers as callers see them: the content type first, as it came, then the rest.
+    private static func headers(_ head: (contentType: String, rest: Metadata)) -> Metadata {
+        guard !head.contentType.isEmpty else { return head.rest }
+        var headers = Metadata()
+        headers.add("content-type", head.contentType)
+        for entry in head.rest { headers.add(entry.name, entry.value) }
+        return headers
     }
 
     /// Queues a response message for the reader; returns whether window may be granted.

@@ -230,6 +230,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             return
         }
         let isContentType = name.count == 12 && KnownHeader(name) == .contentType
+        if isContentType && !call.receivedHeaders {
+            call.responseContentType = KnownHeader.contentType(value)
+            return
+        }
         let name = String(decoding: name, as: UTF8.self)
         let value = isContentType ? KnownHeader.contentType(value) : String(decoding: value, as: UTF8.self)
         if call.receivedHeaders {
@@ -244,7 +248,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
         if !call.receivedHeaders {
             call.receivedHeaders = true
             call.answered.store(true, ordering: .releasing)
-            let contentType = call.responseMetadata["content-type"] ?? ""
+            let contentType = call.responseContentType
             if call.httpStatus != 200 {
                 // Not a gRPC response: the status comes from the HTTP status table.
                 call.complete(.failure(RPCError.fromTrailers(call.responseMetadata, httpStatus: call.httpStatus)
@@ -259,7 +263,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
                 finish(call, trailers: call.responseMetadata)
                 return
             }
-            call.didReceiveHeaders(call.responseMetadata)
+            call.didReceiveHeaders(contentType: contentType, rest: call.responseMetadata)
         } else if endStream {
             if call.trailersSaidOK && !call.deframer.hasPartialMessage {
                 call.complete(.success(()))  // grpc-status 0 came first: what follows it cannot change that

@@ -86,7 +86,8 @@ public final class RPCClient: Sendable {
         }
         // The connection first: a call that cannot have one is never built (nor prepared).
         let connection = try connection()
-        let head = RequestHead(path: path, authority: authority, timeout: timeout, metadata: options.metadata)
+        let head = RequestHead(
+            path: path, authority: authority, timeout: timeout, metadata: options.metadata, requestID: options.requestID)
         let call = ClientCall(head: head, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
         prepare(call)
         connection.submit(call)

@@ -12,6 +12,9 @@ struct RequestHead: Sendable {
     let timeout: String?
     /// The caller's metadata; its custom entries are sent, protocol names are not.
     let metadata: Metadata
+    /// `x-request-id`, when given apart from the metadata (``CallOptions/requestID``): it is sent
+    /// in place of any `x-request-id` entry of the metadata.
+    var requestID: RequestID? = nil
 
     /// Calls `body` with each field, in the order they are sent, and whether HPACK must never
     /// index it (``KnownHeader/isNeverIndexed(_:)``), threading `state` through (an inout
@@ -28,7 +31,9 @@ struct RequestHead: Sendable {
         body(&state, "te", "trailers", false)
         body(&state, "user-agent", "storefront-rpc/1", false)
         if let timeout { body(&state, "grpc-timeout", timeout, true) }
+        if let requestID { body(&state, MetadataKey.requestID, requestID.description, true) }
         for entry in metadata where Metadata.isCustom(entry.name) {
+            if requestID != nil && entry.name == MetadataKey.requestID { continue }
             body(&state, entry.name, entry.value, KnownHeader.isNeverIndexed(entry.name))
         }
     }

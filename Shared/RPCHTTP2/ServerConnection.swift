@@ -85,8 +85,16 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     // MARK: Handler-side requests
 
-    /// Asks the loop to push a stream's new output (or grant its window). Any thread.
+    /// Asks the loop to push a stream's new output (or grant its window). Any thread. On the
+    /// loop itself (an immediate handler's answer, a callback answered from an upstream
+    /// connection of the same loop, a handler that stays on the loop) the output is pushed at
+    /// once, without a queued task; the socket write still waits for the end of the iteration.
     func scheduleFlush(_ stream: ServerStream) {
+        if loop.inEventLoop {
+            guard !closed else { return }
+            push(stream)
+            return flushSoon()
+        }
         let schedule = pending.withLock { state -> Bool in
             state.streams.append(stream)
             defer { state.scheduled = true }
@@ -102,14 +110,18 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
             return state.streams
         }
         guard !closed else { return }
-        for stream in ready where !stream.streamClosed {
-            pushResponse(stream)
-            if stream.ungranted > 0 && stream.canGrantWindow {
-                session.consume(streamID: stream.id, count: stream.ungranted)
-                stream.ungranted = 0
-            }
-        }
+        for stream in ready { push(stream) }
         flushSoon()
+    }
+
+    /// Hands a stream's new output to nghttp2 and grants the window its handler has freed.
+    private func push(_ stream: ServerStream) {
+        guard !stream.streamClosed else { return }
+        pushResponse(stream)
+        if stream.ungranted > 0 && stream.canGrantWindow {
+            session.consume(streamID: stream.id, count: stream.ungranted)
+            stream.ungranted = 0
+        }
     }
 
     private func pushResponse(_ stream: ServerStream) {

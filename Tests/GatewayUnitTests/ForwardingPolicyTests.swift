@@ -22,7 +22,17 @@ struct ForwardingPolicyTests {
         ]
         let options = ForwardingPolicy().options(for: context(OrderContract.placeOrder.info, metadata: incoming))
         for entry in incoming { #expect(options.metadata[entry.name] == entry.value) }
-        #expect(options.metadata["x-request-id"] == "req-1")
+        #expect(options.requestID?.description == "req-1")
+    }
+
+    @Test("a request id the client sent is the one that goes up, once")
+    func clientRequestID() {
+        let incoming: Metadata = ["x-request-id": "client-7", "x-custom": "yes"]
+        let forwarded = ForwardingPolicy().options(for: ServerContext(
+            method: CatalogContract.getProduct.info, metadata: incoming, deadline: nil, requestID: "client-7",
+            peer: "127.0.0.1:5000", logger: Logger(label: "test")))
+        #expect(forwarded.requestID?.description == "client-7")
+        #expect(forwarded.metadata == incoming)  // passed on as it is, not copied to change one entry
     }
 
     @Test("a unary call without a deadline gets the default; a stream gets none")
@@ -50,7 +60,7 @@ struct ForwardingPolicyTests {
         let options = ForwardingPolicy().composedOptions(for: context(StorefrontContract.getHome.info, metadata: incoming))
         #expect(options.metadata["authorization"] == "Bearer abc")
         #expect(options.metadata["traceparent"] == "00-1-2-01")
-        #expect(options.metadata["x-request-id"] == "req-1")
+        #expect(options.requestID?.description == "req-1")
         #expect(options.metadata["x-api-key"] == nil)
         #expect(options.deadline != nil)
     }

@@ -32,6 +32,31 @@ extension LiveTests {
             }
         }
 
+        @Test("a request id given apart from the metadata reaches the handler, in place of the metadata's own")
+        func requestIDApart() async throws {
+            try await withLiveServer { live in
+                var options = CallOptions(metadata: [MetadataKey.requestID: "from-metadata"])
+                options.requestID = RequestID("apart-1")
+                let response = try await live.client.unary(EchoContract.unary, TextMessage(text: "metadata"), options: options)
+                #expect(response.text == "apart-1")
+            }
+        }
+
+        @Test("a call's response headers are the content type the server answered with")
+        func responseHeaders() async throws {
+            try await withLiveServer { live in
+                let call = try live.client.makeCall(path: EchoContract.unary.path, options: CallOptions(timeout: .seconds(5)))
+                try await call.send(try JSONCodec.shared.encode(TextMessage(text: "headers")))
+                call.finishSending()
+                let headers = try await call.responseHeaders()
+                #expect(headers["content-type"] == "application/grpc+json")
+                #expect(headers.count == 1)
+                #expect(call.hasResponseHeaders)
+                while try await call.nextMessage() != nil {}
+                #expect(try await call.responseHeaders() == headers)  // asked again after the end: the same
+            }
+        }
+
         @Test("a server-streaming call delivers every message in order, or none", arguments: [5, 0])
         func serverStreaming(count: Int) async throws {
             try await withLiveServer { live in

@@ -90,6 +90,22 @@ struct RequestHeadTests {
         #expect(neverIndexedFields(plain).isEmpty)
     }
 
+    @Test("a request id given apart from the metadata is sent after the timeout, never indexed, in place of the metadata's own")
+    func requestIDApart() {
+        let metadata: Metadata = ["x-custom": "1", "x-request-id": "from-metadata", "authorization": "Bearer t"]
+        let head = RequestHead(
+            path: "/a.B/C", authority: "h:1", timeout: "100m", metadata: metadata, requestID: RequestID("given-1"))
+        #expect(fields(head) == [
+            ":method: POST", ":scheme: http", ":path: /a.B/C", ":authority: h:1",
+            "content-type: application/grpc+json", "te: trailers", "user-agent: storefront-rpc/1", "grpc-timeout: 100m",
+            "x-request-id: given-1", "x-custom: 1", "authorization: Bearer t",
+        ])
+        #expect(neverIndexedFields(head) == ["grpc-timeout", "x-request-id", "authorization"])
+        let made = RequestID.next()
+        let plain = RequestHead(path: "/a.B/C", authority: "h:1", timeout: nil, metadata: Metadata(), requestID: made)
+        #expect(fields(plain).last == "x-request-id: \(made)")
+    }
+
     @Test("without a deadline there is no grpc-timeout, and protocol names in the metadata are not sent")
     func noTimeoutNoProtocolNames() {
         let metadata: Metadata = [

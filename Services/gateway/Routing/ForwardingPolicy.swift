@@ -13,9 +13,11 @@ struct ForwardingPolicy: Sendable {
 
     /// The options of the upstream call made while serving `context`.
     func options(for context: ServerContext) -> CallOptions {
-        var metadata = context.metadata
-        metadata.set(MetadataKey.requestID, context.requestID)
-        return CallOptions(metadata: metadata, deadline: deadline(for: context))
+        // The request id travels beside the metadata, so the client's list is passed on as it
+        // is rather than copied to change one entry.
+        var options = CallOptions(metadata: context.metadata, deadline: deadline(for: context))
+        options.requestID = context.requestIDValue
+        return options
     }
 
     /// The options of a call the gateway composes itself (GetHome, GetProductPage): only the
