@@ -65,6 +65,9 @@ final class HTTP2Session {
     // only run inside calls the delegate makes. Held by its concrete type, so a callback reaches
     // it without the retain and release that loading a protocol-typed reference costs.
     private let delegate: DelegateReference
+    /// nghttp2's allocations for this session (free lists per size instead of malloc and free
+    /// for each of a stream's blocks); freed after the session.
+    private let memory = SessionMemory()
 
     private enum DelegateReference {
         case server(Unmanaged<ServerConnection>)
@@ -107,10 +110,14 @@ final class HTTP2Session {
         if !server { nghttp2_option_set_peer_max_concurrent_streams(option, 100) }
 
         let userData = Unmanaged.passUnretained(self).toOpaque()
+        // nghttp2 copies the struct; `memory` lives as long as the session (freed after it).
+        var mem = nghttp2_mem(
+            mem_user_data: Unmanaged.passUnretained(memory).toOpaque(), malloc: memoryAllocate, free: memoryFree,
+            calloc: memoryAllocateZeroed, realloc: memoryReallocate)
         if server {
-            nghttp2_session_server_new2(&session, callbacks, userData, option)
+            nghttp2_session_server_new3(&session, callbacks, userData, option, &mem)
         } else {
-            nghttp2_session_client_new2(&session, callbacks, userData, option)
+            nghttp2_session_client_new3(&session, callbacks, userData, option, &mem)
         }
         var settings = [
             nghttp2_settings_entry(settings_id: Int32(NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS.rawValue), value: limits.maxConcurrentStreams),
@@ -338,6 +345,19 @@ struct HTTP2SessionError: Error, CustomStringConvertible {
 private let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
 private let dataType = UInt8(NGHTTP2_DATA.rawValue)
 private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
+
+// nghttp2_mem hooks: the session's ``SessionMemory``, reached without retaining it.
+private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (SessionMemory) -> Result) -> Result {
+    Unmanaged<SessionMemory>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+}
+private let memoryAllocate: nghttp2_malloc = { size, userData in withMemory(userData) { $0.allocate(size) } }
+private let memoryFree: nghttp2_free = { pointer, userData in withMemory(userData) { $0.free(pointer) } }
+private let memoryAllocateZeroed: nghttp2_calloc = { count, size, userData in
+    withMemory(userData) { $0.allocateZeroed(count: count, size: size) }
+}
+private let memoryReallocate: nghttp2_realloc = { pointer, size, userData in
+    withMemory(userData) { $0.reallocate(pointer, to: size) }
+}
 
 private let onBeginHeaders: nghttp2_on_begin_headers_callback = { _, frame, userData in
     guard let frame, frame.pointee.hd.type == headersType else { return 0 }

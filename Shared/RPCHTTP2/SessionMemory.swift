@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
+
+/// The memory of one HTTP/2 session's library allocations (nghttp2's, through its `nghttp2_mem`
+/// hooks in ``HTTP2Session``): freed blocks of the common sizes go onto a free list per size and
+/// are handed out again, instead of a `malloc` and a `free` each — nghttp2 allocates and frees
+/// about a dozen small blocks per stream (the stream, its frames, header copies).
+///
+/// Every block starts with a 16-byte header holding its size class (-1 for a block larger than
+/// the largest class, which comes from and goes back to `malloc`), so blocks stay 16-byte
+/// aligned and a free needs no size. At most ``keptPerClass`` blocks wait per class (fewer of the
+/// large ones: at most ~120 KiB per session); the rest go back to the system, and whatever
+/// waits is freed with the session.
+///
+/// Not thread-safe: used by its session, on the session's thread (and by the thread that ends
+/// the session, once no other uses it).
+final class SessionMemory {
+    /// Payload sizes of the classes.
+    static let classSizes = [64, 128, 256, 512, 1024, 2048, 4096]
+    /// How many free blocks each class keeps.
+    static let keptPerClass = [128, 128, 64, 32, 16, 8, 8]
+    /// Where each class's slots start in `lists`.
+    private static let firstSlot = keptPerClass.indices.map { keptPerClass[..<$0].reduce(0, +) }
+    private static let headerSize = 16
+
+    /// Free blocks (their headers), `keptPerClass[c]` slots for class `c`.
+    private let lists: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// How many free blocks each class holds.
+    private let counts: UnsafeMutablePointer<Int>
+
+    init() {
+        let slots = Self.keptPerClass.reduce(0, +)
+        lists = .allocate(capacity: slots)
+        lists.initialize(repeating: nil, count: slots)
+        counts = .allocate(capacity: Self.classSizes.count)
+        counts.initialize(repeating: 0, count: Self.classSizes.count)
+    }
+
+    deinit {
+        for sizeClass in 0..<Self.classSizes.count {
+            for index in 0..<counts[sizeClass] { Glibc.free(lists[Self.firstSlot[sizeClass] + index]) }
+        }
+        lists.deallocate()
+        counts.deallocate()
+    }
+
+    /// How many free blocks wait in the lists (for tests).
+    var freeBlocks: Int { (0..<Self.classSizes.count).reduce(0) { $0 + counts[$1] } }
+
+    /// A block of at least `size` bytes, or nil when the system has no memory.
+    func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
+        let sizeClass = Self.sizeClass(for: size)
+        if sizeClass >= 0, counts[sizeClass] > 0 {
+            counts[sizeClass] -= 1
+            return lists[Self.firstSlot[sizeClass] + counts[sizeClass]]! + Self.headerSize
+        }
+        let payload = sizeClass >= 0 ? Self.classSizes[sizeClass] : size
+        guard let block = malloc(payload + Self.headerSize) else { return nil }
+        block.storeBytes(of: sizeClass, as: Int.self)
+        return block + Self.headerSize
+    }
+
+    /// A zeroed block for `count` elements of `size` bytes; nil on overflow or no memory.
+    func allocateZeroed(count: Int, size: Int) -> UnsafeMutableRawPointer? {
+        let (total, overflow) = count.multipliedReportingOverflow(by: size)
+        guard !overflow, let pointer = allocate(total) else { return nil }
+        pointer.initializeMemory(as: UInt8.self, repeating: 0, count: total)
+        return pointer
+    }
+
+    /// Gives a block back (nil is ignored, as `free` does).
+    func free(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
+        let block = pointer - Self.headerSize
+        let sizeClass = block.load(as: Int.self)
+        if sizeClass >= 0, counts[sizeClass] < Self.keptPerClass[sizeClass] {
+            lists[Self.firstSlot[sizeClass] + counts[sizeClass]] = block
+            counts[sizeClass] += 1
+        } else {
+            Glibc.free(block)
+        }
+    }
+
+    /// `realloc`: the block itself while `size` fits its class, else a new one with the old
+    /// contents; nil (the old block untouched) when the system has no memory.
+    func reallocate(_ pointer: UnsafeMutableRawPointer?, to size: Int) -> UnsafeMutableRawPointer? {
+        guard let pointer else { return allocate(size) }
+        let block = pointer - Self.headerSize
+        let sizeClass = block.load(as: Int.self)
+        if sizeClass < 0 {
+            guard let moved = realloc(block, size + Self.headerSize) else { return nil }
+            return moved + Self.headerSize
+        }
+        if size <= Self.classSizes[sizeClass] { return pointer }
+        guard let grown = allocate(size) else { return nil }
+        grown.copyMemory(from: pointer, byteCount: Self.classSizes[sizeClass])
+        free(pointer)
+        return grown
+    }
+
+    /// The smallest class that holds `size` bytes, or -1 when none does.
+    private static func sizeClass(for size: Int) -> Int {
+        guard size <= classSizes[classSizes.count - 1] else { return -1 }
+        var sizeClass = 0
+        while classSizes[sizeClass] < size { sizeClass += 1 }
+        return sizeClass
+    }
+}

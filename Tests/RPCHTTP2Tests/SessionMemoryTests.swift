@@ -1,0 +1,73 @@
+@testable import RPCHTTP2
+import Testing
+
+@Suite("Session memory")
+struct SessionMemoryTests {
+    @Test("a freed block of a class is handed out again for a request of that class")
+    func reuse() throws {
+        let memory = SessionMemory()
+        let first = try #require(memory.allocate(100))
+        #expect(Int(bitPattern: first) % 16 == 0)
+        memory.free(first)
+        #expect(memory.freeBlocks == 1)
+        let second = try #require(memory.allocate(120))  // the same class (up to 128 bytes)
+        #expect(second == first)
+        #expect(memory.freeBlocks == 0)
+        let other = try #require(memory.allocate(200))  // the next class: a new block
+        #expect(other != first)
+        memory.free(second)
+        memory.free(other)
+        memory.free(nil)
+        #expect(memory.freeBlocks == 2)
+    }
+
+    @Test("blocks larger than every class come from the system and go back to it")
+    func large() throws {
+        let memory = SessionMemory()
+        let size = SessionMemory.classSizes.last! + 1
+        let block = try #require(memory.allocate(size))
+        block.initializeMemory(as: UInt8.self, repeating: 0xAB, count: size)
+        let grown = try #require(memory.reallocate(block, to: size * 4))
+        #expect(grown.load(fromByteOffset: size - 1, as: UInt8.self) == 0xAB)
+        memory.free(grown)
+        #expect(memory.freeBlocks == 0)
+    }
+
+    @Test("realloc keeps the block while the size fits its class and moves the contents when it grows past")
+    func reallocate() throws {
+        let memory = SessionMemory()
+        let block = try #require(memory.reallocate(nil, to: 40))  // realloc(nil) is malloc
+        for index in 0..<40 { block.storeBytes(of: UInt8(index), toByteOffset: index, as: UInt8.self) }
+        #expect(memory.reallocate(block, to: 64) == block)
+        let grown = try #require(memory.reallocate(block, to: 3000))
+        #expect(grown != block)
+        for index in 0..<40 { #expect(grown.load(fromByteOffset: index, as: UInt8.self) == UInt8(index)) }
+        #expect(memory.freeBlocks == 1)  // the old block waits for reuse
+        memory.free(grown)
+    }
+
+    @Test("calloc zeroes a reused block, and an overflowing size is refused")
+    func zeroed() throws {
+        let memory = SessionMemory()
+        let dirty = try #require(memory.allocate(64))
+        dirty.initializeMemory(as: UInt8.self, repeating: 0xFF, count: 64)
+        memory.free(dirty)
+        let clean = try #require(memory.allocateZeroed(count: 8, size: 8))
+        #expect(clean == dirty)
+        #expect((0..<64).allSatisfy { clean.load(fromByteOffset: $0, as: UInt8.self) == 0 })
+        #expect(memory.allocateZeroed(count: Int.max, size: 2) == nil)
+        memory.free(clean)
+    }
+
+    @Test("each class keeps a bounded number of free blocks, fewer of the large ones")
+    func bounded() throws {
+        for (sizeClass, size) in SessionMemory.classSizes.enumerated() {
+            let memory = SessionMemory()
+            let kept = SessionMemory.keptPerClass[sizeClass]
+            let blocks = try (0..<(kept + 10)).map { _ in try #require(memory.allocate(size)) }
+            for block in blocks { memory.free(block) }
+            #expect(memory.freeBlocks == kept)
+        }
+        #expect(SessionMemory.keptPerClass == SessionMemory.keptPerClass.sorted(by: >))
+    }
+}
