@@ -67,6 +67,8 @@ extension LiveTests.StartUnaryTests {
         try await Self.withServer(configureClient: {
             $0.retry.initialBackoff = .seconds(1)
             $0.retry.maxBackoff = .seconds(1)
+            // The whole second: a jittered delay near 0 would retry before the test can cancel.
+            $0.retry.jitter = { 1 }
         }) { client, _, state, _ in
             state.failuresLeft.store(100, ordering: .relaxed)
             let veto = UnaryRetryVeto()
@@ -129,6 +131,7 @@ extension LiveTests.StartUnaryTests {
             let (client, _) = try Self.makeClient(port: port) {
                 $0.retry.initialBackoff = .seconds(1)
                 $0.retry.maxBackoff = .seconds(1)
+                $0.retry.jitter = { 1 }  // a delay near 0 would retry before the test closes the client
             }
             let veto = UnaryRetryVeto()
             let recorder = UnaryCompletionRecorder()

@@ -196,3 +196,27 @@ struct TransportUnitTests {
         #expect(Array(rest.prefix(8)) == [3, 4, 0, 0, 0, 0, 1, 5])
     }
 }
+
+@Suite("Retry policy")
+struct RetryPolicyTests {
+    @Test("a delay is its share of the backoff, which grows by the multiplier up to the cap")
+    func delays() {
+        var policy = RetryPolicy()
+        policy.jitter = { 1 }
+        #expect((1...6).map { policy.delay(beforeRetry: $0) } == [
+            .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1),
+        ])
+        policy.jitter = { 0.5 }
+        #expect(policy.delay(beforeRetry: 2) == .milliseconds(100))
+        policy.jitter = { 0 }
+        #expect(policy.delay(beforeRetry: 3) == .zero)
+    }
+
+    @Test("by default each delay is drawn anew, within 0 and the backoff")
+    func jittered() {
+        let policy = RetryPolicy()
+        let delays = (0..<200).map { _ in policy.delay(beforeRetry: 1) }
+        #expect(delays.allSatisfy { $0 >= .zero && $0 <= .milliseconds(100) })
+        #expect(Set(delays.map { $0.components.attoseconds }).count > 1)
+    }
+}
