@@ -81,10 +81,11 @@ public struct CallOptions: Sendable {
         self.deadline = timeout.map { ContinuousClock.now + $0 }
     }
 
-    /// Options with an absolute deadline.
-    public init(metadata: Metadata = Metadata(), deadline: ContinuousClock.Instant?) {
+    /// Options with an absolute deadline and, if given, the request id to send.
+    public init(metadata: Metadata = Metadata(), deadline: ContinuousClock.Instant?, requestID: RequestID? = nil) {
         self.metadata = metadata
         self.deadline = deadline
+        self.requestID = requestID
     }
 
     /// Options for a call made while serving `context`: the request id, trace context and
@@ -95,8 +96,6 @@ public struct CallOptions: Sendable {
             if let value = context.metadata[key] { metadata.set(key, value) }
         }
         for entry in extra { metadata.set(entry.name, entry.value) }
-        var options = CallOptions(metadata: metadata, deadline: context.deadline)
-        options.requestID = context.requestIDValue
-        return options
+        return CallOptions(metadata: metadata, deadline: context.deadline, requestID: context.requestIDValue)
     }
 }

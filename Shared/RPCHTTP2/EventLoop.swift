@@ -344,11 +344,6 @@ struct TimerSlots {
     private var free: [Int] = []
 
     /// Stores an action; returns its id.
-    mutating func insert(_ action: @escaping () -> Void) -> UInt64 {
-        insert(.run(action))
-    }
-
-    /// Stores an action; returns its id.
     mutating func insert(_ action: TimerAction) -> UInt64 {
         let slot: Int
         if let reused = free.popLast() {

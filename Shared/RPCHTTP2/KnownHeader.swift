@@ -33,8 +33,8 @@ enum KnownHeader {
     /// Whether HPACK must never add a request header to its tables: secrets (a shared
     /// compression table is what CRIME-style attacks probe) and values that are new on every
     /// call (indexing them would only evict the entries that do repeat, on both ends). Names
-    /// are lower-case metadata keys; all of these are short enough for Swift's inline strings,
-    /// so each comparison is two machine words.
+    /// are lower-case metadata keys; only metadata entries are looked up here (the fixed
+    /// request fields carry their answer, see ``RequestHead/forEachField(_:_:)``).
     static func isNeverIndexed(_ name: String) -> Bool {
         switch name {
         case "authorization", "x-api-key", "grpc-timeout", "x-request-id", "traceparent", "tracestate", "idempotency-key":

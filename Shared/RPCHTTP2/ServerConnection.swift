@@ -14,7 +14,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private var session: HTTP2Session!
     private var streams = StreamMap<ServerStream>()
     /// The stream looked up last: nghttp2 reports a request's headers, data and end one
-    /// callback after another, so most lookups need no hashing.
+    /// callback after another, so most lookups need no table probe.
     private var recentStream: ServerStream?
     /// The `:path` of the latest request and its route: clients call the same few methods over
     /// and over, so a request for the same path reuses the string and skips the lookup.

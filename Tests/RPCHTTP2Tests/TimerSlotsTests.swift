@@ -7,8 +7,8 @@ struct TimerSlotsTests {
     func insertAndRemove() {
         var slots = TimerSlots()
         var fired: [Int] = []
-        let first = slots.insert { fired.append(1) }
-        let second = slots.insert { fired.append(2) }
+        let first = slots.insert(.run { fired.append(1) })
+        let second = slots.insert(.run { fired.append(2) })
         #expect(first != second)
         #expect(slots.contains(first) && slots.contains(second))
         slots.remove(second)?()
@@ -22,9 +22,9 @@ struct TimerSlotsTests {
     @Test("a reused slot does not answer to the id of the timer that had it before")
     func staleIDAfterReuse() {
         var slots = TimerSlots()
-        let old = slots.insert {}
+        let old = slots.insert(.run {})
         _ = slots.remove(old)
-        let new = slots.insert {}
+        let new = slots.insert(.run {})
         #expect(new & 0xFFFF_FFFF == old & 0xFFFF_FFFF)  // the same slot, taken again at once
         #expect(new != old)
         #expect(!slots.contains(old))
@@ -36,7 +36,7 @@ struct TimerSlotsTests {
     func unknownIDs() {
         var slots = TimerSlots()
         #expect(!slots.contains(0))
-        let id = slots.insert {}
+        let id = slots.insert(.run {})
         #expect(!slots.contains(id + 1))
         #expect(!slots.contains(UInt64(7) << 32 | (id & 0xFFFF_FFFF)))
         #expect(slots.remove(UInt64.max) == nil)

@@ -15,9 +15,7 @@ struct ForwardingPolicy: Sendable {
     func options(for context: ServerContext) -> CallOptions {
         // The request id travels beside the metadata, so the client's list is passed on as it
         // is rather than copied to change one entry.
-        var options = CallOptions(metadata: context.metadata, deadline: deadline(for: context))
-        options.requestID = context.requestIDValue
-        return options
+        CallOptions(metadata: context.metadata, deadline: deadline(for: context), requestID: context.requestIDValue)
     }
 
     /// The options of a call the gateway composes itself (GetHome, GetProductPage): only the
