@@ -84,10 +84,10 @@ struct GatewayServer: Sendable {
         RouteTable.register(
             on: &router,
             routes: [
-                (AuthContract.all, authUpstream), (CatalogContract.all, catalog), (BasketContract.all, basket),
-                (OrderContract.all, order),
-            ],
-            policy: configuration.policy)
+                (AuthContract.all, authUpstream, configuration.policy.vouchingForClients(with: internalKey)),
+                (CatalogContract.all, catalog, configuration.policy), (BasketContract.all, basket, configuration.policy),
+                (OrderContract.all, order, configuration.policy),
+            ])
         StorefrontService(catalog: catalog, basket: basket, policy: configuration.policy).register(on: &router)
 
         let health = HealthMonitor()

@@ -76,6 +76,9 @@ public enum MetadataKey {
         public static let traceparent = "traceparent"
         /// Required on PlaceOrder.
         public static let idempotencyKey = "idempotency-key"
+        /// The client's address, named by the gateway for the services that count clients by
+        /// address; trusted only beside the internal key.
+        public static let forwardedFor = "x-forwarded-for"
 }
 
 extension Metadata {

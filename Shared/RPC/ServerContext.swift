@@ -45,6 +45,9 @@ public struct ServerContext: Sendable {
     public var requestIDValue: RequestID { call.requestID }
     /// The remote address, `host:port`.
     public var peer: String { call.peer }
+    /// The host part of ``peer``, without the port or an IPv6 address's brackets: what rate
+    /// limits count a client by.
+    public var peerHost: String { Self.host(ofPeer: call.peer) }
     /// The request's content type, echoed in the response.
     public var contentType: String { call.contentType }
     /// A logger carrying the request id; built on first use, since most calls never log.
@@ -83,6 +86,15 @@ public struct ServerContext: Sendable {
     /// The time left before the deadline, if there is one.
     public var remainingTime: Duration? {
         deadline.map { $0 - ContinuousClock.now }
+    }
+
+    /// The host part of `host:port` or `[v6]:port`; a peer without a port as it is.
+    static func host(ofPeer peer: String) -> String {
+        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
+            return String(peer[peer.index(after: peer.startIndex)..<close])
+        }
+        guard let colon = peer.lastIndex(of: ":") else { return peer }
+        return String(peer[..<colon])
     }
 }
 

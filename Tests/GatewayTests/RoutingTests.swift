@@ -151,4 +151,31 @@ struct RoutingTests {
             #expect(try await stack.gatewayHealth() == .serving)
         }
     }
+
+    @Test("auth-svc counts each client behind the gateway by its own address, whatever x-forwarded-for it sends")
+    func clientAddressReachesAuth() async throws {
+        // Listening on both stacks, the gateway sees a client of 127.0.0.1 and one of ::1 as two
+        // addresses; without the gateway naming them, auth-svc would see its one address for both.
+        try await withGateway(gatewayArguments: ["--host", "::"]) { stack in
+            let first = try stack.gateway
+            let second = try RPCClient(target: SocketAddressText(host: "::1", port: try stack.service(.gateway).port))
+            func signUp(_ client: RPCClient, metadata: Metadata = [:]) async throws -> UserResponse {
+                let email = "addr-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+                return try await client.unary(
+                    AuthContract.signUp, SignUpRequest(email: email, password: "amber-orchard-violin-58"),
+                    options: CallOptions(metadata: metadata, timeout: .seconds(15)))
+            }
+            do {
+                for _ in 0..<10 { _ = try await signUp(first) }  // auth-svc's burst per address
+                await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
+                    try await signUp(first, metadata: ["x-forwarded-for": "198.51.100.7", "x-api-key": "guess"])
+                }
+                _ = try await signUp(second)  // another address, another bucket
+            } catch {
+                await second.close()
+                throw error
+            }
+            await second.close()
+        }
+    }
 }

@@ -54,6 +54,25 @@ struct ForwardingPolicyTests {
         }
     }
 
+    @Test("to a service counting clients by address, the client's host and the internal key replace what the client sent")
+    func vouchingForClients() {
+        let incoming: Metadata = [
+            "authorization": "Bearer abc", "x-api-key": "guess", "x-forwarded-for": "192.0.2.1, 10.0.0.1", "x-custom": "yes",
+        ]
+        let policy = ForwardingPolicy().vouchingForClients(with: "internal-key")
+        for (peer, host) in [("203.0.113.7:5000", "203.0.113.7"), ("[2001:db8::5]:443", "2001:db8::5")] {
+            let options = policy.options(for: ServerContext(
+                method: AuthContract.signUp.info, metadata: incoming, deadline: nil, requestID: "req-1", peer: peer,
+                logger: Logger(label: "test")))
+            #expect(options.metadata.values(of: "x-forwarded-for") == [host])
+            #expect(options.metadata.values(of: "x-api-key") == ["internal-key"])
+            #expect(options.metadata["authorization"] == "Bearer abc")
+            #expect(options.metadata["x-custom"] == "yes")
+        }
+        // Other upstreams get the client's list as it is.
+        #expect(ForwardingPolicy().options(for: context(CatalogContract.getProduct.info, metadata: incoming)).metadata == incoming)
+    }
+
     @Test("a composed call carries only identity, request id and trace context")
     func composed() {
         let incoming: Metadata = ["authorization": "Bearer abc", "x-api-key": "k", "traceparent": "00-1-2-01"]

@@ -12,13 +12,6 @@ struct InterceptorTests {
         ServerContext(method: method, metadata: metadata, deadline: nil, requestID: "r", peer: peer, logger: Logger(label: "t"))
     }
 
-    @Test("the host of a peer address", arguments: [
-        ("127.0.0.1:5000", "127.0.0.1"), ("[::1]:443", "::1"), ("[2001:db8::2]:8080", "2001:db8::2"), ("unix", "unix"),
-    ])
-    func host(peer: String, host: String) {
-        #expect(RateLimitInterceptor.host(of: peer) == host)
-    }
-
     @Test("an anonymous client is limited by its address, whatever port it calls from")
     func anonymousByAddress() async throws {
         let limiter = RateLimitInterceptor(perSecond: 0.001, burst: 2)

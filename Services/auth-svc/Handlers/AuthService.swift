@@ -121,20 +121,11 @@ struct AuthService: Sendable {
     func clientAddress(_ context: ServerContext) -> String {
         if let internalKey, let presented = context.metadata[MetadataKey.apiKey],
             ConstantTime.equals(presented, internalKey),
-            let forwarded = context.metadata["x-forwarded-for"]?.split(separator: ",").first
+            let forwarded = context.metadata[MetadataKey.forwardedFor]?.split(separator: ",").first
         {
             return forwarded.trimmingCharacters(in: .whitespaces)
         }
-        return Self.host(ofPeer: context.peer)
-    }
-
-    /// The host part of `host:port` or `[v6]:port`.
-    static func host(ofPeer peer: String) -> String {
-        if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
-            return String(peer[peer.index(after: peer.startIndex)..<close])
-        }
-        guard let colon = peer.lastIndex(of: ":") else { return peer }
-        return String(peer[..<colon])
+        return context.peerHost
     }
 }
 

@@ -23,7 +23,7 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
 
     func prepareImmediately(_ context: inout ServerContext) throws {
         guard let limiter, Self.isLimited(context.method) else { return }
-        let key = context.user.map { "user:\($0.id)" } ?? "address:\(Self.host(of: context.peer))"
+        let key = context.user.map { "user:\($0.id)" } ?? "address:\(context.peerHost)"
         guard limiter.allow(key) else {
             throw GatewayReason.rateLimited.error("Too many requests; slow down and try again in a moment.")
         }
@@ -32,11 +32,5 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
     /// Whether calls of `method` count against the limit: everything but the probes.
     static func isLimited(_ method: MethodInfo) -> Bool {
         method.service != HealthContract.service && method.service != MetaContract.service
-    }
-
-    /// The host part of `host:port` or `[v6]:port`.
-    static func host(of peer: String) -> String {
-        guard let colon = peer.lastIndex(of: ":") else { return peer }
-        return String(peer[..<colon]).trimmingCharacters(in: ["[", "]"])
     }
 }

@@ -11,11 +11,12 @@ enum RouteTable {
         methods.filter { $0.auth != .internal }
     }
 
-    /// Registers a proxy for every public method of each upstream's contract.
+    /// Registers a proxy for every public method of each upstream's contract, forwarding under
+    /// that upstream's policy.
     static func register(
-        on router: inout Router, routes: [(methods: [MethodInfo], upstream: Upstream)], policy: ForwardingPolicy
+        on router: inout Router, routes: [(methods: [MethodInfo], upstream: Upstream, policy: ForwardingPolicy)]
     ) {
-        for (methods, upstream) in routes {
+        for (methods, upstream, policy) in routes {
             for method in publicMethods(of: methods) {
                 router.proxy(method, to: upstream, policy: policy)
             }
