@@ -31,6 +31,12 @@ struct OutageTests {
                 }
                 #expect(error?.message.contains("basket-svc") == true)
             }
+            // A watch opened meanwhile ends the same way.
+            let watch = try gateway.makeCall(
+                path: BasketContract.watchBasket.path, options: CallOptions(metadata: shopper.metadata(), timeout: .seconds(5)))
+            try await watch.send(try JSONCodec.shared.encode(Empty()))
+            watch.finishSending()
+            await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") { try await watch.nextMessage() }
             // The product page still renders, without the basket part.
             let page = try await gateway.unary(
                 StorefrontContract.getProductPage, GetProductPageRequest(productId: 5), options: shopper.options)
@@ -68,6 +74,39 @@ struct OutageTests {
             #expect(try await eventually(within: .seconds(15)) { try await stack.gatewayHealth() == .serving })
             let product = try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             #expect(product.product.id == 1)
+        }
+    }
+
+    @Test("basket-svc hanging: the screens render without the basket part, well within the caller's deadline")
+    func basketHanging() async throws {
+        try await withGateway { stack in
+            let gateway = try stack.gateway
+            let shopper = try await stack.newShopper()
+            _ = try await gateway.unary(CatalogContract.addFavorite, AddFavoriteRequest(productId: 5), options: shopper.options)
+            _ = try await gateway.unary(BasketContract.addItem, AddItemRequest(productId: 5), options: shopper.options)
+            let basket = try stack.service(.basket)
+            basket.pause()  // connected, taking requests, answering none
+            do {
+                // The screens do not wait for the basket longer than its part's cap (1.5 s), far
+                // less than the gateway's 10 s default deadline or the caller's 15 s.
+                let clock = ContinuousClock()
+                let started = clock.now
+                let page = try await gateway.unary(
+                    StorefrontContract.getProductPage, GetProductPageRequest(productId: 5), options: shopper.options)
+                #expect(page.product.id == 5 && page.isFavorite && page.basketItem == nil)
+                let home = try await gateway.unary(StorefrontContract.getHome, GetHomeRequest(), options: shopper.options)
+                #expect(home.basketItemCount == 0 && !home.products.isEmpty)
+                #expect(clock.now - started < .seconds(8))
+            } catch {
+                basket.resume()
+                throw error
+            }
+            basket.resume()
+            #expect(try await eventually(within: .seconds(10)) {
+                (try? await gateway.unary(
+                    StorefrontContract.getProductPage, GetProductPageRequest(productId: 5), options: shopper.options))?
+                    .basketItem?.count == 1
+            })
         }
     }
 }

@@ -121,6 +121,17 @@ package final class ServiceProcess: @unchecked Sendable {
         return nil
     }
 
+    /// SIGSTOP: the process hangs, as one stuck in a long pause would — its connections stay
+    /// open and take bytes, but nothing answers — until ``resume()``.
+    package func pause() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGSTOP) }
+    }
+
+    /// SIGCONT: a paused process goes on.
+    package func resume() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGCONT) }
+    }
+
     /// SIGKILL: the process dies at once, as a crash or power loss would end it, without
     /// draining; waits for the exit.
     package func kill() async {
