@@ -178,4 +178,30 @@ struct RoutingTests {
             await second.close()
         }
     }
+
+    @Test("a signed-out session is refused by the gateway itself, even on a screen that renders without a user")
+    func revokedSessionRefusedHere() async throws {
+        try await withGateway { stack in
+            let gateway = try stack.gateway
+            let shopper = try await stack.newShopper()
+            let page = GetProductPageRequest(productId: 2)
+            _ = try await gateway.unary(StorefrontContract.getProductPage, page, options: shopper.options)
+            _ = try await gateway.unary(AuthContract.signOut, SignOutRequest(), options: shopper.options)
+            // The gateway learns of it from auth-svc's revocation feed (every 15 s). Only its
+            // own check can refuse GetProductPage: the screen's user parts fail silently.
+            let signedOut = ContinuousClock.now
+            var refusal: RPCError?
+            while refusal == nil, ContinuousClock.now - signedOut < .seconds(45) {
+                do {
+                    _ = try await gateway.unary(StorefrontContract.getProductPage, page, options: shopper.options)
+                    try await Task.sleep(for: .milliseconds(500))
+                } catch let error as RPCError {
+                    refusal = error
+                }
+            }
+            let error = try #require(refusal, "the signed-out session still worked at the gateway")
+            #expect(error.code == .unauthenticated && error.reason == AuthReason.sessionRevoked.rawValue, "\(error)")
+            #expect(try await gateway.unary(StorefrontContract.getProductPage, page, options: plain()).product.id == 2)
+        }
+    }
 }
