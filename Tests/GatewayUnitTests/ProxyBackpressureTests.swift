@@ -1,0 +1,162 @@
+import Foundation
+@testable import gateway
+import Logging
+import RPC
+import RPCHTTP2
+import ServiceKit
+import Synchronization
+import Testing
+
+/// Streams through the gateway keep flow control end to end: the gateway relays a message
+/// only when the other side takes it, so a slow reader holds its writer back across both hops
+/// instead of the gateway buffering the difference.
+@Suite("Gateway: backpressure through streams", .serialized)
+struct ProxyBackpressureTests {
+    static let service = "test.bulk.v1.BulkService"
+    /// After one request message, writes ``chunkCount`` messages of ``chunkSize`` bytes.
+    static let download = MethodInfo(
+        service: service, method: "Download", kind: .serverStreaming, auth: .none, idempotent: false, requestFields: [],
+        responseFields: [])
+    /// Reads nothing until its gate opens, then every message; answers the byte count as text.
+    static let gatedUpload = MethodInfo(
+        service: service, method: "GatedUpload", kind: .clientStreaming, auth: .none, idempotent: false,
+        requestFields: [], responseFields: [])
+    static let chunkSize = 256 * 1024
+    static let chunkCount = 256  // 64 MiB in all
+    static let total = chunkSize * chunkCount
+    /// What may legitimately be in flight across two hops: each hop's stream window (1 MiB) and
+    /// outbound buffer, the messages the gateway and the client hold unread, a few messages in
+    /// transit. Without backpressure the whole 64 MiB goes.
+    static let bound = 16 * 1024 * 1024
+
+    /// What a writer did: the upstream's handlers, or the uploading client.
+    final class Progress: Sendable {
+        private let state = Mutex<(written: Int, uploadStarted: Bool, gateOpen: Bool)>((0, false, false))
+        var written: Int { state.withLock { $0.written } }
+        var uploadStarted: Bool { state.withLock { $0.uploadStarted } }
+        var gateOpen: Bool { state.withLock { $0.gateOpen } }
+        func add(_ count: Int) { state.withLock { $0.written += count } }
+        func startUpload() { state.withLock { $0.uploadStarted = true } }
+        func openGate() { state.withLock { $0.gateOpen = true } }
+    }
+
+    /// Runs `body` with a client of a gateway in front of an upstream serving the two methods.
+    static func withBulkGateway(_ body: (RPCClient, Progress) async throws -> Void) async throws {
+        let logger = Logger(label: "proxy-backpressure-tests") { _ in SwiftLogNoOpLogHandler() }
+        let progress = Progress()
+        var upstreamRouter = Router()
+        upstreamRouter.register(download) { io, _ in
+            _ = try await io.nextMessage()
+            let chunk = Data(repeating: UInt8(ascii: "d"), count: chunkSize)
+            for _ in 0..<chunkCount {
+                try await io.write(chunk)
+                progress.add(chunk.count)
+            }
+        }
+        upstreamRouter.register(gatedUpload) { io, _ in
+            progress.startUpload()
+            while !progress.gateOpen { try await Task.sleep(for: .milliseconds(10)) }
+            var received = 0
+            while let message = try await io.nextMessage() { received += message.count }
+            try await io.write(Data(String(received).utf8))
+        }
+        let upstreamServer = try HTTP2Server(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: upstreamRouter, logger: logger)
+        let upstreamPort = try upstreamServer.start()
+
+        let group = try EventLoopGroup(count: 1, name: "bulk-gateway")
+        let upstream = Upstream(
+            name: "bulk-svc", services: [service], required: true,
+            client: RPCClient(
+                target: SocketAddressText(host: "127.0.0.1", port: upstreamPort), configuration: .upstream, group: group))
+        var router = Router()
+        for method in [download, gatedUpload] { router.proxy(method, to: upstream, policy: ForwardingPolicy()) }
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.handlersStayOnLoop = true
+        let gateway = HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true)
+        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: try gateway.start()))
+        var failure: (any Error)?
+        do {
+            try await body(client, progress)
+        } catch {
+            failure = error
+        }
+        await client.close()
+        await upstream.client.close()
+        await gateway.shutdown()
+        await upstreamServer.shutdown()
+        if let failure { throw failure }
+    }
+
+    /// Watches a writer whose reader does not read: stalled once it makes no progress for half
+    /// a second; not once it passes `bound` or writes everything.
+    static func watchStall(written: () -> Int) async -> (written: Int, stalled: Bool) {
+        var last = written()
+        var lastProgress = ContinuousClock.now
+        let giveUp = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < giveUp {
+            try? await Task.sleep(for: .milliseconds(50))
+            let now = written()
+            if now > bound || now == total { return (now, false) }
+            if now != last {
+                last = now
+                lastProgress = .now
+            } else if ContinuousClock.now - lastProgress >= .milliseconds(500) {
+                return (now, true)
+            }
+        }
+        return (written(), false)
+    }
+
+    @Test("a client not reading a server stream holds the upstream's handler back; then everything arrives")
+    func slowReaderHoldsUpstreamBack() async throws {
+        try await Self.withBulkGateway { client, progress in
+            let (received, paused) = try await client.withCall(
+                path: Self.download.path, options: CallOptions(timeout: .seconds(60))
+            ) { call in
+                try await call.send(Data("{}".utf8))
+                call.finishSending()
+                var received = try await call.nextMessage()?.count ?? 0
+                let paused = await Self.watchStall { progress.written }
+                while let message = try await call.nextMessage() { received += message.count }
+                return (received, paused)
+            }
+            #expect(
+                paused.stalled && paused.written < Self.bound,
+                "while the client was not reading, the upstream wrote \(paused.written / 1024) KiB of \(Self.total / 1024) KiB")
+            #expect(received == Self.total)
+        }
+    }
+
+    @Test("an upstream handler not reading a client stream holds the client back; then everything arrives")
+    func slowUpstreamHoldsClientBack() async throws {
+        try await Self.withBulkGateway { client, progress in
+            let sent = Progress()  // what the client has written
+            let (answer, paused) = try await client.withCall(
+                path: Self.gatedUpload.path, options: CallOptions(timeout: .seconds(60))
+            ) { call in
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        let chunk = Data(repeating: UInt8(ascii: "u"), count: Self.chunkSize)
+                        for _ in 0..<Self.chunkCount {
+                            try await call.send(chunk)
+                            sent.add(chunk.count)
+                        }
+                        call.finishSending()
+                    }
+                    let giveUp = ContinuousClock.now + .seconds(10)
+                    while !progress.uploadStarted && ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
+                    try #require(progress.uploadStarted, "the upload never reached the upstream")
+                    let paused = await Self.watchStall { sent.written }
+                    progress.openGate()
+                    try await group.waitForAll()
+                    return (try await call.nextMessage(), paused)
+                }
+            }
+            #expect(
+                paused.stalled && paused.written < Self.bound,
+                "while the upstream was not reading, the client sent \(paused.written / 1024) KiB of \(Self.total / 1024) KiB")
+            #expect(answer.map { String(decoding: $0, as: UTF8.self) } == String(Self.total))
+        }
+    }
+}
