@@ -12,9 +12,7 @@ struct OutageTests {
     func basketDown() async throws {
         try await withGateway { stack in
             let gateway = try stack.gateway
-            let shopper = try await stack.newShopper()
-            _ = try await gateway.unary(CatalogContract.addFavorite, AddFavoriteRequest(productId: 5), options: shopper.options)
-            _ = try await gateway.unary(BasketContract.addItem, AddItemRequest(productId: 5), options: shopper.options)
+            let shopper = try await Self.shopperWithProductFive(stack)
             #expect(try await stack.gatewayHealth(BasketContract.service) == .serving)
 
             try await stack.service(.basket).kill()
@@ -81,9 +79,7 @@ struct OutageTests {
     func basketHanging() async throws {
         try await withGateway { stack in
             let gateway = try stack.gateway
-            let shopper = try await stack.newShopper()
-            _ = try await gateway.unary(CatalogContract.addFavorite, AddFavoriteRequest(productId: 5), options: shopper.options)
-            _ = try await gateway.unary(BasketContract.addItem, AddItemRequest(productId: 5), options: shopper.options)
+            let shopper = try await Self.shopperWithProductFive(stack)
             let basket = try stack.service(.basket)
             basket.pause()  // connected, taking requests, answering none
             do {
@@ -108,5 +104,14 @@ struct OutageTests {
                     .basketItem?.count == 1
             })
         }
+    }
+
+    /// A new shopper with product 5 among their favorites and in their basket (one).
+    static func shopperWithProductFive(_ stack: ServiceStack) async throws -> Shopper {
+        let gateway = try stack.gateway
+        let shopper = try await stack.newShopper()
+        _ = try await gateway.unary(CatalogContract.addFavorite, AddFavoriteRequest(productId: 5), options: shopper.options)
+        _ = try await gateway.unary(BasketContract.addItem, AddItemRequest(productId: 5), options: shopper.options)
+        return shopper
     }
 }

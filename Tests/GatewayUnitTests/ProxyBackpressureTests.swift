@@ -4,6 +4,7 @@ import Logging
 import RPC
 import RPCHTTP2
 import ServiceKit
+import ServiceTestSupport
 import Synchronization
 import Testing
 
@@ -88,26 +89,6 @@ struct ProxyBackpressureTests {
         if let failure { throw failure }
     }
 
-    /// Watches a writer whose reader does not read: stalled once it makes no progress for half
-    /// a second; not once it passes `bound` or writes everything.
-    static func watchStall(written: () -> Int) async -> (written: Int, stalled: Bool) {
-        var last = written()
-        var lastProgress = ContinuousClock.now
-        let giveUp = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < giveUp {
-            try? await Task.sleep(for: .milliseconds(50))
-            let now = written()
-            if now > bound || now == total { return (now, false) }
-            if now != last {
-                last = now
-                lastProgress = .now
-            } else if ContinuousClock.now - lastProgress >= .milliseconds(500) {
-                return (now, true)
-            }
-        }
-        return (written(), false)
-    }
-
     @Test("a client not reading a server stream holds the upstream's handler back; then everything arrives")
     func slowReaderHoldsUpstreamBack() async throws {
         try await Self.withBulkGateway { client, progress in
@@ -117,13 +98,14 @@ struct ProxyBackpressureTests {
                 try await call.send(Data("{}".utf8))
                 call.finishSending()
                 var received = try await call.nextMessage()?.count ?? 0
-                let paused = await Self.watchStall { progress.written }
+                let paused = await PausedWriter.watch(
+                    limit: Self.bound, written: { progress.written }, finished: { progress.written == Self.total })
                 while let message = try await call.nextMessage() { received += message.count }
                 return (received, paused)
             }
             #expect(
                 paused.stalled && paused.written < Self.bound,
-                "while the client was not reading, the upstream wrote \(paused.written / 1024) KiB of \(Self.total / 1024) KiB")
+                "while the client was not reading, the upstream \(paused.description(of: Self.total))")
             #expect(received == Self.total)
         }
     }
@@ -147,7 +129,8 @@ struct ProxyBackpressureTests {
                     let giveUp = ContinuousClock.now + .seconds(10)
                     while !progress.uploadStarted && ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
                     try #require(progress.uploadStarted, "the upload never reached the upstream")
-                    let paused = await Self.watchStall { sent.written }
+                    let paused = await PausedWriter.watch(
+                        limit: Self.bound, written: { sent.written }, finished: { sent.written == Self.total })
                     progress.openGate()
                     try await group.waitForAll()
                     return (try await call.nextMessage(), paused)
@@ -155,7 +138,7 @@ struct ProxyBackpressureTests {
             }
             #expect(
                 paused.stalled && paused.written < Self.bound,
-                "while the upstream was not reading, the client sent \(paused.written / 1024) KiB of \(Self.total / 1024) KiB")
+                "while the upstream was not reading, the client \(paused.description(of: Self.total))")
             #expect(answer.map { String(decoding: $0, as: UTF8.self) } == String(Self.total))
         }
     }

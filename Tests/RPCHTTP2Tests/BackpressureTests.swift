@@ -1,6 +1,7 @@
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 extension LiveTests {
@@ -29,50 +30,15 @@ extension LiveTests {
                 // 8 MiB is a generous bound; without backpressure the handler writes all 64 MiB.
                 #expect(
                     paused.stalled && paused.written < 8 * mebibyte,
-                    """
-                    while the client was not reading, the handler wrote \(paused.written / 1024) KiB of \
-                    \(total / 1024) KiB\(paused.finished ? " (all of it)" : "") and \(paused.stalled ? "then stalled" : "did not stall")
-                    """)
+                    "while the client was not reading, the handler \(paused.description(of: total))")
                 #expect(received == total)
                 #expect(probe.bytesWritten == total)
             }
         }
 
-        /// What a writer did while its reader was not reading.
-        struct PausedWriter {
-            var written: Int
-            var stalled: Bool
-            var finished: Bool
-        }
-
         /// Watches the download handler while the client does not read.
         static func watchWriter(_ probe: Probe, limit: Int) async -> PausedWriter {
-            await watchProgress(limit: limit, written: { probe.bytesWritten }, finished: { probe.count(.downloadFinished) > 0 })
-        }
-
-        /// Watches a writer whose reader does not read: it has stalled when it makes no
-        /// progress for `quiet`; it has not when it writes past `limit` or finishes.
-        static func watchProgress(
-            limit: Int, quiet: Duration = .milliseconds(500), written: () -> Int, finished: () -> Bool
-        ) async -> PausedWriter {
-            var last = written()
-            var lastProgress = ContinuousClock.now
-            let giveUp = ContinuousClock.now + .seconds(15)
-            while ContinuousClock.now < giveUp {
-                try? await Task.sleep(for: .milliseconds(50))
-                let now = written()
-                let done = finished()
-                if now > limit || done {
-                    return PausedWriter(written: now, stalled: false, finished: done)
-                }
-                if now != last {
-                    last = now
-                    lastProgress = .now
-                } else if ContinuousClock.now - lastProgress >= quiet {
-                    return PausedWriter(written: now, stalled: true, finished: false)
-                }
-            }
-            return PausedWriter(written: written(), stalled: false, finished: finished())
+            await PausedWriter.watch(limit: limit, written: { probe.bytesWritten }, finished: { probe.count(.downloadFinished) > 0 })
         }
 
         @Test("a client-streaming upload of 64 MiB is held back while the handler does not read")
@@ -96,7 +62,7 @@ extension LiveTests {
                         let started = await eventually(within: .seconds(10)) { probe.count(.uploadStarted) == 1 }
                         try #require(started, "the upload handler never started")
                         // The handler does not read until the gate opens.
-                        let paused = await Self.watchProgress(
+                        let paused = await PausedWriter.watch(
                             limit: 8 * mebibyte, written: { sent.value }, finished: { sent.value == total })
                         probe.openGate()
                         try await group.waitForAll()
@@ -105,10 +71,7 @@ extension LiveTests {
                 }
                 #expect(
                     paused.stalled && paused.written < 8 * mebibyte,
-                    """
-                    while the handler was not reading, the client sent \(paused.written / 1024) KiB of \
-                    \(total / 1024) KiB\(paused.finished ? " (all of it)" : "") and \(paused.stalled ? "then stalled" : "did not stall")
-                    """)
+                    "while the handler was not reading, the client \(paused.description(of: total))")
                 #expect(answer.map { String(decoding: $0, as: UTF8.self) } == String(total))
             }
         }
@@ -130,7 +93,7 @@ extension LiveTests {
                                     sent.add(chunk.count)
                                 }
                             }
-                            _ = await Self.watchProgress(
+                            _ = await PausedWriter.watch(
                                 limit: 2 * mebibyte - 1, quiet: .milliseconds(150), written: { sent.value }, finished: { false })
                             call.cancel()
                         }

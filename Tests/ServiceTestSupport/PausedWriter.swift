@@ -1,0 +1,40 @@
+/// What a writer did while its reader was not reading: how far it got, and whether it stalled
+/// there (flow control held it back) or went on.
+package struct PausedWriter: Sendable {
+    /// Bytes written by the end of the watch.
+    package var written: Int
+    /// Whether the writer made no progress for the quiet period.
+    package var stalled: Bool
+    /// Whether it wrote everything.
+    package var finished: Bool
+
+    /// Watches a writer whose reader does not read: it has stalled when it makes no progress
+    /// for `quiet`; it has not when it writes past `limit` or finishes (or 15 s pass).
+    package static func watch(
+        limit: Int, quiet: Duration = .milliseconds(500), written: () -> Int, finished: () -> Bool
+    ) async -> PausedWriter {
+        var last = written()
+        var lastProgress = ContinuousClock.now
+        let giveUp = ContinuousClock.now + .seconds(15)
+        while ContinuousClock.now < giveUp {
+            try? await Task.sleep(for: .milliseconds(50))
+            let now = written()
+            let done = finished()
+            if now > limit || done {
+                return PausedWriter(written: now, stalled: false, finished: done)
+            }
+            if now != last {
+                last = now
+                lastProgress = .now
+            } else if ContinuousClock.now - lastProgress >= quiet {
+                return PausedWriter(written: now, stalled: true, finished: false)
+            }
+        }
+        return PausedWriter(written: written(), stalled: false, finished: finished())
+    }
+
+    /// "wrote 2048 KiB of 65536 KiB and then stalled", for expectation messages.
+    package func description(of total: Int) -> String {
+        "wrote \(written / 1024) KiB of \(total / 1024) KiB\(finished ? " (all of it)" : "") and \(stalled ? "then stalled" : "did not stall")"
+    }
+}
