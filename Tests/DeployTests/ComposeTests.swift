@@ -43,6 +43,11 @@ struct ComposeTests {
                 #expect(probe == .status(1), "\(row.name): \(probe)")
             }
 
+            let secrets = Self.secretFiles(of: system)
+            let generated = try secrets.map { try Data(contentsOf: $0) }
+            #expect(generated.allSatisfy { !$0.isEmpty }, "up left a key file empty")
+            #expect(generated[0] != generated[1], "the admin and internal keys are the same")
+
             let again = try await system.run("up")
             #expect(again.status == 0, "up again failed: \(again)")
             #expect(again.output.contains("NAME") && again.output.contains("serving"), "up again printed no table: \(again.output)")
@@ -50,10 +55,11 @@ struct ComposeTests {
             #expect(rowsAgain.map(\.pid) == rows.map(\.pid), "up again started processes: \(rows) → \(rowsAgain)")
             #expect(rowsAgain.map(\.supervisorPid) == rows.map(\.supervisorPid))
 
-            let secrets = ["admin-api-key", "internal-api-key"].map { system.data.appendingPathComponent($0).path }
-            for path in secrets {
-                let attributes = try FileManager.default.attributesOfItem(atPath: path)
-                #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(path) is not 0600")
+            // Generated once: a second up keeps the keys the running services were given.
+            #expect(try secrets.map { try Data(contentsOf: $0) } == generated, "up again changed the keys")
+            for secret in secrets {
+                let attributes = try FileManager.default.attributesOfItem(atPath: secret.path)
+                #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(secret.path) is not 0600")
             }
 
             let pids = rows.flatMap { [$0.pid, $0.supervisorPid] }.compactMap { $0 }
@@ -93,8 +99,10 @@ struct ComposeTests {
             let log = system.log(of: "catalog-svc")
             #expect(log.contains("compose: catalog-svc killed by signal KILL; restart 1 in 1s"), "the restart is not logged:\n\(log)")
 
+            let keys = try Self.secretFiles(of: system).map { try Data(contentsOf: $0) }
             let restart = try await system.run("restart", "catalog-svc")
             #expect(restart.status == 0, "restart failed: \(restart)")
+            #expect(try Self.secretFiles(of: system).map { try Data(contentsOf: $0) } == keys, "restart changed the keys")
             let restarted = try system.row("catalog-svc", in: try await system.status())
             #expect(restarted.status == "serving", "\(restarted)")
             #expect(restarted.pid != nil && restarted.pid != after.pid && restarted.supervisorPid != after.supervisorPid, "\(after) → \(restarted)")
@@ -168,6 +176,11 @@ struct ComposeTests {
             #expect(clash.status != 0 && clash.errors.contains("two services on port 30002"), "\(clash)")
             #expect(try await system.processesLeft().isEmpty, "a refused up started something")
         }
+    }
+
+    /// The API keys compose generates into its data directory: admin, then internal.
+    static func secretFiles(of system: ComposeSystem) -> [URL] {
+        ["admin-api-key", "internal-api-key"].map { system.data.appendingPathComponent($0) }
     }
 
     /// The arguments of process `pid`, from /proc.

@@ -35,6 +35,52 @@ struct ContainerImageTests {
             .split(separator: " ").map(String.init)
     }
 
+    /// The variables the image sets (`ENV NAME=value …`, or the old `ENV NAME value`).
+    static func environment() throws -> [String: String] {
+        var variables: [String: String] = [:]
+        for instruction in try instructions() where instruction.keyword == "ENV" {
+            let words = instruction.arguments.split(whereSeparator: \.isWhitespace).map(String.init)
+            guard let first = words.first else { continue }
+            if !first.contains("=") {
+                variables[first] = words.dropFirst().joined(separator: " ")
+                continue
+            }
+            for word in words {
+                let pair = word.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                variables[String(pair[0])] = pair.count > 1 ? String(pair[1]) : ""
+            }
+        }
+        return variables
+    }
+
+    @Test("every SHOP_ variable the image sets is one each service's --help names: listen on all interfaces, data in the volume")
+    func environmentNamesAreRead() async throws {
+        let variables = try Self.environment()
+        let names = variables.keys.filter { $0.hasPrefix("SHOP_") }.sorted()
+        #expect(!names.isEmpty, "ENV sets no SHOP_ variable")
+        let installed = try Self.installedExecutables()
+        for service in StorefrontServices.names {
+            try #require(installed.contains(service), "deploy/Dockerfile does not install \(service)")
+            let help = try await ExecutableHelp.of(service)
+            for name in names {
+                #expect(help.environmentNames.contains(name), "\(service) --help names no \(name), so the image's ENV \(name) does nothing")
+            }
+        }
+        #expect(variables["SHOP_HOST"] == "0.0.0.0")
+        // `VOLUME ["/data"]` or `VOLUME /data`.
+        let volumes = try Self.instructions().filter { $0.keyword == "VOLUME" }
+            .flatMap { $0.arguments.split { $0.isWhitespace || "[],\"".contains($0) }.map(String.init) }
+        #expect(variables["SHOP_DATA_DIR"].map(volumes.contains) == true, "SHOP_DATA_DIR is not one of the volumes \(volumes)")
+    }
+
+    @Test("EXPOSE lists exactly the services' ports, DESIGN.md's defaults that compose and the manifests use")
+    func exposesTheServicePorts() throws {
+        let exposed = try Self.instructions().filter { $0.keyword == "EXPOSE" }
+            .flatMap { $0.arguments.split(whereSeparator: \.isWhitespace) }
+            .map { String($0.hasSuffix("/tcp") ? $0.dropLast("/tcp".count) : $0) }
+        #expect(exposed.sorted() == StorefrontServices.all.map { String($0.port) }.sorted(), "EXPOSE \(exposed)")
+    }
+
     @Test("the image holds every executable target of Package.swift but bench-server")
     func copiesEveryExecutable() throws {
         let installed = try Self.installedExecutables()

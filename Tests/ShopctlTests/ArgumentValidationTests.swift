@@ -1,5 +1,6 @@
 import ArgumentParser
 import Contracts
+import Foundation
 import Testing
 
 @testable import shopctl
@@ -74,6 +75,22 @@ struct ArgumentValidationTests {
         let command = try #require(try parse(["--json", "--gateway", "10.0.0.1:9", "products", "list"]) as? ProductsCommand.List)
         #expect(command.global.json)
         #expect(command.global.gateway == "10.0.0.1:9")
+    }
+
+    @Test(
+        "the gateway is --gateway, else a non-empty SHOP_GATEWAY, else 127.0.0.1:8080",
+        arguments: [
+            ([:], [], "127.0.0.1:8080"),
+            (["SHOP_GATEWAY": ""], [], "127.0.0.1:8080"),
+            (["SHOP_GATEWAY": "10.0.0.2:7"], [], "10.0.0.2:7"),
+            (["SHOP_GATEWAY": "10.0.0.2:7"], ["--gateway", "10.0.0.3:9"], "10.0.0.3:9"),
+        ] as [([String: String], [String], String)])
+    func gatewayAddress(environment: [String: String], flags: [String], expected: String) throws {
+        // The defaults are read from the task's process context, not this test process's
+        // environment (which may well set SHOP_GATEWAY).
+        let context = ProcessContext(environment: environment, readStandardInput: { Data() }, writeStandardOutput: { _ in })
+        let command = try ProcessContext.$current.withValue(context) { try parse(["health"] + flags) }
+        #expect((command as? HealthCommand)?.global.gateway == expected, "\(environment) \(flags)")
     }
 
     @Test("sort names are the wire names in any case")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Contracts
+import ServiceTestSupport
 import Testing
 
 @testable import shopctl
@@ -53,12 +54,57 @@ struct PageOptionsTests {
             (["order", "list"], "shopctl order list"),
             (
                 ["products", "list", "--page-size", "3", "--category", "bags", "--sort", "rating"],
-                "shopctl products list --category 'bags' --sort RATING --page-size 3"
+                "shopctl products list --category bags --sort RATING --page-size 3"
+            ),
+            (
+                ["products", "list", "--category", "men's clothing"],
+                #"shopctl products list --category 'men'\''s clothing'"#
+            ),
+            (
+                ["products", "list", "--search", "kid's $5 \"tee\"", "--page-size", "2"],
+                #"shopctl products list --search 'kid'\''s $5 "tee"' --page-size 2"#
             ),
         ])
     func nextPageCommand(arguments: [String], expected: String) throws {
         let paging = try #require(listPaging(of: try parse(arguments)))
         #expect(paging.next == expected)
+    }
+
+    /// Values a POSIX shell would otherwise split, expand or choke on.
+    static let awkwardValues = [
+        "men's clothing", "'", "''", "it's \"$HOME\" `id` $(id) \\ ; & | * ? ~ # !", "tab\there", "new\nline", "",
+        "café au lait", "bags",
+    ]
+
+    @Test("a POSIX shell reads the next page's command back as the same filters and token", arguments: awkwardValues)
+    func nextPageCommandSurvivesTheShell(value: String) async throws {
+        let list = try #require(
+            try parse(["products", "list", "--category", value, "--search", value, "--page-size", "4"]) as? ProductsCommand.List)
+        let token = "page '" + value
+        let more = try #require(HumanText.nextPage(token, command: list.nextCommand))
+        try #require(more.hasPrefix("More: "), "\(more)")
+        let command = String(more.dropFirst("More: ".count))
+        #expect(
+            try await Self.shopctlArguments(command)
+                == ["products", "list", "--category", value, "--search", value, "--page-size", "4", "--page-token", token],
+            "\(command)")
+    }
+
+    /// The arguments `/bin/sh` passes to `shopctl` running `command` (`shopctl` becomes a
+    /// function printing each argument it gets, NUL-terminated).
+    static func shopctlArguments(_ command: String) async throws -> [String] {
+        let result = try await Command.run(
+            "/bin/sh", ["-c", #"shopctl() { printf '%s\0' "$@"; }; "# + command], timeout: .seconds(10))
+        #expect(result.status == 0, "\(command): \(result)")
+        return result.output.split(separator: "\0", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
+
+    @Test("the sign-in command printed after verifying an email quotes the address for the shell")
+    func verifiedAccountCommand() async throws {
+        #expect(AuthCommand.Verify.confirmation("ada@example.com").hasSuffix("`shopctl auth login --email ada@example.com`."))
+        let message = AuthCommand.Verify.confirmation("o'brien+$shop@example.com")
+        let command = try #require(message.split(separator: "`").dropFirst().first.map(String.init))
+        #expect(try await Self.shopctlArguments(command) == ["auth", "login", "--email", "o'brien+$shop@example.com"], "\(command)")
     }
 
     @Test("a page of favorites or orders prints the next page's command with its token")

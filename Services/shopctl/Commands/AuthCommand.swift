@@ -84,9 +84,13 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.call(AuthContract.verifyEmail, VerifyEmailRequest(token: token)) {
-                "Verified \($0.user.email). Sign in with `shopctl auth login --email \($0.user.email)`."
-            }
+            try await global.call(AuthContract.verifyEmail, VerifyEmailRequest(token: token)) { Self.confirmation($0.user.email) }
+        }
+
+        /// What a verified account is told, with the command that signs it in (the address
+        /// quoted for the shell: `o'brien@example.com` is a valid one).
+        static func confirmation(_ email: String) -> String {
+            "Verified \(email). Sign in with `shopctl auth login --email \(ShellWord.quoted(email))`."
         }
     }
 

@@ -57,8 +57,8 @@ extension ProductsCommand {
         /// The command that prints the next page: this one with the same filters and page size.
         var nextCommand: String {
             var words = ["shopctl products list"]
-            if let category { words.append("--category '\(category)'") }
-            if let search { words.append("--search '\(search)'") }
+            if let category { words.append("--category \(ShellWord.quoted(category))") }
+            if let search { words.append("--search \(ShellWord.quoted(search))") }
             if let sort { words.append("--sort \(sort.sort.rawValue)") }
             return paging.nextPageCommand(words.joined(separator: " "))
         }

@@ -33,8 +33,9 @@ enum HumanText {
     }
 
     /// The "more pages" note of a list: how to ask for the next page, or nothing on the last.
+    /// `command` is already a shell command line; the token, opaque and the server's, is quoted.
     static func nextPage(_ token: String, command: String) -> String? {
-        token.isEmpty ? nil : "More: \(command) --page-token \(token)"
+        token.isEmpty ? nil : "More: \(command) --page-token \(ShellWord.quoted(token))"
     }
 
     /// A rating as "4.5 (120)".

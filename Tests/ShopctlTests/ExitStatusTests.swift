@@ -1,0 +1,106 @@
+import Contracts
+import Foundation
+import Logging
+import RPC
+import RPCHTTP2
+import ServiceTestSupport
+import Testing
+
+/// The exit status of answers that are not RPC errors but still fail the command: the real
+/// `shopctl` executable against a fake gateway (our `Router` + `HTTP2Server` on a loopback
+/// port, in this process) whose answers each test picks, so no service has to run.
+@Suite("shopctl's exit status when an answer arrives but the command did not succeed")
+struct ExitStatusTests {
+    /// The admin key the fake gateway accepts.
+    private static let adminKey = "admin-key"
+
+    /// Serves a fake gateway — Describe lists one service, Health is `health` for the whole
+    /// process and SERVING for that service, ImportProducts rejects every product titled
+    /// "broken" — and runs `body` with a `shopctl` runner pointed at it; stops it afterwards.
+    private func withFakeGateway(health: ServingStatus, _ body: (ShopctlRunner) async throws -> Void) async throws {
+        var router = Router()
+        router.unary(MetaContract.describe) { _, _ in
+            DescribeResponse(services: [ServiceDescription(name: CatalogContract.service, methods: [])])
+        }
+        router.unary(HealthContract.check) { request, _ in
+            HealthCheckResponse(status: request.service.isEmpty ? health : .serving)
+        }
+        router.clientStreaming(CatalogContract.importProducts) { requests, context in
+            guard context.metadata[MetadataKey.apiKey] == Self.adminKey else {
+                throw RPCError(code: .permissionDenied, reason: "INVALID_API_KEY", message: "Wrong key.")
+            }
+            var response = ImportProductsResponse(created: 0, updated: 0)
+            var index = 0
+            for try await request in requests {
+                if request.product.title == "broken" {
+                    response.failed.append(ImportFailure(index: index, reason: "The title is not allowed."))
+                } else {
+                    response.created += 1
+                }
+                index += 1
+            }
+            return response
+        }
+        var logger = Logger(label: "shopctl-exit-status-tests")
+        logger.logLevel = .critical
+        let server = try HTTP2Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: logger)
+        let port = try server.start()
+        let root = try TestScratch.makeDirectory(prefix: "shopctl-exit-status")
+        let outcome: Result<Void, any Error>
+        do {
+            try await body(ShopctlRunner(configHome: root.appendingPathComponent("config"), gateway: "127.0.0.1:\(port)"))
+            outcome = .success(())
+        } catch {
+            outcome = .failure(error)
+        }
+        await server.shutdown()
+        try? FileManager.default.removeItem(at: root)
+        try outcome.get()
+    }
+
+    @Test("describe of a service the gateway does not serve fails with SERVICE_NOT_FOUND and exits 4")
+    func describeUnknownService() async throws {
+        try await withFakeGateway(health: .serving) { shopctl in
+            let unknown = try await shopctl.run(["describe", "no-such-service"])
+            #expect(unknown.status == 4, "\(unknown)")
+            #expect(unknown.errors.hasPrefix("error: SERVICE_NOT_FOUND: "), "\(unknown)")
+            #expect(unknown.output.isEmpty, "\(unknown)")
+            let known = try await shopctl.succeed(["describe", "catalog"])
+            #expect(known.output.hasPrefix(CatalogContract.service), "\(known)")
+        }
+    }
+
+    @Test("health exits 5 when the gateway answers NOT_SERVING, and 0 when SERVING")
+    func healthNotServing() async throws {
+        try await withFakeGateway(health: .notServing) { shopctl in
+            let down = try await shopctl.run(["health"])
+            #expect(down.status == 5, "\(down)")
+            #expect(down.output == "NOT_SERVING\n", "\(down)")
+            #expect(down.errors.hasPrefix("error: NOT_SERVING: "), "\(down)")
+            let up = try await shopctl.succeed(["health", "--service", CatalogContract.service])
+            #expect(up.output == "SERVING\n", "\(up)")
+        }
+    }
+
+    @Test("admin products import exits 4 when some products failed, after printing the result")
+    func importWithFailures() async throws {
+        try await withFakeGateway(health: .serving) { shopctl in
+            let product = #"{"title":"%@","description":"","category":"office","price":{"amount":100,"currency":"USD"},"image":"","rating":{"rate":0,"count":0},"stock":1}"#
+            let lines = ["Pen", "broken", "Ink"].map { product.replacingOccurrences(of: "%@", with: $0) }
+            let environment = ["SHOP_ADMIN_API_KEY": Self.adminKey]
+
+            let partly = try await shopctl.run(
+                ["admin", "products", "import", "-"], input: lines.joined(separator: "\n"), environment: environment)
+            #expect(partly.status == 4, "\(partly)")
+            #expect(partly.output == "Created 2, updated 0, failed 1.\n  #1: The title is not allowed.\n", "\(partly)")
+            let json = try await shopctl.run(
+                ["--json", "admin", "products", "import", "-"], input: lines.joined(separator: "\n"), environment: environment)
+            #expect(json.status == 4, "\(json)")
+            #expect(try ShopctlJSON.decode(ImportProductsResponse.self, json.output).failed.map(\.index) == [1])
+
+            let clean = try await shopctl.succeed(
+                ["admin", "products", "import", "-"], input: [lines[0], lines[2]].joined(separator: "\n"), environment: environment)
+            #expect(clean.output == "Created 2, updated 0, failed 0.\n", "\(clean)")
+        }
+    }
+}
