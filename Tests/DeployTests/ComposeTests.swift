@@ -90,7 +90,7 @@ struct ComposeTests {
             #expect(kill(Int32(killed), SIGKILL) == 0)
 
             var after = before
-            let back = try await system.eventually(within: .seconds(60)) {
+            let back = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
                 after = try system.row("catalog-svc", in: try await system.status())
                 return after.pid != nil && after.pid != killed && after.status == "serving"
             }

@@ -56,7 +56,7 @@ struct ManifestLaunchTests {
         // the gateway answers NOT_SERVING until the auth and catalog services it routes to do.
         let expected = name == "gateway" ? 2 : 1
         var outcome = KubeletProbe.Outcome.failed("not asked")
-        let answered = await eventually(within: .seconds(20)) {
+        let answered = await eventually(within: .seconds(20), every: .milliseconds(250)) {
             outcome = (try? await KubeletProbe.check(host: host, port: service.port)) ?? .failed("python3 did not run")
             return outcome == .status(expected)
         }
@@ -64,15 +64,5 @@ struct ManifestLaunchTests {
 
         let status = await service.stop(patience: .seconds(10))
         #expect(status == 0, "\(name) did not exit 0 on SIGTERM:\n\(service.log.tail(20))")
-    }
-
-    /// Polls `condition` every 250 ms for up to `limit`; returns whether it became true.
-    func eventually(within limit: Duration, _ condition: () async -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(250))
-        }
-        return await condition()
     }
 }

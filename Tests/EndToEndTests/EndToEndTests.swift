@@ -226,7 +226,7 @@ struct EndToEndTests {
         #expect(renewed.access != expired, "the expired access token was not replaced")
         #expect(renewed.refresh != stored.refresh, "the refresh token did not rotate")
         #expect(
-            await SystemProcesses.eventually(within: .seconds(10)) { refreshCalls() == callsBefore + 1 },
+            await eventually(within: .seconds(10)) { refreshCalls() == callsBefore + 1 },
             "auth-svc did not log exactly one RefreshSession: \(callsBefore) → \(refreshCalls())")
         let whoami = try await shopctl.succeed(["auth", "whoami"])
         #expect(!whoami.output.isEmpty)
@@ -240,7 +240,7 @@ struct EndToEndTests {
         #expect(before.status == "serving" && before.restarts == 0, "\(before)")
         let killed = try #require(before.pid, "basket-svc has no pid: \(before)")
         #expect(kill(pid_t(killed), SIGKILL) == 0)
-        let gone = await SystemProcesses.eventually(within: .seconds(10)) { !SystemProcesses.isAlive(killed) }
+        let gone = await eventually(within: .seconds(10)) { !SystemProcesses.isAlive(killed) }
         try #require(gone, "basket-svc \(killed) survived SIGKILL")
 
         let unavailable = try await shopctl.run(["basket", "show"])
@@ -252,7 +252,7 @@ struct EndToEndTests {
         #expect(unavailable.duration < .seconds(1), "UNAVAILABLE took \(unavailable.duration)")
 
         var after = before
-        let back = try await system.eventually(within: .seconds(60)) {
+        let back = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
             after = try system.row("basket-svc", in: try await system.status())
             return after.status == "serving" && after.pid != nil && after.pid != killed
         }
@@ -263,7 +263,7 @@ struct EndToEndTests {
 
         // The gateway notices within its health round (a second); poll, then compare.
         var shown: ShopctlResult?
-        let answered = try await system.eventually(within: .seconds(30)) {
+        let answered = try await eventually(within: .seconds(30), every: .milliseconds(200)) {
             shown = try await shopctl.run(["--json", "basket", "show"])
             return shown?.status == 0
         }

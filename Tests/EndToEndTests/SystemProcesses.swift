@@ -26,14 +26,4 @@ enum SystemProcesses {
         }
         return ports
     }
-
-    /// Polls `condition` every 20 ms until it holds or `limit` passes; whether it came to hold.
-    static func eventually(within limit: Duration, _ condition: () -> Bool) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return true
-    }
 }

@@ -61,12 +61,3 @@ extension ServiceStack {
 /// Options with only a timeout.
 func plain(_ metadata: Metadata = [:]) -> CallOptions { CallOptions(metadata: metadata, timeout: .seconds(15)) }
 
-/// Polls `condition` every 100 ms until it holds or `limit` passes; whether it came to hold.
-func eventually(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while true {
-        if try await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-}

@@ -42,17 +42,17 @@ struct OutageTests {
             let home = try await gateway.unary(StorefrontContract.getHome, GetHomeRequest(), options: shopper.options)
             #expect(home.basketItemCount == 0 && !home.products.isEmpty)
             // basket-svc is optional: the gateway serves on, and says basket-svc is not.
-            #expect(try await eventually(within: .seconds(5)) {
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) {
                 try await stack.gatewayHealth(BasketContract.service) == .notServing
             })
             #expect(try await stack.gatewayHealth() == .serving)
 
             try await stack.restart(.basket)
-            #expect(try await eventually(within: .seconds(15)) {
+            #expect(await eventually(within: .seconds(15), every: .milliseconds(100)) {
                 (try? await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options))?.itemCount == 1
             })
             // Health follows the next round of checks (every second), not the call that got through.
-            #expect(try await eventually(within: .seconds(5)) {
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) {
                 try await stack.gatewayHealth(BasketContract.service) == .serving
             })
         }
@@ -62,14 +62,14 @@ struct OutageTests {
     func catalogDown() async throws {
         try await withGateway { stack in
             // The gateway starts NOT_SERVING until its first round of upstream checks.
-            #expect(try await eventually(within: .seconds(5)) { try await stack.gatewayHealth() == .serving })
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try await stack.gatewayHealth() == .serving })
             try await stack.service(.catalog).kill()
-            #expect(try await eventually(within: .seconds(5)) { try await stack.gatewayHealth() == .notServing })
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try await stack.gatewayHealth() == .notServing })
             await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
                 try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             }
             try await stack.restart(.catalog)
-            #expect(try await eventually(within: .seconds(15)) { try await stack.gatewayHealth() == .serving })
+            #expect(try await eventually(within: .seconds(15), every: .milliseconds(100)) { try await stack.gatewayHealth() == .serving })
             let product = try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             #expect(product.product.id == 1)
         }
@@ -98,7 +98,7 @@ struct OutageTests {
                 throw error
             }
             basket.resume()
-            #expect(try await eventually(within: .seconds(10)) {
+            #expect(await eventually(within: .seconds(10), every: .milliseconds(100)) {
                 (try? await gateway.unary(
                     StorefrontContract.getProductPage, GetProductPageRequest(productId: 5), options: shopper.options))?
                     .basketItem?.count == 1

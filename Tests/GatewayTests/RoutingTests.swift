@@ -122,19 +122,19 @@ struct RoutingTests {
             _ = try await gateway.unary(
                 BasketContract.getBasket, Empty(),
                 options: CallOptions(metadata: shopper.metadata([MetadataKey.requestID: given]), timeout: .seconds(15)))
-            #expect(try await eventually(within: .seconds(5)) { try stack.logged(.basket, method: "GetBasket", requestID: given) })
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try stack.logged(.basket, method: "GetBasket", requestID: given) })
             #expect(try stack.logged(.gateway, method: "GetBasket", requestID: given))
 
             // Without one, the gateway's id is the one the service logs.
             _ = try await gateway.unary(OrderContract.listOrders, PageRequest(), options: shopper.options)
             // The gateway logs a call once it has answered it: its line may trail the answer.
             let gatewayLine = { try stack.service(.gateway).log.lines.last { $0.contains("/ListOrders ") } }
-            #expect(try await eventually(within: .seconds(5)) { try gatewayLine() != nil })
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try gatewayLine() != nil })
             let assigned = try #require(try gatewayLine()
                 .flatMap { line in line.split(separator: " ").first { $0.hasPrefix("request-id=") } }
                 .map { String($0.dropFirst("request-id=".count)) })
             #expect(assigned != "-")
-            #expect(try await eventually(within: .seconds(5)) { try stack.logged(.order, method: "ListOrders", requestID: assigned) })
+            #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try stack.logged(.order, method: "ListOrders", requestID: assigned) })
         }
     }
 

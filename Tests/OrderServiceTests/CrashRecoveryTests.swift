@@ -27,7 +27,7 @@ struct CrashRecoveryTests {
             try await stack.restart(.order)
 
             let database = OrderDatabase(stack)
-            let settled = try await eventually(within: .seconds(10)) {
+            let settled = try await eventually(within: .seconds(10), every: .milliseconds(100)) {
                 let rows = try await database.orderRowCount()
                 let firstStock = try await stack.stock(of: first.id)
                 let secondStock = try await stack.stock(of: second.id)
@@ -57,7 +57,7 @@ struct CrashRecoveryTests {
             try await plant([stuck], in: stack)
             try await stack.restart(.order)
 
-            let completed = try await eventually(within: .seconds(10)) {
+            let completed = await eventually(within: .seconds(10), every: .milliseconds(100)) {
                 (try? await stack.order(stuck.id, as: shopper))?.status == .paid
             }
             #expect(completed, "recovery did not complete the order:\n\(stack.logTail(of: .order))")

@@ -4,6 +4,7 @@ import Logging
 import RPC
 import RPCHTTP2
 import ServiceKit
+import ServiceTestSupport
 import Synchronization
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Synchronization
 
 /// A child process whose combined stdout and stderr is collected as it arrives, optionally

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 // The request id an immediate handler sees, and the one log line of every immediate call.

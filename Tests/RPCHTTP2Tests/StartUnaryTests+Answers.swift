@@ -1,6 +1,7 @@
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 // startUnary's answers: the one response message, server errors, and wrong message counts.

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Synchronization
 import Testing
 

@@ -144,15 +144,6 @@ func expectRPCError<Value>(
     }
 }
 
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; returns whether it held.
-func eventually(within timeout: Duration = .seconds(3), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return true
-}
 
 /// Runs `body` and returns its result with the time it took.
 func timed<Value>(_ body: () async throws -> Value) async rethrows -> (Value, Duration) {

@@ -5,6 +5,7 @@ import Logging
 import RPC
 import RPCHTTP2
 @testable import ServiceKit
+import ServiceTestSupport
 import Synchronization
 import Testing
 
@@ -104,14 +105,5 @@ struct RevocationFeedTests {
             #expect(answer?.code == .unauthenticated)
             #expect(answer?.reason == AuthReason.sessionRevoked.rawValue)
         }
-    }
-
-    /// Whether `condition` holds within five seconds, checked every 20 ms.
-    func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<250 {
-            if condition() { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition()
     }
 }

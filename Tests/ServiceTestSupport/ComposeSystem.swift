@@ -116,15 +116,6 @@ package struct ComposeSystem: Sendable {
         return result.output.split(separator: "\n").map(String.init)
     }
 
-    /// Polls `condition` every 200 ms for up to `limit`; returns whether it became true.
-    package func eventually(within limit: Duration, _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(200))
-        }
-        return try await condition()
-    }
 }
 
 /// Runs `body` with a fresh ``ComposeSystem`` on `ports` (default: five the kernel picks) whose

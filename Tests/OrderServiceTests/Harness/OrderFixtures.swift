@@ -45,13 +45,3 @@ extension RPCError {
     }
 }
 
-/// Polls `condition` every 100 ms until it holds or `limit` passes; whether it came to hold.
-/// For effects a background pass brings about, such as order-svc's recovery after a restart.
-func eventually(within limit: Duration, _ condition: () async throws -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + limit
-    while true {
-        if try await condition() { return true }
-        if ContinuousClock.now >= deadline { return false }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-}

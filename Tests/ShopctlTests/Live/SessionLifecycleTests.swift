@@ -118,13 +118,3 @@ struct SessionLifecycleTests {
     }
 }
 
-/// Polls `condition` every 50 ms until it holds or 5 seconds pass; whether it came to hold.
-/// (auth-svc writes its log line just after answering.)
-func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !condition() {
-        if ContinuousClock.now > deadline { return false }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
-    return true
-}
