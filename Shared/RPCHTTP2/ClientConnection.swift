@@ -15,11 +15,13 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     private let configuration: ClientConfiguration
     private let onClose: @Sendable (ClientConnection, _ connected: Bool) -> Void
     private var socket: HTTP2Socket?
-    private var session: HTTP2Session!
-    private var calls = StreamMap<ClientCall>()
+    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
+    // on loop state in EventLoop).
+    @exclusivity(unchecked) private var session: HTTP2Session!
+    @exclusivity(unchecked) private var calls = StreamMap<ClientCall>()
     /// The call of the latest frame: a response's frames come one after another, so most
     /// callbacks find their call here without a lookup.
-    private var recentCall: ClientCall?
+    @exclusivity(unchecked) private var recentCall: ClientCall?
     private var waiting: [ClientCall] = []
     private var phase = Phase.connecting
     private var everConnected = false

@@ -60,7 +60,9 @@ public struct HTTP2Limits: Sendable {
 /// One nghttp2 session: the only place that sees nghttp2 (with its callbacks). Not
 /// thread-safe: owned by one connection on one loop.
 final class HTTP2Session {
-    private var session: OpaquePointer?
+    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
+    // on loop state in EventLoop).
+    @exclusivity(unchecked) private var session: OpaquePointer?
     // Unretained: the delegate (a connection) owns this session and outlives it, and callbacks
     // only run inside calls the delegate makes. Held by its concrete type, so a callback reaches
     // it without the retain and release that loading a protocol-typed reference costs.

@@ -11,10 +11,12 @@ final class HTTP2Socket {
 
     let fd: Int32
     unowned let loop: EventLoop
-    private var output = ConnectionOutput()
+    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
+    // on loop state in EventLoop).
+    @exclusivity(unchecked) private var output = ConnectionOutput()
     private var watchingWritable = false
     /// When bytes last arrived, in monotonic nanoseconds.
-    private(set) var lastActivity = System.monotonicNanoseconds()
+    @exclusivity(unchecked) private(set) var lastActivity = System.monotonicNanoseconds()
 
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -50,7 +52,7 @@ final class HTTP2Socket {
 
     /// Whether a flush is already queued for the end of this iteration: callers check it
     /// before making the closure for ``atEndOfIteration(_:)``, which would allocate.
-    private(set) var flushQueued = false
+    @exclusivity(unchecked) private(set) var flushQueued = false
 
     /// Runs `flush` at the end of this loop iteration, once however often it is asked for
     /// in the iteration: the output of every call handled in it leaves in one write.

@@ -11,15 +11,17 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
     var loop: EventLoop { socket.loop }
     let peer: String
     private let server: HTTP2ServerCore
-    private var session: HTTP2Session!
-    private var streams = StreamMap<ServerStream>()
+    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
+    // on loop state in EventLoop).
+    @exclusivity(unchecked) private var session: HTTP2Session!
+    @exclusivity(unchecked) private var streams = StreamMap<ServerStream>()
     /// The stream looked up last: nghttp2 reports a request's headers, data and end one
     /// callback after another, so most lookups need no table probe.
-    private var recentStream: ServerStream?
+    @exclusivity(unchecked) private var recentStream: ServerStream?
     /// The `:path` of the latest request and its route: clients call the same few methods over
     /// and over, so a request for the same path reuses the string and skips the lookup.
-    private var recentPath = ""
-    private var recentRoute: RegisteredMethod?
+    @exclusivity(unchecked) private var recentPath = ""
+    @exclusivity(unchecked) private var recentRoute: RegisteredMethod?
     /// Limits read on every call, copied out of the server's configuration once.
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
