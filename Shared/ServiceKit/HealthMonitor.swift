@@ -22,15 +22,19 @@ public final class HealthMonitor: Sendable {
         state.withLock { $0.statuses[service] }
     }
 
-    /// Sets the status of `service` and tells its watchers. Once the process is shutting
-    /// down (``markAllNotServing()``), every status stays `NOT_SERVING`, whatever a companion
-    /// task still reports.
+    /// Sets the status of `service` and, when that changes it, tells its watchers. Once the
+    /// process is shutting down (``markAllNotServing()``), every status stays `NOT_SERVING`,
+    /// whatever a companion task (the gateway's upstream checks, every second) still reports:
+    /// a watcher — a load balancer — must not be told `SERVING` again while the process drains.
     public func setStatus(_ status: ServingStatus, for service: String = "") {
-        let continuations = state.withLock { state in
-            state.statuses[service] = state.draining ? .notServing : status
-            return state.watchers.values.filter { $0.service == service }.map(\.continuation)
+        let (stored, continuations) = state.withLock { state in
+            let stored: ServingStatus = state.draining ? .notServing : status
+            guard state.statuses.updateValue(stored, forKey: service) != stored else {
+                return (stored, [AsyncStream<ServingStatus>.Continuation]())
+            }
+            return (stored, state.watchers.values.filter { $0.service == service }.map(\.continuation))
         }
-        for continuation in continuations { continuation.yield(status) }
+        for continuation in continuations { continuation.yield(stored) }
     }
 
     /// Marks every service `NOT_SERVING` (at the start of a shutdown).
