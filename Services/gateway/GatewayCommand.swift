@@ -35,7 +35,9 @@ struct GatewayCommand: AsyncParsableCommand {
     func validate() throws {
         guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
         guard defaultTimeoutMs > 0 else { throw ValidationError("--default-timeout-ms must be positive.") }
-        guard rateLimit >= 0, rateLimit.isFinite else { throw ValidationError("--rate-limit must be 0 or more.") }
+        guard rateLimit == 0 || (0.001...1_000_000).contains(rateLimit) else {
+            throw ValidationError("--rate-limit must be 0 (no limit) or between 0.001 and 1000000 requests a second.")
+        }
         guard rateBurst >= 1 else { throw ValidationError("--rate-burst must be at least 1.") }
     }
 

@@ -53,7 +53,8 @@ struct GatewayServer: Sendable {
     /// Builds everything; nothing listens until `run`.
     static func build(configuration: Configuration, logger: Logger) throws -> GatewayServer {
         try ServiceHost.prepareDataDirectory(configuration.dataDirectory)
-        let adminKey = ProcessInfo.processInfo.environment["SHOP_ADMIN_API_KEY"]
+        // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
+        let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
         let internalKey = try ServiceSecret.resolve(
             environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
         let group: EventLoopGroup

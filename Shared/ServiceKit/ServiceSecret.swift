@@ -10,12 +10,20 @@ internal import Glibc
 package enum ServiceSecret {
     /// The value of `environmentName` when set and not blank; else the contents of `path`,
     /// which is created with a new random 256-bit hex secret when missing.
+    /// The value of `environmentName` without surrounding whitespace (a key written to a file
+    /// or a Kubernetes Secret often ends in a newline), nil when unset or blank.
+    package static func fromEnvironment(
+        _ environmentName: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String? {
+        guard let value = environment[environmentName]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty
+        else { return nil }
+        return value
+    }
+
     package static func resolve(
         environmentName: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(StartupError) -> String {
-        if let value = environment[environmentName]?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty {
-            return value
-        }
+        if let value = fromEnvironment(environmentName, environment: environment) { return value }
         if let existing = try? String(contentsOfFile: path, encoding: .utf8) {
             let value = existing.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !value.isEmpty else { throw StartupError("cannot use the secret file \(path): the file is empty") }

@@ -1,0 +1,26 @@
+import ArgumentParser
+@testable import gateway
+import Testing
+
+/// The gateway's own flags are checked before anything starts.
+@Suite("gateway command-line flags")
+struct GatewayCommandTests {
+    @Test("a rate limit of 0 (off) or a sensible rate is accepted", arguments: ["0", "0.001", "0.5", "50", "1000000"])
+    func rateAccepted(rate: String) throws {
+        let command = try GatewayCommand.parse(["--rate-limit", rate])
+        #expect(command.rateLimit == Double(rate))
+    }
+
+    @Test(
+        "a rate limit the token bucket cannot represent is refused with a message, not a crash at start",
+        arguments: ["-1", "1e-12", "0.0001", "2e6", "1e300", "inf", "nan"])
+    func rateRefused(rate: String) {
+        do {
+            _ = try GatewayCommand.parse(["--rate-limit=\(rate)"])
+            Issue.record("--rate-limit \(rate) was accepted")
+        } catch {
+            let message = GatewayCommand.message(for: error)
+            #expect(message.contains("--rate-limit must be 0 (no limit) or between 0.001 and 1000000"), "\(message)")
+        }
+    }
+}
