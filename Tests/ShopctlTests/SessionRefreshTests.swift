@@ -49,6 +49,26 @@ struct SessionRefreshTests {
         #expect(tokens == ["access-1"])
     }
 
+    @Test("a sign-in or sign-out while another process refreshes the old session is not undone by that refresh")
+    func signInAndOutWaitForARefresh() async throws {
+        for signOut in [false, true] {
+            let (store, root) = try storeWithSession()
+            defer { try? FileManager.default.removeItem(at: root) }
+            let sessions = RotatingSessions(initial: "refresh-0", latency: .milliseconds(300))
+            // Another process's refresh: it holds the lock while it renews, then saves.
+            async let refreshed = SessionRefresher(store: CredentialsStore(paths: store.paths), renewer: sessions)
+                .refresh(after: "access-0")
+            #expect(await eventually { sessions.calls == 1 })
+            if signOut {
+                try await store.forgetSession()
+            } else {
+                try await store.replaceSession(with: StoredCredentials(Session.sample(access: "access-new", refresh: "refresh-new")))
+            }
+            _ = try await refreshed
+            #expect(try store.load()?.accessToken == (signOut ? nil : "access-new"), "signOut: \(signOut)")
+        }
+    }
+
     @Test("a refresh after someone else's uses their tokens without calling")
     func alreadyRefreshed() async throws {
         let (store, root) = try storeWithSession()

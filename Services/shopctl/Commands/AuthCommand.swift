@@ -25,8 +25,8 @@ struct AuthCommand: AsyncParsableCommand {
     }
 
     /// Stores the session a sign-in answered and says who is signed in.
-    static func signedIn(_ reply: Reply<Session>, context: CommandContext) throws {
-        try context.store.save(StoredCredentials(reply.message))
+    static func signedIn(_ reply: Reply<Session>, context: CommandContext) async throws {
+        try await context.store.replaceSession(with: StoredCredentials(reply.message))
         context.output.message(reply.raw) { "Signed in as \(reply.message.user.email)." }
     }
 
@@ -133,7 +133,7 @@ extension AuthCommand {
             try await global.withContext { context in
                 let reply = try await context.gateway.unary(
                     AuthContract.signIn, SignInRequest(email: email, password: secret))
-                try AuthCommand.signedIn(reply, context: context)
+                try await AuthCommand.signedIn(reply, context: context)
             }
         }
     }
@@ -154,7 +154,7 @@ extension AuthCommand {
             let token = AuthCommand.idToken(idToken)
             try await global.withContext { context in
                 let request = SignInWithIdTokenRequest(provider: .google, idToken: token)
-                try AuthCommand.signedIn(try await context.gateway.unary(AuthContract.signInWithIdToken, request), context: context)
+                try await AuthCommand.signedIn(try await context.gateway.unary(AuthContract.signInWithIdToken, request), context: context)
             }
         }
     }
@@ -177,7 +177,7 @@ extension AuthCommand {
             let token = AuthCommand.idToken(idToken)
             try await global.withContext { context in
                 let request = SignInWithIdTokenRequest(provider: .apple, idToken: token, rawNonce: rawNonce)
-                try AuthCommand.signedIn(try await context.gateway.unary(AuthContract.signInWithIdToken, request), context: context)
+                try await AuthCommand.signedIn(try await context.gateway.unary(AuthContract.signInWithIdToken, request), context: context)
             }
         }
     }
@@ -209,7 +209,7 @@ extension AuthCommand {
                 } catch let error as ShopctlError where error == .sessionEnded {
                     // The refresh found the session over and deleted the credentials.
                 }
-                try context.store.delete()
+                try await context.store.forgetSession()
                 context.output.message(raw) { all ? "Signed out everywhere." : "Signed out." }
             }
         }
@@ -274,7 +274,7 @@ extension AuthCommand {
                 let reply = try await context.gateway.unary(
                     AuthContract.resetPassword, ResetPasswordRequest(token: token, newPassword: secret))
                 // A reset signs out every session, this one included.
-                try context.store.delete()
+                try await context.store.forgetSession()
                 context.output.message(reply.raw) { "Password changed. Sign in with `shopctl auth login`." }
             }
         }
@@ -301,7 +301,7 @@ extension AuthCommand {
             try await global.withContext { context in
                 let reply = try await context.gateway.unary(
                     AuthContract.changePassword, ChangePasswordRequest(currentPassword: current, newPassword: new))
-                try context.store.save(StoredCredentials(reply.message))
+                try await context.store.replaceSession(with: StoredCredentials(reply.message))
                 context.output.message(reply.raw) { "Password changed; other sessions were signed out." }
             }
         }
@@ -334,7 +334,7 @@ extension AuthCommand {
             let secret = noPassword ? nil : try reader.read(prompt: "Password (to confirm the deletion)")
             try await global.withContext { context in
                 let reply = try await context.gateway.unary(AuthContract.deleteAccount, DeleteAccountRequest(password: secret))
-                try context.store.delete()
+                try await context.store.forgetSession()
                 context.output.message(reply.raw) { "The account was deleted." }
             }
         }

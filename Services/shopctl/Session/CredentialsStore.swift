@@ -4,7 +4,7 @@ import RPC
 /// `credentials.json` in shopctl's config directory: loaded for every authenticated call,
 /// replaced atomically with mode 0600 by sign-ins and refreshes, removed by sign-out or when
 /// the session ends. Safe to use from several processes: a write is a rename, so readers see
-/// whole files, and refreshes serialize on ``lockFile``.
+/// whole files, and refreshes, sign-ins and sign-outs serialize on ``lockFile``.
 struct CredentialsStore: Sendable {
     /// Where the files are.
     let paths: ConfigPaths
@@ -40,5 +40,17 @@ struct CredentialsStore: Sendable {
     /// Removes the stored credentials; nothing stored is fine.
     func delete() throws(ShopctlError) {
         try PrivateFile.remove(file)
+    }
+
+    /// Stores a new session (a sign-in) holding ``lockFile``, so that a refresh of the old one
+    /// running in another process cannot save over it afterwards.
+    func replaceSession(with credentials: StoredCredentials, lockTimeout: Duration = .seconds(30)) async throws {
+        try await FileLock.withLock(lockFile, timeout: lockTimeout) { try save(credentials) }
+    }
+
+    /// Forgets the session (a sign-out, a deleted account) holding ``lockFile``, so that a
+    /// refresh running in another process cannot bring the file back afterwards.
+    func forgetSession(lockTimeout: Duration = .seconds(30)) async throws {
+        try await FileLock.withLock(lockFile, timeout: lockTimeout) { try delete() }
     }
 }
