@@ -80,7 +80,7 @@ struct GatewayServer: Sendable {
 
         var router = Router()
         router.addInterceptor(AdminKeyInterceptor(adminKey: adminKey))
-        router.addInterceptor(auth.interceptor)
+        router.addInterceptor(TokenFailureThrottle(authentication: auth.interceptor))
         router.addInterceptor(RateLimitInterceptor(perSecond: configuration.rateLimit, burst: configuration.rateBurst))
         RouteTable.register(
             on: &router,

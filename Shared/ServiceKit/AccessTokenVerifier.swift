@@ -75,7 +75,7 @@ package final class AccessTokenVerifier: Sendable {
 
     /// The token of an `authorization: Bearer <token>` value (scheme case-insensitive, RFC 7235
     /// §2.1), or nil when the value is absent, blank or another scheme.
-    static func bearerToken(in header: String?) -> String? {
+    package static func bearerToken(in header: String?) -> String? {
         guard let header else { return nil }
         let trimmed = header.trimmingCharacters(in: .whitespaces)
         guard let space = trimmed.firstIndex(of: " ") else { return nil }

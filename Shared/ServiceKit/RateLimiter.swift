@@ -48,6 +48,16 @@ package final class RateLimiter: Sendable {
         }
     }
 
+    /// Whether `key`'s bucket is empty now (its next request would be refused), without
+    /// taking a token.
+    package func isEmpty(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+        let perSecond = 1 / refillInterval.seconds
+        return state.withLock { state in
+            guard let bucket = state.buckets[key] else { return false }
+            return bucket.tokens + (now - bucket.updated).seconds * perSecond < 1
+        }
+    }
+
     /// Drops the buckets that have refilled completely: they behave as if never seen.
     private func sweep(_ state: inout State, now: ContinuousClock.Instant, perSecond: Double) {
         state.buckets = state.buckets.filter { _, bucket in

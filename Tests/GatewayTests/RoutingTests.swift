@@ -204,4 +204,31 @@ struct RoutingTests {
             #expect(try await gateway.unary(StorefrontContract.getProductPage, page, options: plain()).product.id == 2)
         }
     }
+
+    @Test("after 20 access tokens that do not verify, a client's tokens are refused RATE_LIMITED unchecked; calls without one go on")
+    func invalidTokensThrottled() async throws {
+        try await withGateway { stack in
+            let gateway = try stack.gateway
+            let shopper = try await stack.newShopper()
+            // The shopper's token with its signature changed: well formed, but it does not verify.
+            var parts = shopper.accessToken.split(separator: ".").map(String.init)
+            var signature = Array(parts[2])
+            signature[10] = signature[10] == "A" ? "B" : "A"
+            parts[2] = String(signature)
+            let forged = CallOptions(metadata: ["authorization": "Bearer \(parts.joined(separator: "."))"], timeout: .seconds(15))
+            for _ in 0..<20 {
+                await expectRPCError(.unauthenticated, reason: "INVALID_ACCESS_TOKEN") {
+                    try await gateway.unary(BasketContract.getBasket, Empty(), options: forged)
+                }
+            }
+            await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
+                try await gateway.unary(BasketContract.getBasket, Empty(), options: forged)
+            }
+            // Every token from that address now waits, the genuine one too; anonymous calls do not.
+            await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
+                try await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options)
+            }
+            #expect(try await gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain()).product.id == 1)
+        }
+    }
 }

@@ -33,6 +33,19 @@ struct RateLimiterTests {
         #expect(answers == [true, true, false])
     }
 
+    @Test("whether a bucket is empty is answered without taking a token")
+    func isEmptyPeeks() {
+        let limiter = RateLimiter(burst: 2, refillInterval: .seconds(30))
+        #expect(!limiter.isEmpty("k", now: start))  // never seen: full
+        #expect(limiter.allow("k", now: start))
+        for _ in 0..<5 { #expect(!limiter.isEmpty("k", now: start)) }
+        #expect(limiter.allow("k", now: start))
+        #expect(limiter.isEmpty("k", now: start))
+        #expect(limiter.isEmpty("k", now: start + .seconds(29)))
+        #expect(!limiter.isEmpty("k", now: start + .seconds(30)))
+        #expect(limiter.allow("k", now: start + .seconds(30)))
+    }
+
     @Test("keys are limited independently")
     func independentKeys() {
         let limiter = RateLimiter(burst: 1, refillInterval: .seconds(300))
