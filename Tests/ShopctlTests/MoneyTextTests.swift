@@ -41,6 +41,18 @@ struct MoneyTextTests {
         #expect(MoneyText.parse(text, currency: currency) == nil)
     }
 
+    @Test(
+        "counts the decimal places of a typed amount, whatever the currency",
+        arguments: [("1200", 0), ("$12", 0), ("12.3", 1), ("12.34", 2), ("1.234", 3), (" 0.5 ", 1)] as [(String, Int)])
+    func decimalPlaces(text: String, places: Int) {
+        #expect(MoneyText.decimalPlaces(in: text) == places)
+    }
+
+    @Test("has no decimal places for what is not an amount", arguments: ["", "abc", "-1.00", "1e3", "12.", ".5", "1.2.3", "12,34"])
+    func noDecimalPlaces(text: String) {
+        #expect(MoneyText.decimalPlaces(in: text) == nil)
+    }
+
     @Test("a formatted price parses back to the same amount")
     func roundTrip() {
         for amount in [0, 1, 99, 100, 10999, 123_456_789] {

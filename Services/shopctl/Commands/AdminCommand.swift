@@ -60,10 +60,10 @@ extension AdminCommand.Products {
         @Option(name: .customLong("description"), help: "Description.") var details: String?
         /// The category.
         @Option(help: "Category.") var category: String?
-        /// The price as typed, e.g. "12.34".
-        @Option(help: "Price, e.g. 12.34.") var price: String?
+        /// The price as typed, e.g. "12.34", in the currency it is applied in: --currency, else the product's.
+        @Option(help: "Price in units of its currency, e.g. 12.34 (USD), 1200 (JPY), 1.234 (KWD).") var price: String?
         /// The price's currency.
-        @Option(help: "ISO 4217 currency of the price (default USD).") var currency: String?
+        @Option(help: "ISO 4217 currency of the price (default: the product's, or USD for a new one).") var currency: String?
         /// The image URL.
         @Option(help: "Image URL.") var image: String?
         /// The mean rating.
@@ -88,8 +88,17 @@ extension AdminCommand.Products {
             if jsonFile == nil && id == nil && (title == nil || category == nil || price == nil) {
                 throw ValidationError("A new product needs at least --title, --category and --price.")
             }
-            if let price, MoneyText.parse(price, currency: currency ?? "USD") == nil {
-                throw ValidationError("--price must be an amount such as 12.34 (got '\(price)').")
+            if let price {
+                // Without --currency, the currency of a product to change is known only once it is read.
+                if id == nil || currency != nil {
+                    do {
+                        _ = try Self.price(price, in: currency ?? Self.defaultCurrency)
+                    } catch {
+                        throw ValidationError(error.message)
+                    }
+                } else if MoneyText.decimalPlaces(in: price) == nil {
+                    throw ValidationError(Self.notAnAmount(price))
+                }
             }
             if let rating, !(0...5).contains(rating) { throw ValidationError("--rating must be 0 to 5.") }
             if let stock, stock < 0 { throw ValidationError("--stock must not be negative.") }
@@ -106,24 +115,60 @@ extension AdminCommand.Products {
         /// The product to send: the file's, or the flags applied to the existing product (or a new one).
         private func product(context: CommandContext) async throws -> Product {
             if let jsonFile { return try ProductFile.product(from: ProductFile.read(jsonFile), position: jsonFile) }
-            var product: Product
             if let id {
-                product = try await context.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: id)).message.product
-            } else {
-                product = Product(
-                    title: "", description: "", category: "", price: .zero(currency: "USD"), image: "",
-                    rating: Rating(rate: 0, count: 0), stock: 0)
+                return try applied(
+                    to: try await context.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: id)).message.product)
             }
+            return try applied(
+                to: Product(
+                    title: "", description: "", category: "", price: .zero(currency: Self.defaultCurrency), image: "",
+                    rating: Rating(rate: 0, count: 0), stock: 0))
+        }
+
+        /// `product` with the field flags applied; a usage error when --price cannot be an amount of
+        /// the currency it is applied in, so that a price is never silently left unchanged.
+        func applied(to product: Product) throws(ShopctlError) -> Product {
+            var product = product
             if let title { product.title = title }
             if let details { product.description = details }
             if let category { product.category = category }
-            if let currency { product.price.currency = currency.uppercased() }
-            if let price, let money = MoneyText.parse(price, currency: product.price.currency) { product.price = money }
+            if let currency {
+                let code = currency.uppercased()
+                // The amount is in minor units: relabelled alone, $12.34 would become 1234 yen.
+                if price == nil && code != product.price.currency.uppercased() {
+                    throw .usage(
+                        "--currency \(code) would relabel the price \(product.price.currency) \(product.price.amount) "
+                            + "minor units as \(code); give the new price with --price too.")
+                }
+                product.price.currency = code
+            }
+            if let price { product.price = try Self.price(price, in: product.price.currency) }
             if let image { product.image = image }
             if let rating { product.rating.rate = rating }
             if let ratingCount { product.rating.count = ratingCount }
             if let stock { product.stock = stock }
             return product
+        }
+
+        /// The currency of a new product's price when --currency is not given.
+        static let defaultCurrency = "USD"
+
+        /// `text` as an amount of `currency`; a usage error naming the currency and its decimal
+        /// places when it is not one ("12.34" yen, "1.2345" dinars).
+        static func price(_ text: String, in currency: String) throws(ShopctlError) -> Money {
+            if let money = MoneyText.parse(text, currency: currency) { return money }
+            guard let typed = MoneyText.decimalPlaces(in: text) else { throw .usage(notAnAmount(text)) }
+            let code = currency.uppercased()
+            let digits = MoneyText.digits(of: code)
+            guard typed > digits else { throw .usage("--price '\(text)' is too large.") }
+            let allowed = digits == 0 ? "no decimal places" : "at most \(digits) decimal place\(digits == 1 ? "" : "s")"
+            let example = digits == 0 ? "1200" : "12." + "3456789".prefix(digits)
+            throw .usage("--price '\(text)' is not a \(code) amount: \(code) has \(allowed) (e.g. --price \(example)).")
+        }
+
+        /// The message for a --price that is not an amount in any currency.
+        private static func notAnAmount(_ text: String) -> String {
+            "--price must be an amount such as 12.34 (got '\(text)')."
         }
     }
 

@@ -37,17 +37,30 @@ enum MoneyText {
     /// Parses an amount typed by a person ("12.34", "$12.34", "12", "0.5") into minor units of
     /// `currency`; nil when it is not a non-negative amount with at most the currency's digits.
     static func parse(_ text: String, currency: String) -> Money? {
+        guard let (whole, fraction) = split(text) else { return nil }
+        let digits = digits(of: currency)
+        guard fraction.count <= digits else { return nil }
+        guard let amount = Int(whole + fraction + String(repeating: "0", count: digits - fraction.count)) else { return nil }
+        return Money(amount: amount, currency: currency.uppercased())
+    }
+
+    /// How many digits follow the decimal point of an amount typed by a person ("12.34" has 2,
+    /// "1200" none), whatever the currency; nil when `text` is not a non-negative amount at all.
+    static func decimalPlaces(in text: String) -> Int? {
+        split(text)?.fraction.count
+    }
+
+    /// The digits before and after the decimal point of `text` (an optional "$", then digits,
+    /// then optionally "." and at least one digit); nil for anything else.
+    private static func split(_ text: String) -> (whole: String, fraction: String)? {
         var body = Substring(text.trimmingCharacters(in: .whitespaces))
         if body.first == "$" { body = body.dropFirst() }
-        let digits = digits(of: currency)
         let parts = body.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard let whole = parts.first, !whole.isEmpty, whole.allSatisfy(\.isASCIIDigit) else { return nil }
-        var fraction = parts.count == 2 ? String(parts[1]) : ""
-        guard fraction.allSatisfy(\.isASCIIDigit), fraction.count <= digits else { return nil }
-        if parts.count == 2 && fraction.isEmpty { return nil }
-        fraction += String(repeating: "0", count: digits - fraction.count)
-        guard let amount = Int(whole + fraction) else { return nil }
-        return Money(amount: amount, currency: currency.uppercased())
+        guard parts.count == 2 else { return (String(whole), "") }
+        let fraction = parts[1]
+        guard !fraction.isEmpty, fraction.allSatisfy(\.isASCIIDigit) else { return nil }
+        return (String(whole), String(fraction))
     }
 }
 
