@@ -30,7 +30,7 @@ struct ProxyBackpressureTests {
     /// transit. Without backpressure the whole 64 MiB goes.
     static let bound = 16 * 1024 * 1024
 
-    /// What a writer did: the upstream's handlers, or the uploading client.
+    /// What the upstream's handlers did.
     final class Progress: Sendable {
         private let state = Mutex<(written: Int, uploadStarted: Bool, gateOpen: Bool)>((0, false, false))
         var written: Int { state.withLock { $0.written } }
@@ -113,28 +113,12 @@ struct ProxyBackpressureTests {
     @Test("an upstream handler not reading a client stream holds the client back; then everything arrives")
     func slowUpstreamHoldsClientBack() async throws {
         try await Self.withBulkGateway { client, progress in
-            let sent = Progress()  // what the client has written
             let (answer, paused) = try await client.withCall(
                 path: Self.gatedUpload.path, options: CallOptions(timeout: .seconds(60))
             ) { call in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask {
-                        let chunk = Data(repeating: UInt8(ascii: "u"), count: Self.chunkSize)
-                        for _ in 0..<Self.chunkCount {
-                            try await call.send(chunk)
-                            sent.add(chunk.count)
-                        }
-                        call.finishSending()
-                    }
-                    let giveUp = ContinuousClock.now + .seconds(10)
-                    while !progress.uploadStarted && ContinuousClock.now < giveUp { try await Task.sleep(for: .milliseconds(10)) }
-                    try #require(progress.uploadStarted, "the upload never reached the upstream")
-                    let paused = await PausedWriter.watch(
-                        limit: Self.bound, written: { sent.written }, finished: { sent.written == Self.total })
-                    progress.openGate()
-                    try await group.waitForAll()
-                    return (try await call.nextMessage(), paused)
-                }
+                try await PausedWriter.watchUpload(
+                    on: call, chunkSize: Self.chunkSize, count: Self.chunkCount, limit: Self.bound,
+                    started: { progress.uploadStarted }, release: { progress.openGate() })
             }
             #expect(
                 paused.stalled && paused.written < Self.bound,

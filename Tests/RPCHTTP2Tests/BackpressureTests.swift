@@ -46,28 +46,13 @@ extension LiveTests {
             try await withLiveServer { live in
                 let total = FixtureContract.downloadChunk * FixtureContract.downloadCount
                 let probe = live.probe
-                let sent = Counter()
                 let (answer, paused) = try await live.client.withCall(
                     path: FixtureContract.gatedUpload.path, options: CallOptions(timeout: .seconds(40))
                 ) { call in
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            let chunk = Data(repeating: UInt8(ascii: "u"), count: FixtureContract.downloadChunk)
-                            for _ in 0..<FixtureContract.downloadCount {
-                                try await call.send(chunk)
-                                sent.add(chunk.count)
-                            }
-                            call.finishSending()
-                        }
-                        let started = await eventually(within: .seconds(10)) { probe.count(.uploadStarted) == 1 }
-                        try #require(started, "the upload handler never started")
-                        // The handler does not read until the gate opens.
-                        let paused = await PausedWriter.watch(
-                            limit: 8 * mebibyte, written: { sent.value }, finished: { sent.value == total })
-                        probe.openGate()
-                        try await group.waitForAll()
-                        return (try await call.nextMessage(), paused)
-                    }
+                    // The handler does not read until the gate opens.
+                    try await PausedWriter.watchUpload(
+                        on: call, chunkSize: FixtureContract.downloadChunk, count: FixtureContract.downloadCount,
+                        limit: 8 * mebibyte, started: { probe.count(.uploadStarted) == 1 }, release: { probe.openGate() })
                 }
                 #expect(
                     paused.stalled && paused.written < 8 * mebibyte,
