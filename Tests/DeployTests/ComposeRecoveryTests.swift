@@ -42,7 +42,7 @@ extension ComposeTests {
             let left = try await system.processesLeft()
             #expect(left.isEmpty, "processes left after down: \(left)")
             let ports = Set(system.services.compactMap { system.ports[$0] })
-            let listening = ListeningPorts.current().intersection(ports)
+            let listening = SystemProcesses.listeningPorts().intersection(ports)
             #expect(listening.isEmpty, "ports still listening after down: \(listening.sorted())")
         }
     }
@@ -107,25 +107,5 @@ extension ComposeTests {
         #expect(foreign.isRunning, "compose stopped a process it did not start")
         await foreign.stop()
         if let failure { throw failure }
-    }
-}
-
-/// The local TCP ports in the LISTEN state.
-enum ListeningPorts {
-    /// Every local TCP port listening, IPv4 and IPv6 (`/proc/net/tcp`, `tcp6`: the local
-    /// address is `HEXIP:HEXPORT`, state `0A` is LISTEN).
-    static func current() -> Set<Int> {
-        var ports: Set<Int> = []
-        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
-            for line in text.split(separator: "\n").dropFirst() {
-                let fields = line.split(separator: " ")
-                guard fields.count > 3, fields[3] == "0A",
-                    let port = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
-                else { continue }
-                ports.insert(port)
-            }
-        }
-        return ports
     }
 }

@@ -1,10 +1,10 @@
-import Foundation
+internal import Foundation
 
 /// What the kernel says about processes and sockets, read from `/proc`: whether a pid still
 /// runs, and which TCP ports something listens on.
-enum SystemProcesses {
+package enum SystemProcesses {
     /// Whether `pid` is a live process; a zombie waiting for its parent is not.
-    static func isAlive(_ pid: Int) -> Bool {
+    package static func isAlive(_ pid: Int) -> Bool {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return false }
@@ -13,7 +13,7 @@ enum SystemProcesses {
 
     /// Every local TCP port in the LISTEN state, IPv4 and IPv6 (`/proc/net/tcp`, `tcp6`: the
     /// local address is `HEXIP:HEXPORT`, state `0A` is LISTEN).
-    static func listeningPorts() -> Set<Int> {
+    package static func listeningPorts() -> Set<Int> {
         var ports: Set<Int> = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
