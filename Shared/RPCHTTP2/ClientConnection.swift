@@ -5,7 +5,7 @@ internal import Synchronization
 
 /// One HTTP/2 connection to an upstream, multiplexing calls. Lives on one event loop;
 /// ``submit(_:)``, ``scheduleFlush(_:)`` and ``reset(_:)`` may be called from any thread.
-final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sendable {
+final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @unchecked Sendable {
     // Invariant for @unchecked Sendable: loop-confined state is touched only on `loop`;
     // `pending` and `status` are behind Mutexes.
     enum Phase { case connecting, ready, closed }
@@ -109,11 +109,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
     private func flushSoon() {
-        guard let socket, !socket.flushQueued else { return }
-        socket.atEndOfIteration { [self] in flushOutput() }
+        socket?.flushSoon(self)
     }
 
-    private func flushOutput() {
+    func flushOutput() {
         guard phase == .ready, let socket else { return }
         if let failure = socket.flush(session) {
             shutDown(reason: failure)

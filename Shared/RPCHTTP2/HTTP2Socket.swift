@@ -50,18 +50,18 @@ final class HTTP2Socket {
         return .open
     }
 
-    /// Whether a flush is already queued for the end of this iteration: callers check it
-    /// before making the closure for ``atEndOfIteration(_:)``, which would allocate.
-    @exclusivity(unchecked) private(set) var flushQueued = false
+    /// Whether a flush is already queued for the end of this iteration.
+    @exclusivity(unchecked) private var flushQueued = false
 
-    /// Runs `flush` at the end of this loop iteration, once however often it is asked for
-    /// in the iteration: the output of every call handled in it leaves in one write.
-    func atEndOfIteration(_ flush: @escaping () -> Void) {
+    /// Has `owner` flush its output at the end of this loop iteration, once however often it
+    /// is asked in the iteration: the output of every call handled in it leaves in one write.
+    /// The owner rather than a closure, so asking again allocates nothing.
+    func flushSoon(_ owner: some SocketOwner) {
         guard !flushQueued else { return }
         flushQueued = true
-        loop.atEndOfIteration { [self] in
+        loop.atEndOfIteration { [self, owner] in
             flushQueued = false
-            flush()
+            owner.flushOutput()
         }
     }
 
@@ -105,6 +105,12 @@ final class HTTP2Socket {
         loop.deregister(fd)
         System.close(fd)
     }
+}
+
+/// A connection that owns an ``HTTP2Socket`` and writes its session's output through it.
+protocol SocketOwner: AnyObject {
+    /// Writes what its session has queued. Loop only.
+    func flushOutput()
 }
 
 /// Bytes nghttp2 produced that the socket has not taken yet.

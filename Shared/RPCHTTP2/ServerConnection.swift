@@ -5,7 +5,7 @@ internal import Synchronization
 
 /// One accepted HTTP/2 connection: its socket, its nghttp2 session and its streams. Lives on
 /// one event loop; everything but ``scheduleFlush(_:)`` runs on that loop's thread.
-final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sendable {
+final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @unchecked Sendable {
     // Invariant for @unchecked Sendable: only `pending` (a Mutex) is touched off the loop.
     private let socket: HTTP2Socket
     var loop: EventLoop { socket.loop }
@@ -71,8 +71,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, @unchecked Sen
 
     /// Flushes at the end of this loop iteration, once for everything queued in it. Loop only.
     private func flushSoon() {
-        guard !socket.flushQueued else { return }
-        socket.atEndOfIteration { [self] in flushOutput() }
+        socket.flushSoon(self)
     }
 
     /// Writes everything nghttp2 has queued; closes when the session is done.

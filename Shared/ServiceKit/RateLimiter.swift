@@ -14,6 +14,12 @@ package final class RateLimiter: Sendable {
     private struct Bucket {
         var tokens: Double
         var updated: ContinuousClock.Instant
+
+        /// The tokens it holds at `now`, refilled at `perSecond` since it was last updated
+        /// (without the cap at the burst).
+        func tokens(at now: ContinuousClock.Instant, perSecond: Double) -> Double {
+            tokens + (now - updated).seconds * perSecond
+        }
     }
 
     private struct State {
@@ -39,7 +45,7 @@ package final class RateLimiter: Sendable {
                 sweep(&state, now: now, perSecond: perSecond)
             }
             var bucket = state.buckets[key] ?? Bucket(tokens: Double(burst), updated: now)
-            bucket.tokens = min(Double(burst), bucket.tokens + (now - bucket.updated).seconds * perSecond)
+            bucket.tokens = min(Double(burst), bucket.tokens(at: now, perSecond: perSecond))
             bucket.updated = now
             let allowed = bucket.tokens >= 1
             if allowed { bucket.tokens -= 1 }
@@ -54,14 +60,14 @@ package final class RateLimiter: Sendable {
         let perSecond = 1 / refillInterval.seconds
         return state.withLock { state in
             guard let bucket = state.buckets[key] else { return false }
-            return bucket.tokens + (now - bucket.updated).seconds * perSecond < 1
+            return bucket.tokens(at: now, perSecond: perSecond) < 1
         }
     }
 
     /// Drops the buckets that have refilled completely: they behave as if never seen.
     private func sweep(_ state: inout State, now: ContinuousClock.Instant, perSecond: Double) {
         state.buckets = state.buckets.filter { _, bucket in
-            bucket.tokens + (now - bucket.updated).seconds * perSecond < Double(burst)
+            bucket.tokens(at: now, perSecond: perSecond) < Double(burst)
         }
         state.lastSweep = now
     }
