@@ -45,6 +45,8 @@ struct AdminUpsertPriceTests {
             (Money(amount: 1000, currency: "JPY"), "12.34", ["JPY", "no decimal places"]),
             (Money(amount: 1000, currency: "KWD"), "1.2345", ["KWD", "at most 3 decimal places"]),
             (Money(amount: 1000, currency: "USD"), "12.345", ["USD", "at most 2 decimal places"]),
+            (Money(amount: 1000, currency: "JPY"), "$1200", ["'$' marks US dollars", "JPY"]),
+            (Money(amount: 1000, currency: "EUR"), " $12.34", ["'$' marks US dollars", "EUR"]),
         ] as [(Money, String, [String])])
     func refusesUnrepresentablePrice(price: Money, text: String, phrases: [String]) throws {
         // The currency is known only once the product is read, so the command line parses.
@@ -85,6 +87,11 @@ struct AdminUpsertPriceTests {
             (["--title", "Tea", "--category", "grocery", "--currency", "JPY", "--price", "12.34"], ["JPY", "no decimal places"]),
             (["--title", "Tea", "--category", "grocery", "--price", "1.234"], ["USD", "at most 2 decimal places"]),
             (["--id", "7", "--price", "abc"], ["amount such as 12.34"]),
+            (["--id", "7", "--currency", "JPY", "--price", "$1200"], ["'$' marks US dollars", "JPY"]),
+            (["--id", "7", "--currency", "US", "--price", "12"], ["three letters", "'US'"]),
+            (["--id", "7", "--currency", "USD1", "--price", "12"], ["three letters", "'USD1'"]),
+            (["--title", "Tea", "--category", "grocery", "--currency", "€UR", "--price", "12"], ["three letters"]),
+            (["--id", "7", "--currency", "$", "--price", "12"], ["three letters"]),
         ] as [([String], [String])])
     func refusesAtParseTime(flags: [String], phrases: [String]) {
         do {

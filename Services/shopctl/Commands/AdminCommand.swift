@@ -88,6 +88,9 @@ extension AdminCommand.Products {
             if jsonFile == nil && id == nil && (title == nil || category == nil || price == nil) {
                 throw ValidationError("A new product needs at least --title, --category and --price.")
             }
+            if let currency, !Self.isCurrencyCode(currency) {
+                throw ValidationError("--currency must be an ISO 4217 code of three letters, such as USD or EUR (got '\(currency)').")
+            }
             if let price {
                 // Without --currency, the currency of a product to change is known only once it is read.
                 if id == nil || currency != nil {
@@ -156,14 +159,22 @@ extension AdminCommand.Products {
         /// `text` as an amount of `currency`; a usage error naming the currency and its decimal
         /// places when it is not one ("12.34" yen, "1.2345" dinars).
         static func price(_ text: String, in currency: String) throws(ShopctlError) -> Money {
+            let code = currency.uppercased()
+            if text.trimmingCharacters(in: .whitespaces).hasPrefix("$") && code != "USD" {
+                throw .usage("--price '\(text)': '$' marks US dollars, and this price is in \(code); give it without the sign.")
+            }
             if let money = MoneyText.parse(text, currency: currency) { return money }
             guard let typed = MoneyText.decimalPlaces(in: text) else { throw .usage(notAnAmount(text)) }
-            let code = currency.uppercased()
             let digits = MoneyText.digits(of: code)
             guard typed > digits else { throw .usage("--price '\(text)' is too large.") }
             let allowed = digits == 0 ? "no decimal places" : "at most \(digits) decimal place\(digits == 1 ? "" : "s")"
             let example = digits == 0 ? "1200" : "12." + "3456789".prefix(digits)
             throw .usage("--price '\(text)' is not a \(code) amount: \(code) has \(allowed) (e.g. --price \(example)).")
+        }
+
+        /// Whether `text` has the shape of an ISO 4217 code: three ASCII letters, in either case.
+        static func isCurrencyCode(_ text: String) -> Bool {
+            text.count == 3 && text.allSatisfy { $0.isASCII && $0.isLetter }
         }
 
         /// The message for a --price that is not an amount in any currency.
