@@ -109,13 +109,18 @@ public final class ClientCall: @unchecked Sendable {
             regrant: { connection?.scheduleFlush(self) })
     }
 
-    /// The response headers (initial metadata), once they arrive.
+    /// The response headers (initial metadata), once they arrive; none (empty) when the call
+    /// ended without any (a Trailers-Only answer).
     public func responseHeaders() async throws -> Metadata {
         try await withCheckedThrowingContinuation { continuation in
             let ready = shared.withLock { state -> Result<Metadata, RPCError>? in
                 if let head = state.responseHead { return .success(Self.headers(head)) }
-                if case .failure(let error) = state.status { return .failure(error) }
-                state.headersWaiters.append(continuation)
+                switch state.status {
+                // Ended without headers (Trailers-Only): none will come.
+                case .success: return .success(Metadata())
+                case .failure(let error): return .failure(error)
+                case nil: state.headersWaiters.append(continuation)
+                }
                 return nil
             }
             if let ready { continuation.resume(with: ready) }

@@ -1,6 +1,8 @@
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
+import Synchronization
 import Testing
 
 extension LiveTests {
@@ -54,6 +56,23 @@ extension LiveTests {
                 #expect(call.hasResponseHeaders)
                 while try await call.nextMessage() != nil {}
                 #expect(try await call.responseHeaders() == headers)  // asked again after the end: the same
+            }
+        }
+
+        @Test("a call that ended without headers (a Trailers-Only OK) answers its response headers as none")
+        func responseHeadersOfTrailersOnly() async throws {
+            try await withLiveServer { live in
+                // No message and an OK status: the server answers with one HEADERS frame that ends the stream.
+                let call = try live.client.makeCall(path: EchoContract.serverStream.path, options: CallOptions(timeout: .seconds(5)))
+                try await call.send(try JSONCodec.shared.encode(StreamRequest(text: "s", count: 0)))
+                call.finishSending()
+                #expect(try await call.nextMessage() == nil)
+                #expect(!call.hasResponseHeaders)
+                // Asked only after the end; it used to wait for headers that never come.
+                let answer = Mutex<Metadata?>(nil)
+                Task { let headers = try await call.responseHeaders(); answer.withLock { $0 = headers } }
+                #expect(await eventually(within: .seconds(5), every: .milliseconds(10)) { answer.withLock { $0 != nil } })
+                #expect(answer.withLock { $0 } == Metadata())
             }
         }
 

@@ -23,15 +23,14 @@ extension Router {
                     try await call.send(request)
                     call.finishSending()
                     // Retries stop at the first response header; nothing reaches the client before it.
-                    _ = try await call.responseHeaders()
-                    try await Self.relayResponses(from: call, to: io)
+                    try await Self.relayResponses(from: call, to: io, of: upstream)
                 }
             }
         case .clientStreaming:
             register(method) { io, context in
                 try await upstream.stream(method, options: policy.options(for: context)) { call in
                     try await Self.relayRequests(from: io, to: call)
-                    try await Self.relayResponses(from: call, to: io)
+                    try await Self.relayResponses(from: call, to: io, of: upstream)
                 }
             }
         case .bidirectionalStreaming:
@@ -42,7 +41,7 @@ extension Router {
                     // half-closed. Ending this handler ends the server stream, which ends that read.
                     let requests = Task { try await Self.relayRequests(from: io, to: call) }
                     defer { requests.cancel() }
-                    try await Self.relayResponses(from: call, to: io)
+                    try await Self.relayResponses(from: call, to: io, of: upstream)
                 }
             }
         }
@@ -57,7 +56,11 @@ extension Router {
     }
 
     /// Writes the upstream's messages to the client until its status; a failed status is thrown.
-    private static func relayResponses(from call: ClientCall, to io: any ServerCallIO) async throws {
+    /// The upstream's response headers tell its breaker it answered: a half-open breaker whose
+    /// probe is a watch closes then, not when the watch ends (other calls wait on the probe).
+    private static func relayResponses(from call: ClientCall, to io: any ServerCallIO, of upstream: Upstream) async throws {
+        _ = try await call.responseHeaders()
+        upstream.breaker.recordSuccess()
         while let message = try await call.nextMessage() {
             try await io.write(message)
         }

@@ -6,7 +6,8 @@ import Synchronization
 /// - closed: calls go through; `threshold` transport failures in a row open it.
 /// - open: calls are refused at once until the cool-down passes; then one call may probe.
 /// - half-open: the probe is in flight and every other call is refused; the probe's success
-///   closes the breaker, its failure opens it again with twice the cool-down (up to a cap).
+///   (for a stream, its response headers: a watch may run for hours) closes the breaker, its
+///   failure opens it again with twice the cool-down (up to a cap).
 ///
 /// Only failures to reach the upstream count (no connection, connection lost before any
 /// answer); an answer with an error status is the upstream working.
