@@ -18,6 +18,9 @@ public final class RegisteredMethod: Sendable {
     /// such as a call upstream): started synchronously on the transport's thread under the same
     /// conditions as ``immediateHandler``, answering later through a ``CallResponder``.
     public let callbackHandler: CallbackHandler?
+    /// The router's interceptors that apply to this method, found when the router was built
+    /// rather than asked of every interceptor on every call.
+    public let interceptors: InterceptorPlan
 
     /// A unary handler that runs to completion without suspending: request bytes in, response
     /// bytes out, or a thrown error.
@@ -28,12 +31,62 @@ public final class RegisteredMethod: Sendable {
 
     init(
         info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void,
-        immediateHandler: ImmediateHandler? = nil, callbackHandler: CallbackHandler? = nil
+        immediateHandler: ImmediateHandler? = nil, callbackHandler: CallbackHandler? = nil,
+        interceptors: InterceptorPlan = InterceptorPlan()
     ) {
         self.info = info
         self.handler = handler
         self.immediateHandler = immediateHandler
         self.callbackHandler = callbackHandler
+        self.interceptors = interceptors
+    }
+
+    /// This method with another interceptor plan (the router's interceptors changed).
+    func with(_ interceptors: InterceptorPlan) -> RegisteredMethod {
+        RegisteredMethod(
+            info: info, handler: handler, immediateHandler: immediateHandler, callbackHandler: callbackHandler,
+            interceptors: interceptors)
+    }
+}
+
+/// The interceptors that apply to one method, in the order they were added.
+public struct InterceptorPlan: Sendable {
+    /// Every interceptor that applies.
+    let all: [any ServerInterceptor]
+    /// The same interceptors when every one of them is an ``ImmediateServerInterceptor``
+    /// (the call can be prepared without suspending); nil when one of them is not.
+    let immediate: [any ImmediateServerInterceptor]?
+
+    /// No interceptor.
+    init() {
+        all = []
+        immediate = []
+    }
+
+    /// Those of `interceptors` that apply to `method`.
+    init(_ interceptors: [any ServerInterceptor], for method: MethodInfo) {
+        all = interceptors.filter { $0.applies(to: method) }
+        let immediate = all.compactMap { $0 as? any ImmediateServerInterceptor }
+        self.immediate = immediate.count == all.count ? immediate : nil
+    }
+
+    /// Whether no interceptor applies: there is nothing to prepare.
+    public var isEmpty: Bool { all.isEmpty }
+
+    /// Whether the call can be prepared without suspending (``prepareImmediately(_:)``).
+    public var canPrepareImmediately: Bool { immediate != nil }
+
+    /// Runs the interceptors, in order.
+    public func prepare(_ context: inout ServerContext) async throws {
+        for interceptor in all { try await interceptor.prepare(&context) }
+    }
+
+    /// Runs the interceptors synchronously; only when ``canPrepareImmediately`` holds.
+    public func prepareImmediately(_ context: inout ServerContext) throws {
+        guard let immediate else {
+            preconditionFailure("\(context.method.path) has an interceptor that cannot prepare a call without suspending")
+        }
+        for interceptor in immediate { try interceptor.prepareImmediately(&context) }
     }
 }
 
@@ -71,9 +124,6 @@ public struct Router: Sendable {
     private var methods: [String: RegisteredMethod] = [:]
     private var order: [String] = []
     private var interceptors: [any ServerInterceptor] = []
-    /// Each interceptor as an ``ImmediateServerInterceptor`` when it is one (cast once, when
-    /// added, rather than on every call).
-    private var immediateInterceptors: [(any ImmediateServerInterceptor)?] = []
 
     /// An empty router.
     public init() {}
@@ -87,7 +137,8 @@ public struct Router: Sendable {
     /// Adds an interceptor that runs, in order of addition, before every handler.
     public mutating func addInterceptor(_ interceptor: any ServerInterceptor) {
         interceptors.append(interceptor)
-        immediateInterceptors.append(interceptor as? any ImmediateServerInterceptor)
+        // Methods are immutable (calls share them across threads): each gets a new plan.
+        for (path, method) in methods { methods[path] = method.with(InterceptorPlan(interceptors, for: method.info)) }
     }
 
     /// Registers a raw handler; the typed registrations below are built on it.
@@ -141,38 +192,30 @@ public struct Router: Sendable {
     private mutating func add(_ method: RegisteredMethod) {
         precondition(methods[method.info.path] == nil, "\(method.info.path) is registered twice")
         order.append(method.info.path)
-        methods[method.info.path] = method
+        methods[method.info.path] = method.with(InterceptorPlan(interceptors, for: method.info))
     }
 
-    /// Runs the interceptors that apply to the call's method; the transport calls this before
-    /// the handler.
+    /// The interceptors that apply to calls of `method`. A registered method carries its own
+    /// (``RegisteredMethod/interceptors``); transports use that one.
+    public func interceptors(for method: MethodInfo) -> InterceptorPlan {
+        methods[method.path]?.interceptors ?? InterceptorPlan(interceptors, for: method)
+    }
+
+    /// Runs the interceptors that apply to the call's method (in-process calls, tests).
     public func prepare(_ context: inout ServerContext) async throws {
-        for interceptor in interceptors where interceptor.applies(to: context.method) {
-            try await interceptor.prepare(&context)
-        }
-    }
-
-    /// Whether any interceptor applies to calls of `method` (if none does, ``prepare(_:)`` has
-    /// nothing to do and need not be awaited).
-    public func needsPreparation(_ method: MethodInfo) -> Bool {
-        interceptors.contains { $0.applies(to: method) }
+        try await interceptors(for: context.method).prepare(&context)
     }
 
     /// Whether every interceptor that applies to `method` is an ``ImmediateServerInterceptor``,
     /// so that ``prepareImmediately(_:)`` can stand in for ``prepare(_:)``.
     public func canPrepareImmediately(_ method: MethodInfo) -> Bool {
-        interceptors.indices.allSatisfy { immediateInterceptors[$0] != nil || !interceptors[$0].applies(to: method) }
+        interceptors(for: method).canPrepareImmediately
     }
 
     /// Runs the interceptors that apply to the call's method, synchronously; only when
     /// ``canPrepareImmediately(_:)`` holds.
     public func prepareImmediately(_ context: inout ServerContext) throws {
-        for (index, interceptor) in interceptors.enumerated() where interceptor.applies(to: context.method) {
-            guard let immediate = immediateInterceptors[index] else {
-                preconditionFailure("\(type(of: interceptor)) cannot prepare a call without suspending")
-            }
-            try immediate.prepareImmediately(&context)
-        }
+        try interceptors(for: context.method).prepareImmediately(&context)
     }
 
     /// Registers a unary method.

@@ -364,7 +364,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let inline = route.info.kind.isUnaryRequest && stream.requestEnded
             && stream.receivedBytes <= inlineStartLimit
         if inline, route.immediateHandler != nil || route.callbackHandler != nil,
-            server.router.canPrepareImmediately(route.info)
+            route.interceptors.canPrepareImmediately
         {
             return serveWithoutTask(stream, route: route, context: context, requestID: requestID)
         }
@@ -373,7 +373,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             var context = context
             var status: RPCError?
             do {
-                try await server.router.prepare(&context)
+                try await route.interceptors.prepare(&context)
                 try await route.handler(stream, context)
             } catch {
                 status = RPCError(converting: error)
@@ -406,7 +406,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         var context = context
         let request: Data
         do {
-            try server.router.prepareImmediately(&context)
+            try route.interceptors.prepareImmediately(&context)
             request = try stream.takeSingleRequestNow()
         } catch {
             return answer(stream, with: .failure(error), requestID: requestID)

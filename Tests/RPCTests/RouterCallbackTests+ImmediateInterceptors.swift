@@ -109,3 +109,29 @@ extension RouterCallbackTests {
         #expect(trail.entries == ["stamp(UserCallback)", "suspending(UserCallback)", "stamp(AdminCallback)", "gate(AdminCallback)"])
     }
 }
+
+extension RouterCallbackTests {
+    @Test("a registered method carries the interceptors that apply to it, added before or after it, in order")
+    func registeredMethodCarriesItsInterceptors() async throws {
+        let trail = Trail()
+        var router = Router()
+        router.addInterceptor(StampInterceptor(name: "before", trail: trail) { _ in true })
+        for info in [Notes.callback, Notes.user] { router.registerCallback(info) { _, _, _ in } }
+        router.addInterceptor(StampInterceptor(name: "admin-only", trail: trail) { $0.auth == .admin })
+        router.addInterceptor(SuspendingInterceptor(name: "user-only", trail: trail) { $0.auth == .user })
+        router.addInterceptor(StampInterceptor(name: "after", trail: trail) { _ in true })
+
+        let callback = try #require(router.method(forPath: Notes.callback.path)).interceptors
+        #expect(callback.canPrepareImmediately)
+        var context = Self.context(for: Notes.callback)
+        try callback.prepareImmediately(&context)
+        #expect(context.attributes[StampKey.self] == ["before", "after"])
+
+        let user = try #require(router.method(forPath: Notes.user.path)).interceptors
+        #expect(!user.canPrepareImmediately)
+        var userContext = Self.context(for: Notes.user)
+        try await user.prepare(&userContext)
+        #expect(userContext.attributes[StampKey.self] == ["before", "after"])
+        #expect(trail.entries == ["before(Callback)", "after(Callback)", "before(UserCallback)", "user-only(UserCallback)", "after(UserCallback)"])
+    }
+}

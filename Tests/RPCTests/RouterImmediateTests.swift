@@ -224,7 +224,7 @@ struct RouterImmediateTests {
         #expect(error.message == (count == 0 ? Router.noRequestMessage : Router.extraRequestMessage).message)
     }
 
-    // MARK: applies(to:), prepare and needsPreparation
+    // MARK: applies(to:), prepare and interceptors(for:)
 
     @Test("an interceptor's applies(to:) is true for every method unless it says otherwise")
     func defaultApplies() {
@@ -265,19 +265,19 @@ struct RouterImmediateTests {
         #expect(log.trail == ["gate.prepare(AdminShout)"])
     }
 
-    @Test("needsPreparation is true exactly when some interceptor applies to the method")
-    func needsPreparation() {
+    @Test("interceptors(for:) is empty exactly when no interceptor applies to the method")
+    func interceptorsForMethod() {
         let log = ShoutLog()
         var router = Router()
-        #expect(!router.needsPreparation(Shout.shout.info))  // no interceptors at all
+        #expect(router.interceptors(for: Shout.shout.info).isEmpty)  // no interceptors at all
         router.addInterceptor(SelectiveInterceptor(name: "never", log: log) { _ in false })
-        #expect(!router.needsPreparation(Shout.shout.info))
+        #expect(router.interceptors(for: Shout.shout.info).isEmpty)
         router.addInterceptor(SelectiveInterceptor(name: "admin-only", log: log) { $0.auth == .admin })
-        #expect(!router.needsPreparation(Shout.shout.info))
-        #expect(router.needsPreparation(Shout.admin.info))
+        #expect(router.interceptors(for: Shout.shout.info).isEmpty)
+        #expect(!router.interceptors(for: Shout.admin.info).isEmpty)
         router.addInterceptor(DefaultInterceptor(log: log))
-        #expect(router.needsPreparation(Shout.shout.info))
-        #expect(router.needsPreparation(Shout.raw))
+        #expect(!router.interceptors(for: Shout.shout.info).isEmpty)
+        #expect(!router.interceptors(for: Shout.raw).isEmpty)
         #expect(log.trail.isEmpty)  // asking never runs an interceptor
     }
 }
