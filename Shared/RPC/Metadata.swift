@@ -39,6 +39,7 @@ public struct Metadata: Sendable, Equatable, Sequence, ExpressibleByDictionaryLi
 
     /// The first value of `name`, if any.
     public subscript(name: String) -> String? {
+        if entries.isEmpty { return nil }  // most calls carry no custom metadata
         let name = Self.lowercase(name)
         return entries.first { $0.name == name }?.value
     }

@@ -15,10 +15,11 @@ public struct ServerContext: Sendable {
         let peer: String
         let contentType: String
         let logger: Logger
+        let arrival: ContinuousClock.Instant
 
         init(
             method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
-            peer: String, contentType: String, logger: Logger
+            peer: String, contentType: String, logger: Logger, arrival: ContinuousClock.Instant
         ) {
             self.method = method
             self.metadata = metadata
@@ -27,6 +28,7 @@ public struct ServerContext: Sendable {
             self.peer = peer
             self.contentType = contentType
             self.logger = logger
+            self.arrival = arrival
         }
     }
 
@@ -50,6 +52,8 @@ public struct ServerContext: Sendable {
     public var peerHost: String { Self.host(ofPeer: call.peer) }
     /// The request's content type, echoed in the response.
     public var contentType: String { call.contentType }
+    /// When the call arrived: a default deadline counts from here.
+    public var arrival: ContinuousClock.Instant { call.arrival }
     /// A logger carrying the request id; built on first use, since most calls never log.
     public var logger: Logger {
         get {
@@ -65,21 +69,21 @@ public struct ServerContext: Sendable {
     /// Creates a context with a request id given as text (tests, in-process calls).
     public init(
         method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: String,
-        peer: String, contentType: String = "application/grpc+json", logger: Logger
+        peer: String, contentType: String = "application/grpc+json", logger: Logger, arrival: ContinuousClock.Instant = .now
     ) {
         self.init(
             method: method, metadata: metadata, deadline: deadline, requestID: RequestID(requestID), peer: peer,
-            contentType: contentType, logger: logger)
+            contentType: contentType, logger: logger, arrival: arrival)
     }
 
     /// Creates a context; transports call this.
     public init(
         method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
-        peer: String, contentType: String = "application/grpc+json", logger: Logger
+        peer: String, contentType: String = "application/grpc+json", logger: Logger, arrival: ContinuousClock.Instant = .now
     ) {
         call = Call(
             method: method, metadata: metadata, deadline: deadline, requestID: requestID, peer: peer,
-            contentType: contentType, logger: logger)
+            contentType: contentType, logger: logger, arrival: arrival)
         attributes = Attributes()
     }
 

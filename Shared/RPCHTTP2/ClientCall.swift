@@ -34,7 +34,9 @@ public final class ClientCall: @unchecked Sendable {
     let head: RequestHead
     /// The method path.
     public var path: String { head.path }
-    let deadline: ContinuousClock.Instant?
+    /// The time left before the deadline when the call was made: its deadline timer's delay,
+    /// so starting the call needs no clock reading of its own.
+    let timeLeft: Duration?
     private let connectionBox = Mutex<ClientConnection?>(nil)
 
     // Loop only.
@@ -53,9 +55,9 @@ public final class ClientCall: @unchecked Sendable {
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
     var ungranted = 0
 
-    init(head: RequestHead, deadline: ContinuousClock.Instant?, maxMessageSize: Int) {
+    init(head: RequestHead, timeLeft: Duration?, maxMessageSize: Int) {
         self.head = head
-        self.deadline = deadline
+        self.timeLeft = timeLeft
         self.deframer = MessageDeframer(maxMessageSize: maxMessageSize)
     }
 

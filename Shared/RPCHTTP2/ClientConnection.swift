@@ -150,9 +150,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             }
             call.streamID = id
             calls.insert(call, for: id)
-            if let deadline = call.deadline {
+            if let timeLeft = call.timeLeft {
                 // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
-                call.deadlineTimer = loop.scheduleTimer(after: deadline - .now, target: call)
+                call.deadlineTimer = loop.scheduleTimer(after: timeLeft, target: call)
             }
             flushSoon()
         }

@@ -137,6 +137,9 @@ final class HTTP2ServerCore: Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let logger: Logger
+    /// The logger's level, read once: asking the handler costs a dynamic call on every call,
+    /// and the level is set when the process starts.
+    private let logLevel: Logger.Level
     private let calls = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
 
@@ -144,6 +147,7 @@ final class HTTP2ServerCore: Sendable {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.logLevel = logger.logLevel
     }
 
     var inFlight: Int { calls.load(ordering: .relaxed) }
@@ -189,7 +193,7 @@ final class HTTP2ServerCore: Sendable {
             } else {
                 .info
             }
-        guard logger.logLevel <= level else { return }
+        guard logLevel <= level else { return }
         let micros = (ContinuousClock.now - stream.startTime) / .microseconds(1)
         var metadata: Logger.Metadata = [
             "request-id": .string(requestID?.description ?? "-"), "method": .string(stream.path),

@@ -76,19 +76,20 @@ public final class RPCClient: Sendable {
 
     /// Builds a call, lets `prepare` set it up, and submits it.
     fileprivate func makeCall(path: String, options: CallOptions, prepare: (ClientCall) -> Void) throws -> ClientCall {
-        var timeout: String?
+        var timeLeft: Duration?
         if let deadline = options.deadline {
             let remaining = deadline - .now
             guard remaining > .zero else {
                 throw RPCError(code: .deadlineExceeded, message: "The deadline passed before the call started.")
             }
-            timeout = GRPCTimeout.encode(remaining)
+            timeLeft = remaining
         }
         // The connection first: a call that cannot have one is never built (nor prepared).
         let connection = try connection()
         let head = RequestHead(
-            path: path, authority: authority, timeout: timeout, metadata: options.metadata, requestID: options.requestID)
-        let call = ClientCall(head: head, deadline: options.deadline, maxMessageSize: configuration.maxMessageSize)
+            path: path, authority: authority, timeout: timeLeft.map(GRPCTimeout.encode), metadata: options.metadata,
+            requestID: options.requestID)
+        let call = ClientCall(head: head, timeLeft: timeLeft, maxMessageSize: configuration.maxMessageSize)
         prepare(call)
         connection.submit(call)
         return call

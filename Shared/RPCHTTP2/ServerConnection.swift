@@ -130,10 +130,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             session.resumeBody(streamID: stream.id)
             return
         }
-        let (finished, wrote, trailers) = stream.shared.withLock { ($0.finished, $0.buffers.everWrote, $0.errorTrailers) }
+        let (finished, wrote) = stream.shared.withLock { ($0.finished, $0.buffers.everWrote) }
         guard finished || wrote else { return }
         stream.responseSubmitted = true
         if finished && !wrote {
+            let trailers = stream.shared.withLock { $0.errorTrailers }
             // Trailers-Only: one HEADERS frame carries the status and ends the stream.
             let headers = HTTP2HeaderBlock([(":status", "200"), ("content-type", stream.contentType)] + trailers)
             stream.heldHeaders = headers
@@ -353,7 +354,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let requestID = stream.metadata[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next()
         let context = ServerContext(
             method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
-            contentType: stream.contentType, logger: server.logger)
+            contentType: stream.contentType, logger: server.logger, arrival: stream.startTime)
         let server = self.server
         // A small unary request that has fully arrived starts right here, on the loop thread:
         // with no task at all when its handler never suspends (or answers through a callback)

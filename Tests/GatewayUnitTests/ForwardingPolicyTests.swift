@@ -45,6 +45,16 @@ struct ForwardingPolicyTests {
         #expect(policy.options(for: context(CatalogContract.importProducts.info)).deadline == nil)
     }
 
+    @Test("the default deadline counts from the call's arrival, not from when it is forwarded")
+    func defaultDeadlineFromArrival() {
+        let policy = ForwardingPolicy(defaultTimeout: .seconds(10))
+        let arrival = ContinuousClock.now - .seconds(3)
+        let late = ServerContext(
+            method: CatalogContract.getProduct.info, metadata: [:], deadline: nil, requestID: "req-1", peer: "127.0.0.1:5000",
+            logger: Logger(label: "test"), arrival: arrival)
+        #expect(policy.options(for: late).deadline == arrival + .seconds(10))
+    }
+
     @Test("the client's own deadline is kept, shorter or longer than the default")
     func clientDeadline() {
         let policy = ForwardingPolicy(defaultTimeout: .seconds(10))

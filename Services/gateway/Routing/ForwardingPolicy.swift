@@ -51,9 +51,9 @@ struct ForwardingPolicy: Sendable {
         return options
     }
 
-    /// The client's deadline, or the default one for unary calls.
+    /// The client's deadline, or for unary calls the default one, counted from the call's arrival.
     func deadline(for context: ServerContext) -> ContinuousClock.Instant? {
         if let deadline = context.deadline { return deadline }
-        return context.method.kind == .unary ? .now + defaultTimeout : nil
+        return context.method.kind == .unary ? context.arrival + defaultTimeout : nil
     }
 }
