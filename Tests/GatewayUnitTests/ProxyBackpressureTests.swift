@@ -1,9 +1,7 @@
 import Foundation
 @testable import gateway
-import Logging
 import RPC
 import RPCHTTP2
-import ServiceKit
 import ServiceTestSupport
 import Synchronization
 import Testing
@@ -15,13 +13,9 @@ import Testing
 struct ProxyBackpressureTests {
     static let service = "test.bulk.v1.BulkService"
     /// After one request message, writes ``chunkCount`` messages of ``chunkSize`` bytes.
-    static let download = MethodInfo(
-        service: service, method: "Download", kind: .serverStreaming, auth: .none, idempotent: false, requestFields: [],
-        responseFields: [])
+    static let download = ProxyFixture.method(service, "Download", kind: .serverStreaming)
     /// Reads nothing until its gate opens, then every message; answers the byte count as text.
-    static let gatedUpload = MethodInfo(
-        service: service, method: "GatedUpload", kind: .clientStreaming, auth: .none, idempotent: false,
-        requestFields: [], responseFields: [])
+    static let gatedUpload = ProxyFixture.method(service, "GatedUpload", kind: .clientStreaming)
     static let chunkSize = 256 * 1024
     static let chunkCount = 256  // 64 MiB in all
     static let total = chunkSize * chunkCount
@@ -43,7 +37,6 @@ struct ProxyBackpressureTests {
 
     /// Runs `body` with a client of a gateway in front of an upstream serving the two methods.
     static func withBulkGateway(_ body: (RPCClient, Progress) async throws -> Void) async throws {
-        let logger = Logger(label: "proxy-backpressure-tests") { _ in SwiftLogNoOpLogHandler() }
         let progress = Progress()
         var upstreamRouter = Router()
         upstreamRouter.register(download) { io, _ in
@@ -61,32 +54,9 @@ struct ProxyBackpressureTests {
             while let message = try await io.nextMessage() { received += message.count }
             try await io.write(Data(String(received).utf8))
         }
-        let upstreamServer = try HTTP2Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: upstreamRouter, logger: logger)
-        let upstreamPort = try upstreamServer.start()
-
-        let group = try EventLoopGroup(count: 1, name: "bulk-gateway")
-        let upstream = Upstream(
-            name: "bulk-svc", services: [service], required: true,
-            client: RPCClient(
-                target: SocketAddressText(host: "127.0.0.1", port: upstreamPort), configuration: .upstream, group: group))
-        var router = Router()
-        for method in [download, gatedUpload] { router.proxy(method, to: upstream, policy: ForwardingPolicy()) }
-        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
-        configuration.handlersStayOnLoop = true
-        let gateway = HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true)
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: try gateway.start()))
-        var failure: (any Error)?
-        do {
+        try await ProxyFixture.withProxy(to: upstreamRouter, methods: [download, gatedUpload]) { client, _ in
             try await body(client, progress)
-        } catch {
-            failure = error
         }
-        await client.close()
-        await upstream.client.close()
-        await gateway.shutdown()
-        await upstreamServer.shutdown()
-        if let failure { throw failure }
     }
 
     @Test("a client not reading a server stream holds the upstream's handler back; then everything arrives")

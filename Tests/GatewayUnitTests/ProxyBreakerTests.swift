@@ -1,6 +1,5 @@
 import Foundation
 @testable import gateway
-import Logging
 import RPC
 import RPCHTTP2
 import Testing
@@ -11,13 +10,9 @@ import Testing
 struct ProxyBreakerTests {
     static let service = "test.watch.v1.WatchService"
     /// Writes one message, then nothing until the call is cancelled.
-    static let watch = MethodInfo(
-        service: service, method: "Watch", kind: .serverStreaming, auth: .none, idempotent: false, requestFields: [],
-        responseFields: [])
+    static let watch = ProxyFixture.method(service, "Watch", kind: .serverStreaming)
     /// Answers its request as it came.
-    static let ping = MethodInfo(
-        service: service, method: "Ping", kind: .unary, auth: .none, idempotent: true, requestFields: [],
-        responseFields: [])
+    static let ping = ProxyFixture.method(service, "Ping", kind: .unary, idempotent: true)
 
     /// Sends `{}` on `call`, half-closes, and returns the first message back.
     static func firstMessage(on call: ClientCall) async throws -> Data? {
@@ -28,7 +23,6 @@ struct ProxyBreakerTests {
 
     @Test("a watch admitted as the probe closes the breaker when the upstream answers, not when the watch ends")
     func watchProbeClosesBreaker() async throws {
-        let logger = Logger(label: "proxy-breaker-tests") { _ in SwiftLogNoOpLogHandler() }
         var upstreamRouter = Router()
         upstreamRouter.register(Self.watch) { io, _ in
             _ = try await io.nextMessage()
@@ -39,25 +33,12 @@ struct ProxyBreakerTests {
             let request = try await io.nextMessage() ?? Data()
             try await io.write(request)
         }
-        let upstreamServer = try HTTP2Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: upstreamRouter, logger: logger)
-        let upstreamPort = try upstreamServer.start()
-
         // A breaker opened by a failure whose cool-down has passed: the next call is its probe.
         var state = CircuitBreakerState(threshold: 1, initialCoolDown: .milliseconds(1))
         state.recordFailure(now: .now - .seconds(1))
-        let upstream = Upstream(
-            name: "watch-svc", services: [Self.service], required: true,
-            client: try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: upstreamPort)),
-            breaker: CircuitBreaker(state))
-        var router = Router()
-        for method in [Self.watch, Self.ping] { router.proxy(method, to: upstream, policy: ForwardingPolicy()) }
-        let gateway = try HTTP2Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: logger)
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: try gateway.start()))
-
-        var failure: (any Error)?
-        do {
+        try await ProxyFixture.withProxy(
+            to: upstreamRouter, methods: [Self.watch, Self.ping], breaker: CircuitBreaker(state)
+        ) { client, upstream in
             let watchCall = try client.makeCall(path: Self.watch.path, options: CallOptions(timeout: .seconds(30)))
             #expect(try await Self.firstMessage(on: watchCall) == Data("{\"n\":1}".utf8))
             // The watch goes on; a call beside it goes through instead of UPSTREAM_UNAVAILABLE.
@@ -67,13 +48,6 @@ struct ProxyBreakerTests {
             #expect(pinged == Data("{}".utf8))
             #expect(!upstream.breaker.isOpen)
             watchCall.cancel()
-        } catch {
-            failure = error
         }
-        await client.close()
-        await upstream.client.close()
-        await gateway.shutdown()
-        await upstreamServer.shutdown()
-        if let failure { throw failure }
     }
 }
