@@ -39,21 +39,21 @@ public final class ClientCall: @unchecked Sendable {
     let timeLeft: Duration?
     private let connectionBox = Mutex<ClientConnection?>(nil)
 
-    // Loop only.
-    var streamID: Int32 = -1
-    var deframer: MessageDeframer
-    var httpStatus = 0
-    var receivedHeaders = false
+    // Loop only, never accessed re-entrantly: no dynamic exclusivity check (see EventLoop).
+    @exclusivity(unchecked) var streamID: Int32 = -1
+    @exclusivity(unchecked) var deframer: MessageDeframer
+    @exclusivity(unchecked) var httpStatus = 0
+    @exclusivity(unchecked) var receivedHeaders = false
     /// The response headers but the content type, which is kept apart (``responseContentType``).
-    var responseMetadata = Metadata()
-    var responseContentType = ""
-    var trailers = Metadata()
+    @exclusivity(unchecked) var responseMetadata = Metadata()
+    @exclusivity(unchecked) var responseContentType = ""
+    @exclusivity(unchecked) var trailers = Metadata()
     /// Whether the trailers' (first) `grpc-status` was `0`: read from bytes, not kept in
     /// `trailers`, since nothing else in them changes the outcome of a successful call.
-    var trailersSaidOK = false
-    var deadlineTimer: UInt64?
+    @exclusivity(unchecked) var trailersSaidOK = false
+    @exclusivity(unchecked) var deadlineTimer: UInt64?
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
-    var ungranted = 0
+    @exclusivity(unchecked) var ungranted = 0
 
     init(head: RequestHead, timeLeft: Duration?, maxMessageSize: Int) {
         self.head = head

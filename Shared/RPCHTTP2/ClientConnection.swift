@@ -14,7 +14,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private let target: SocketAddressText
     private let configuration: ClientConfiguration
     private let onClose: @Sendable (ClientConnection, _ connected: Bool) -> Void
-    private var socket: HTTP2Socket?
+    @exclusivity(unchecked) private var socket: HTTP2Socket?
     // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
     // on loop state in EventLoop).
     @exclusivity(unchecked) private var session: HTTP2Session!
@@ -22,11 +22,11 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// The call of the latest frame: a response's frames come one after another, so most
     /// callbacks find their call here without a lookup.
     @exclusivity(unchecked) private var recentCall: ClientCall?
-    private var waiting: [ClientCall] = []
-    private var phase = Phase.connecting
-    private var everConnected = false
-    private var keepaliveTimer: UInt64?
-    private var pingOutstanding = false
+    @exclusivity(unchecked) private var waiting: [ClientCall] = []
+    @exclusivity(unchecked) private var phase = Phase.connecting
+    @exclusivity(unchecked) private var everConnected = false
+    @exclusivity(unchecked) private var keepaliveTimer: UInt64?
+    @exclusivity(unchecked) private var pingOutstanding = false
     private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)

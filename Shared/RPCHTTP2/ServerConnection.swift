@@ -26,11 +26,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
     private let inlineStartLimit: Int
-    private var closed = false
-    private var pingOutstanding = false
-    private var housekeepingTimer: UInt64?
-    private var draining = false
-    private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
+    @exclusivity(unchecked) private var closed = false
+    @exclusivity(unchecked) private var pingOutstanding = false
+    @exclusivity(unchecked) private var housekeepingTimer: UInt64?
+    @exclusivity(unchecked) private var draining = false
+    @exclusivity(unchecked) private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
     private let pending = Mutex<(streams: [ServerStream], scheduled: Bool)>(([], false))
 
     init(fd: Int32, peer: String, loop: EventLoop, server: HTTP2ServerCore) {

@@ -30,29 +30,29 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// be able to finish; the cycle through `ServerConnection.streams` ends when the stream does.
     let connection: ServerConnection
 
-    // Loop only.
-    var path = ""
-    var httpMethod = ""
-    var contentType = ""
-    var timeout: String?
-    var encoding: String?
-    var metadata = Metadata()
-    var headerBytes = 0
-    var headersComplete = false
-    var requestEnded = false
-    var responseSubmitted = false
-    var streamClosed = false
-    var route: RegisteredMethod?
-    var deframer: MessageDeframer
-    var ungranted = 0
+    // Loop only, never accessed re-entrantly: no dynamic exclusivity check (see EventLoop).
+    @exclusivity(unchecked) var path = ""
+    @exclusivity(unchecked) var httpMethod = ""
+    @exclusivity(unchecked) var contentType = ""
+    @exclusivity(unchecked) var timeout: String?
+    @exclusivity(unchecked) var encoding: String?
+    @exclusivity(unchecked) var metadata = Metadata()
+    @exclusivity(unchecked) var headerBytes = 0
+    @exclusivity(unchecked) var headersComplete = false
+    @exclusivity(unchecked) var requestEnded = false
+    @exclusivity(unchecked) var responseSubmitted = false
+    @exclusivity(unchecked) var streamClosed = false
+    @exclusivity(unchecked) var route: RegisteredMethod?
+    @exclusivity(unchecked) var deframer: MessageDeframer
+    @exclusivity(unchecked) var ungranted = 0
     /// Request body bytes received so far.
-    var receivedBytes = 0
-    var deadlineTimer: UInt64?
-    var deadline: ContinuousClock.Instant?
+    @exclusivity(unchecked) var receivedBytes = 0
+    @exclusivity(unchecked) var deadlineTimer: UInt64?
+    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
     /// The submitted response headers: nghttp2 reads their bytes uncopied until the frame is
     /// sent, so the stream keeps them alive.
-    var heldHeaders: HTTP2HeaderBlock?
-    var started = false
+    @exclusivity(unchecked) var heldHeaders: HTTP2HeaderBlock?
+    @exclusivity(unchecked) var started = false
     let startTime = ContinuousClock.now
 
     init(id: Int32, connection: ServerConnection, maxMessageSize: Int) {
