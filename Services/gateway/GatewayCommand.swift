@@ -32,6 +32,11 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "HTTP/2 connections to each upstream, 0 for one per core (env SHOP_GATEWAY_UPSTREAM_CONNECTIONS).")
     var upstreamConnections = Int(environment["SHOP_GATEWAY_UPSTREAM_CONNECTIONS"] ?? "") ?? 0
 
+    @Flag(
+        inversion: .prefixedNo,
+        help: "Run each event loop on a core of its own (env SHOP_GATEWAY_PIN_LOOPS; 0 turns it off).")
+    var pinLoops = environment["SHOP_GATEWAY_PIN_LOOPS"] != "0"
+
     func validate() throws {
         guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
         guard defaultTimeoutMs > 0 else { throw ValidationError("--default-timeout-ms must be positive.") }
@@ -55,6 +60,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst
         configuration.upstreamConnections = upstreamConnections == 0 ? nil : upstreamConnections
+        configuration.pinLoops = pinLoops
         // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.
         configuration.handlersStayOnLoop = Self.environment["SHOP_GATEWAY_POOL_HANDLERS"] != "1"
         try await ServiceHost.launch(logger: logger) {

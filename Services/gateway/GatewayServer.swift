@@ -48,6 +48,12 @@ struct GatewayServer: Sendable {
         /// Whether forwarding runs on the event loops (no thread hand-offs; the gateway's
         /// handlers only wait on upstreams) rather than on the cooperative pool.
         var handlersStayOnLoop = true
+        /// Whether each event loop runs on a core of its own. The gateway's threads are its
+        /// loops and nothing else, each woken by a socket; unpinned, the kernel tends to wake
+        /// a loop on the core of the process that woke it, and two loops end up queued on one
+        /// core while the other idles (measured with catalog-svc and h2load beside it: ~2.3 µs
+        /// of idle CPU per forwarded call, ~1 µs pinned).
+        var pinLoops = true
     }
 
     /// Builds everything; nothing listens until `run`.
@@ -59,7 +65,7 @@ struct GatewayServer: Sendable {
             environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
         let group: EventLoopGroup
         do {
-            group = try EventLoopGroup(count: System.coreCount, name: "gateway")
+            group = try EventLoopGroup(count: System.coreCount, name: "gateway", pinned: configuration.pinLoops)
         } catch {
             throw StartupError("cannot start the event loops: \(error)")
         }

@@ -1,11 +1,13 @@
 #ifndef STOREFRONT_CLINUX_SHIM_H
 #define STOREFRONT_CLINUX_SHIM_H
-// Linux-only headers Swift's Glibc module leaves out: epoll, eventfd, naming threads, and
-// malloc's tuning. No feature macros (_GNU_SOURCE): they would change glibc's types here and
+// Linux-only headers Swift's Glibc module leaves out: epoll, eventfd, naming threads, CPU
+// affinity, and malloc's tuning. No feature macros (_GNU_SOURCE): they would change glibc's types here and
 // clash with the same types in Swift's Glibc module.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <malloc.h>
 
 /// Names the calling thread for debuggers and `top -H` (the kernel keeps 15 bytes).
@@ -20,5 +22,31 @@ static inline int storefront_name_current_thread(const char *name) {
 static inline void storefront_tune_malloc(void) {
     mallopt(M_TRIM_THRESHOLD, 16 * 1024 * 1024);
     mallopt(M_TOP_PAD, 1024 * 1024);
+}
+/// The most CPUs the affinity helpers know of.
+#define STOREFRONT_MAX_CPUS 1024
+
+/// The CPUs the calling thread may run on (its affinity mask, which `taskset` and container
+/// cpusets narrow), in increasing order, into `cpus` (room for `max`); returns how many, or -1.
+/// The raw system call, since glibc's wrapper and CPU_SET need _GNU_SOURCE (see above).
+static inline int storefront_allowed_cpus(int *cpus, int max) {
+    unsigned long mask[STOREFRONT_MAX_CPUS / (8 * sizeof(unsigned long))] = {0};
+    long bytes = syscall(SYS_sched_getaffinity, 0, sizeof(mask), mask);
+    if (bytes < 0) return -1;
+    const int bits = 8 * (int)sizeof(unsigned long);
+    int count = 0;
+    for (int cpu = 0; cpu < (int)bytes * 8 && count < max; cpu++) {
+        if (mask[cpu / bits] & (1UL << (cpu % bits))) cpus[count++] = cpu;
+    }
+    return count;
+}
+
+/// Lets the calling thread run on `cpu` only; returns 0, or -1 with errno set.
+static inline int storefront_pin_current_thread(int cpu) {
+    unsigned long mask[STOREFRONT_MAX_CPUS / (8 * sizeof(unsigned long))] = {0};
+    if (cpu < 0 || cpu >= STOREFRONT_MAX_CPUS) return -1;
+    const int bits = 8 * (int)sizeof(unsigned long);
+    mask[cpu / bits] = 1UL << (cpu % bits);
+    return (int)syscall(SYS_sched_setaffinity, 0, sizeof(mask), mask);
 }
 #endif

@@ -85,9 +85,13 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Scratch space for socket reads, shared by every connection of this loop. Loop only.
     var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
 
-    /// Creates a loop and starts its thread.
-    package init(name: String) throws(SystemError) {
+    /// The CPU the loop's thread runs on alone, if it is pinned to one.
+    package let cpu: Int?
+
+    /// Creates a loop and starts its thread; with `cpu`, the thread runs on that CPU only.
+    package init(name: String, cpu: Int? = nil) throws(SystemError) {
         self.name = name
+        self.cpu = cpu
         epollFD = try System.call("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         wakeFD = try System.call("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
         var event = epoll_event()
@@ -239,6 +243,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         // Foundation does not always pass the name on to the OS thread; debuggers and `top -H`
         // show this one (at most 15 bytes).
         _ = storefront_name_current_thread(name)
+        // Refused (a CPU gone from the process's cpuset since start-up): the loop runs unpinned.
+        if let cpu { _ = System.pinCurrentThread(to: cpu) }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             // Right after handing work to handlers, poll briefly instead of sleeping: their
@@ -443,11 +449,16 @@ package final class EventLoopGroup: Sendable {
     package let loops: [EventLoop]
     private let cursor = Atomic<Int>(0)
 
-    /// Starts `count` loops (default: one per core).
-    package init(count: Int = ProcessInfo.processInfo.activeProcessorCount, name: String = "loop") throws(SystemError) {
+    /// Starts `count` loops (default: one per core the process may use). With `pinned`, each
+    /// loop's thread runs on one of those cores only, loop `i` on the `i`-th (round the list
+    /// again when there are more loops than cores).
+    package init(count: Int = System.coreCount, name: String = "loop", pinned: Bool = false) throws(SystemError) {
         System.mallocTuned
+        let cpus = pinned ? System.allowedCPUs : []
         var loops: [EventLoop] = []
-        for index in 0..<max(1, count) { loops.append(try EventLoop(name: "\(name)-\(index)")) }
+        for index in 0..<max(1, count) {
+            loops.append(try EventLoop(name: "\(name)-\(index)", cpu: cpus.isEmpty ? nil : cpus[index % cpus.count]))
+        }
         self.loops = loops
     }
 

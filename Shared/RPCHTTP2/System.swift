@@ -46,12 +46,29 @@ package enum System {
         _ = Glibc.close(fd)
     }
 
-    /// The number of cores this process may use.
     /// Tunes glibc's malloc for a long-running server, once per process (see
     /// `storefront_tune_malloc` in CLinux): evaluated by the first event loop group.
     static let mallocTuned: Void = storefront_tune_malloc()
 
-    package static var coreCount: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    /// The CPUs the calling thread may run on — at start-up, the process's: its affinity mask,
+    /// which `taskset` and a container's cpuset narrow — in increasing order; every online CPU
+    /// when the mask cannot be read.
+    package static var allowedCPUs: [Int] {
+        let cpus = [Int32](unsafeUninitializedCapacity: Int(STOREFRONT_MAX_CPUS)) { buffer, count in
+            count = max(0, Int(storefront_allowed_cpus(buffer.baseAddress, Int32(buffer.count))))
+        }
+        if !cpus.isEmpty { return cpus.map(Int.init) }
+        return Array(0..<max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+    }
+
+    /// The number of cores this process may use (``allowedCPUs``): one event loop each.
+    package static var coreCount: Int { allowedCPUs.count }
+
+    /// Lets the calling thread run on `cpu` only; false when the kernel refuses (a CPU outside
+    /// the process's cpuset, or gone offline).
+    static func pinCurrentThread(to cpu: Int) -> Bool {
+        storefront_pin_current_thread(Int32(cpu)) == 0
+    }
 
     /// Monotonic time in nanoseconds, for timers.
     static func monotonicNanoseconds() -> UInt64 {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 @testable import gateway
 import Testing
 
@@ -22,5 +23,12 @@ struct GatewayCommandTests {
             let message = GatewayCommand.message(for: error)
             #expect(message.contains("--rate-limit must be 0 (no limit) or between 0.001 and 1000000"), "\(message)")
         }
+    }
+
+    @Test("event loops are pinned to cores unless --no-pin-loops")
+    func pinLoops() throws {
+        #expect(try GatewayCommand.parse([]).pinLoops == (ProcessInfo.processInfo.environment["SHOP_GATEWAY_PIN_LOOPS"] != "0"))
+        #expect(try GatewayCommand.parse(["--pin-loops"]).pinLoops)
+        #expect(try !GatewayCommand.parse(["--no-pin-loops"]).pinLoops)
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+@testable import RPCHTTP2
+import Synchronization
+import Testing
+
+/// Event loops one per core the process may use, and pinned to those cores when asked.
+@Suite("Event loops and cores")
+struct CorePinningTests {
+    /// The CPUs `loop`'s thread may run on, read on that thread.
+    private func allowedCPUs(on loop: EventLoop) async -> [Int] {
+        await withCheckedContinuation { continuation in
+            loop.execute { continuation.resume(returning: System.allowedCPUs) }
+        }
+    }
+
+    /// The kernel's own list of the CPUs this process may run on (`Cpus_allowed_list`).
+    private func kernelAllowedCPUs() throws -> [Int] {
+        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
+        let list = line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)
+        return list.split(separator: ",").flatMap { range -> [Int] in
+            let bounds = range.split(separator: "-").compactMap { Int($0) }
+            return bounds.count == 2 ? Array(bounds[0]...bounds[1]) : bounds
+        }
+    }
+
+    @Test("the cores a process may use are its affinity mask, as the kernel lists it; one loop each by default")
+    func coresFromAffinity() async throws {
+        #expect(System.allowedCPUs == (try kernelAllowedCPUs()))
+        #expect(System.coreCount == System.allowedCPUs.count)
+        let group = try EventLoopGroup(name: "cores-default")
+        #expect(group.loops.count == System.coreCount)
+        await group.shutdown()
+    }
+
+    @Test("pinned loops each run on one of the process's cores, in turn; unpinned ones may run on any")
+    func pinnedLoops() async throws {
+        let cores = System.allowedCPUs
+        let pinned = try EventLoopGroup(count: cores.count + 1, name: "cores-pinned", pinned: true)
+        for (index, loop) in pinned.loops.enumerated() {
+            let expected = cores[index % cores.count]
+            #expect(loop.cpu == expected)
+            #expect(await allowedCPUs(on: loop) == [expected], "loop \(index)")
+        }
+        await pinned.shutdown()
+
+        let free = try EventLoopGroup(count: 2, name: "cores-free")
+        for loop in free.loops {
+            #expect(loop.cpu == nil)
+            #expect(await allowedCPUs(on: loop) == cores)
+        }
+        await free.shutdown()
+        // Pinning a loop's thread leaves the caller's alone.
+        #expect(System.allowedCPUs == cores)
+    }
+}
