@@ -138,6 +138,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         switch phase {
         case .connecting:
             waiting.append(call)
+            armDeadline(call)  // the caller's deadline holds while the connection is made
         case .closed:
             call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
         case .ready:
@@ -150,12 +151,24 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             }
             call.streamID = id
             calls.insert(call, for: id)
-            if let timeLeft = call.timeLeft {
-                // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
-                call.deadlineTimer = loop.scheduleTimer(after: timeLeft, target: call)
-            }
+            armDeadline(call)
             flushSoon()
         }
+    }
+
+    /// Starts a call's deadline timer when the call reaches this connection (once: a call that
+    /// waited for the connection keeps the timer it got then). The time left was measured when
+    /// the call was made, on this loop or just before the hop to it.
+    private func armDeadline(_ call: ClientCall) {
+        guard call.deadlineTimer == nil, let timeLeft = call.timeLeft else { return }
+        // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
+        call.deadlineTimer = loop.scheduleTimer(after: timeLeft, target: call)
+    }
+
+    /// Stops a call's deadline timer, which would otherwise hold the call until it fires.
+    private func disarmDeadline(_ call: ClientCall) {
+        if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
+        call.deadlineTimer = nil
     }
 
     /// Asks the loop to send a call's new request bytes or grant its window. Any thread.
@@ -201,6 +214,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private func resetNow(_ call: ClientCall) {
         guard phase == .ready, call.streamID > 0, calls[call.streamID] != nil else {
             waiting.removeAll { $0 === call }
+            disarmDeadline(call)
             return
         }
         session.reset(streamID: call.streamID, errorCode: 8)  // CANCEL
@@ -318,7 +332,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
         if recentCall === call { recentCall = nil }
-        if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
+        disarmDeadline(call)
         session.consume(streamID: streamID, count: call.ungranted)  // the connection's window again
         call.ungranted = 0
         // Nearly every call has its status by now: build the reset's error only when it has not.
@@ -387,9 +401,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         isUsable.store(false, ordering: .relaxed)
         socket?.close()
         let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)
-        for call in waiting { call.complete(.failure(error)) }
-        for call in calls.allValues {
-            if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
+        for call in waiting + calls.allValues {
+            disarmDeadline(call)
             call.complete(.failure(error))
         }
         waiting = []

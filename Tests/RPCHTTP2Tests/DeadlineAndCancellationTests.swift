@@ -25,6 +25,26 @@ extension LiveTests {
             }
         }
 
+        @Test("a call's deadline holds while its connection is still being made")
+        func deadlineWhileConnecting() async throws {
+            // A listener whose one-connection queue is full: a new connection is never completed.
+            let listener = try SilentListener(backlog: 0)
+            defer { listener.close() }
+            let filler = try RawSocket(port: listener.port)
+            var configuration = ClientConfiguration()
+            configuration.connectTimeout = .seconds(20)
+            configuration.retry.maxAttempts = 1
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port), configuration: configuration)
+            let (_, elapsed) = await timed {
+                await expectRPCError(.deadlineExceeded) {
+                    try await client.unary(EchoContract.unary, TextMessage(text: "x"), options: CallOptions(timeout: .milliseconds(300)))
+                }
+            }
+            #expect(elapsed < .seconds(3), "the call took \(elapsed) for a 300 ms deadline")
+            await client.close()
+            withExtendedLifetime(filler) {}
+        }
+
         @Test("the server enforces grpc-timeout by itself: the handler is cancelled and the call is answered")
         func serverEnforcesTimeout() async throws {
             try await withLiveServer { live in

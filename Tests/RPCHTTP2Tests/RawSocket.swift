@@ -127,10 +127,12 @@ final class SilentListener: Sendable {
     /// The bound port.
     let port: Int
 
-    init() throws {
+    /// With `backlog` 0 the kernel queues one unaccepted connection: once that one is in,
+    /// further connection attempts get no answer at all and stay half-open (SYN sent).
+    init(backlog: Int32 = 64) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
-        port = try ListeningSocket.listenOnLoopback(fd)
+        port = try ListeningSocket.listenOnLoopback(fd, backlog: backlog)
     }
 
     /// Closes the listening socket.
