@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <errno.h>
 #include <malloc.h>
 
 /// Names the calling thread for debuggers and `top -H` (the kernel keeps 15 bytes).
@@ -41,12 +42,16 @@ static inline int storefront_allowed_cpus(int *cpus, int max) {
     return count;
 }
 
-/// Lets the calling thread run on `cpu` only; returns 0, or -1 with errno set.
-static inline int storefront_pin_current_thread(int cpu) {
+/// Lets the calling thread run on the `count` CPUs in `cpus` only; returns 0, or -1 (errno
+/// set by the kernel; EINVAL for a CPU out of range).
+static inline int storefront_set_current_thread_cpus(const int *cpus, int count) {
     unsigned long mask[STOREFRONT_MAX_CPUS / (8 * sizeof(unsigned long))] = {0};
-    if (cpu < 0 || cpu >= STOREFRONT_MAX_CPUS) return -1;
     const int bits = 8 * (int)sizeof(unsigned long);
-    mask[cpu / bits] = 1UL << (cpu % bits);
+    for (int index = 0; index < count; index++) {
+        const int cpu = cpus[index];
+        if (cpu < 0 || cpu >= STOREFRONT_MAX_CPUS) { errno = EINVAL; return -1; }
+        mask[cpu / bits] |= 1UL << (cpu % bits);
+    }
     return (int)syscall(SYS_sched_setaffinity, 0, sizeof(mask), mask);
 }
 #endif

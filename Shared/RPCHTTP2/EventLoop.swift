@@ -244,7 +244,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         // show this one (at most 15 bytes).
         _ = storefront_name_current_thread(name)
         // Refused (a CPU gone from the process's cpuset since start-up): the loop runs unpinned.
-        if let cpu { _ = System.pinCurrentThread(to: cpu) }
+        if let cpu { System.runCurrentThread(on: [cpu]) }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
             // Right after handing work to handlers, poll briefly instead of sleeping: their

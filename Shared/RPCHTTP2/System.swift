@@ -50,24 +50,32 @@ package enum System {
     /// `storefront_tune_malloc` in CLinux): evaluated by the first event loop group.
     static let mallocTuned: Void = storefront_tune_malloc()
 
-    /// The CPUs the calling thread may run on — at start-up, the process's: its affinity mask,
-    /// which `taskset` and a container's cpuset narrow — in increasing order; every online CPU
-    /// when the mask cannot be read.
-    package static var allowedCPUs: [Int] {
-        let cpus = [Int32](unsafeUninitializedCapacity: Int(STOREFRONT_MAX_CPUS)) { buffer, count in
-            count = max(0, Int(storefront_allowed_cpus(buffer.baseAddress, Int32(buffer.count))))
-        }
-        if !cpus.isEmpty { return cpus.map(Int.init) }
-        return Array(0..<max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-    }
+    /// The CPUs this process may use — its affinity mask, which `taskset` and a container's
+    /// cpuset narrow — in increasing order, as the thread that first asks sees them (at
+    /// start-up, before any loop is pinned: a thread started by a pinned loop inherits the
+    /// loop's one CPU); every online CPU when the mask cannot be read.
+    package static let allowedCPUs: [Int] = {
+        let cpus = cpusOfCurrentThread()
+        return cpus.isEmpty ? Array(0..<max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) : cpus
+    }()
 
     /// The number of cores this process may use (``allowedCPUs``): one event loop each.
     package static var coreCount: Int { allowedCPUs.count }
 
-    /// Lets the calling thread run on `cpu` only; false when the kernel refuses (a CPU outside
+    /// The CPUs the calling thread may run on now; empty when the kernel does not say.
+    package static func cpusOfCurrentThread() -> [Int] {
+        let cpus = [Int32](unsafeUninitializedCapacity: Int(STOREFRONT_MAX_CPUS)) { buffer, count in
+            count = max(0, Int(storefront_allowed_cpus(buffer.baseAddress, Int32(buffer.count))))
+        }
+        return cpus.map(Int.init)
+    }
+
+    /// Lets the calling thread run on `cpus` only; false when the kernel refuses (a CPU outside
     /// the process's cpuset, or gone offline).
-    static func pinCurrentThread(to cpu: Int) -> Bool {
-        storefront_pin_current_thread(Int32(cpu)) == 0
+    @discardableResult
+    static func runCurrentThread(on cpus: [Int]) -> Bool {
+        let list = cpus.map(Int32.init)
+        return storefront_set_current_thread_cpus(list, Int32(list.count)) == 0
     }
 
     /// Monotonic time in nanoseconds, for timers.

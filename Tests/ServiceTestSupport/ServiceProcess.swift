@@ -46,6 +46,9 @@ package final class ServiceProcess: @unchecked Sendable {
     /// Whether the process is still running.
     package var isRunning: Bool { process.isRunning }
 
+    /// Its process id.
+    package var processIdentifier: Int32 { process.processIdentifier }
+
     /// The built executable `name`, which SwiftPM puts next to the test bundle.
     package static func executable(_ name: String) -> URL {
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
