@@ -1,8 +1,8 @@
 #ifndef STOREFRONT_CLINUX_SHIM_H
 #define STOREFRONT_CLINUX_SHIM_H
 // Linux-only headers Swift's Glibc module leaves out: epoll, eventfd, naming threads, CPU
-// affinity, and malloc's tuning. No feature macros (_GNU_SOURCE): they would change glibc's types here and
-// clash with the same types in Swift's Glibc module.
+// affinity, and malloc's tuning. No feature macros (_GNU_SOURCE): they would change glibc's
+// types here and clash with the same types in Swift's Glibc module.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>

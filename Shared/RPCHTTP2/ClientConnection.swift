@@ -57,8 +57,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
         let target = self.target
         let thread = Thread { [self] in
-            // Started by the loop's thread, it inherits the loop's CPU if that one is pinned.
-            System.runCurrentThread(on: System.allowedCPUs)
+            // Started by the loop's thread, it inherits the loop's one CPU when the loop is pinned.
+            if loop.cpu != nil { System.runCurrentThread(on: System.allowedCPUs) }
             let result = Result { () throws(SystemError) in try Socket.resolve(target, passive: false).first }
             loop.execute { [self] in
                 guard phase == .connecting else { return }  // timed out meanwhile

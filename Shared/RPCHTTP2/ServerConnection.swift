@@ -130,11 +130,13 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             session.resumeBody(streamID: stream.id)
             return
         }
-        let (finished, wrote) = stream.shared.withLock { ($0.finished, $0.buffers.everWrote) }
+        // The error trailers are built only for a Trailers-Only answer (finished, nothing written).
+        let (finished, wrote, trailers) = stream.shared.withLock { state in
+            (state.finished, state.buffers.everWrote, state.finished && !state.buffers.everWrote ? state.errorTrailers : [])
+        }
         guard finished || wrote else { return }
         stream.responseSubmitted = true
         if finished && !wrote {
-            let trailers = stream.shared.withLock { $0.errorTrailers }
             // Trailers-Only: one HEADERS frame carries the status and ends the stream.
             let headers = HTTP2HeaderBlock([(":status", "200"), ("content-type", stream.contentType)] + trailers)
             stream.heldHeaders = headers

@@ -8,8 +8,6 @@ internal import Glibc
 /// file in the data directory, generated there on first start with mode 0600 (DESIGN.md
 /// "Security"). Secrets never come from flags, which the process list shows.
 package enum ServiceSecret {
-    /// The value of `environmentName` when set and not blank; else the contents of `path`,
-    /// which is created with a new random 256-bit hex secret when missing.
     /// The value of `environmentName` without surrounding whitespace (a key written to a file
     /// or a Kubernetes Secret often ends in a newline), nil when unset or blank.
     package static func fromEnvironment(
@@ -20,6 +18,9 @@ package enum ServiceSecret {
         return value
     }
 
+    /// The value of `environmentName` when set and not blank (``fromEnvironment(_:environment:)``);
+    /// else the contents of `path`, which is created with a new random 256-bit hex secret when
+    /// missing.
     package static func resolve(
         environmentName: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(StartupError) -> String {

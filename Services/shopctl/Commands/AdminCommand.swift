@@ -163,7 +163,7 @@ extension AdminCommand.Products {
             if text.trimmingCharacters(in: .whitespaces).hasPrefix("$") && code != "USD" {
                 throw .usage("--price '\(text)': '$' marks US dollars, and this price is in \(code); give it without the sign.")
             }
-            if let money = MoneyText.parse(text, currency: currency) { return money }
+            if let money = MoneyText.parse(text, currency: code) { return money }
             guard let typed = MoneyText.decimalPlaces(in: text) else { throw .usage(notAnAmount(text)) }
             let digits = MoneyText.digits(of: code)
             guard typed > digits else { throw .usage("--price '\(text)' is too large.") }
