@@ -169,6 +169,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
+        loop.countOpenCalls(1)
         recentStream = stream
     }
 
@@ -236,6 +237,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        loop.countOpenCalls(-1)
         if recentStream === stream { recentStream = nil }
         stream.streamClosed = true
         // Window withheld for unread messages belongs to the connection again.
@@ -473,6 +475,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             stream.finish(RPCError(code: .cancelled, message: "The connection closed."))
             stream.cancel()
         }
+        loop.countOpenCalls(-streams.count)
         streams.removeAll()
         recentStream = nil
         server.connectionClosed(self)
