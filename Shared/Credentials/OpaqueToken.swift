@@ -11,10 +11,22 @@ package enum OpaqueToken {
     /// The number of random bytes in a token.
     package static let byteCount = 32
 
-    /// A fresh random token as unpadded base64url.
+    /// A fresh random token as unpadded base64url, never starting with `-`.
     package static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
-        return Base64URL.encode(randomBytes(count: byteCount, using: &generator))
+        return generate(using: &generator)
+    }
+
+    /// A token from `generator`'s bytes. People paste verification and reset tokens into
+    /// commands (`shopctl auth verify TOKEN`), where a leading `-` reads as an option (one token
+    /// in 64 would): a first byte that would encode as `-` is drawn again, which leaves the first
+    /// character uniform over the other 63 and the token ~255.98 bits of entropy.
+    package static func generate(using generator: inout some RandomNumberGenerator) -> String {
+        var bytes = randomBytes(count: byteCount, using: &generator)
+        while bytes[0] >> 2 == 62 {  // base64url's 62nd character is "-"
+            bytes[0] = UInt8.random(in: .min ... .max, using: &generator)
+        }
+        return Base64URL.encode(bytes)
     }
 
     /// The lowercase hex SHA-256 of the token's UTF-8 bytes: what a store keeps and looks up.

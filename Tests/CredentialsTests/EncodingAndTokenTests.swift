@@ -46,6 +46,19 @@ struct EncodingAndTokenTests {
         #expect(token.allSatisfy(alphabet.contains))
     }
 
+    @Test("an opaque token never starts with '-', which a command line would read as an option")
+    func tokenNeverStartsWithDash() {
+        // First bytes that encode as "-" (0xF8...0xFB), then one that does not.
+        var generator = ScriptedBytes([0xF8, 0xFB] + Array(repeating: 0xF9, count: 31) + [0x41])
+        let token = OpaqueToken.generate(using: &generator)
+        #expect(token.count == 43)
+        #expect(token.hasPrefix("Q"), "the first byte drawn again (0x41 encodes as Q): \(token)")
+        // The rest as drawn; 0xF9, the first byte's second draw, encodes as "-" too.
+        #expect(Base64URL.decode(token).map { Array($0) } == [0x41, 0xFB] + Array(repeating: 0xF9, count: 30))
+        // One token in 64 would start with "-" if nothing prevented it.
+        #expect(!(0..<2000).contains { _ in OpaqueToken.generate().hasPrefix("-") })
+    }
+
     @Test("opaque tokens do not repeat")
     func tokenUniqueness() {
         let tokens = (0..<1000).map { _ in OpaqueToken.generate() }
@@ -72,5 +85,15 @@ struct EncodingAndTokenTests {
         #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2]))
+    }
+}
+
+/// A generator that hands out the given bytes in order (each `next()` one byte, zero-extended,
+/// as `UInt8.random(in:using:)` reads only the low byte), then zeros.
+private struct ScriptedBytes: RandomNumberGenerator {
+    private var bytes: [UInt8]
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    mutating func next() -> UInt64 {
+        bytes.isEmpty ? 0 : UInt64(bytes.removeFirst())
     }
 }
