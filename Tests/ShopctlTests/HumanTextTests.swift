@@ -67,6 +67,9 @@ struct HumanTextTests {
         #expect(
             HumanText.basket(Basket(items: [], itemCount: 0, total: .zero(currency: "USD"), version: 0, updatedAt: ""))
                 == "Your basket is empty.")
+        // A basket that never changed has no time of its own (basket-svc sends the epoch).
+        let untouched = Basket(items: [], itemCount: 0, total: .zero(currency: "USD"), version: 0, updatedAt: "1970-01-01T00:00:00.000Z")
+        #expect(HumanText.basketUpdate(untouched) == "--- version 0\nYour basket is empty.")
     }
 
     @Test("an order shows status, card, address and lines")

@@ -21,8 +21,10 @@ extension HumanText {
         return table.render() + "\n" + count(basket.itemCount, "item") + ", total " + MoneyText.format(basket.total) + "."
     }
 
-    /// One update of `basket watch`: when and which version, then the basket.
+    /// One update of `basket watch`: when and which version, then the basket. A basket that
+    /// never changed (version 0) has no time of its own (basket-svc says 1970): none is shown.
     static func basketUpdate(_ basket: Basket) -> String {
-        "--- version \(basket.version) at \(basket.updatedAt)\n" + self.basket(basket)
+        let when = basket.version == 0 ? "" : " at \(basket.updatedAt)"
+        return "--- version \(basket.version)\(when)\n" + self.basket(basket)
     }
 }
