@@ -61,7 +61,9 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     package let name: String
     /// Until when (monotonic ns) the loop polls instead of sleeping. Loop only.
     private var spinUntil: UInt64 = 0
-    /// Server calls open on this loop's connections. Loop only.
+    /// Unary calls whose handlers have started on this loop's server connections and whose
+    /// streams are still open (streams are not counted: a watch may stay open for hours with
+    /// nothing to do). Loop only.
     @exclusivity(unchecked) private(set) var openCalls = 0
     /// The most open calls at which ``expectWorkSoon()`` still polls.
     static let pollingCallLimit = 4
@@ -69,7 +71,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Polls instead of sleeping for a short while: call after starting work whose answer is
     /// expected soon. Loop only.
     ///
-    /// Only while few calls are open on the loop: a lone caller's next request, or a quick
+    /// Only while few unary calls are open on the loop: a lone caller's next request, or a quick
     /// handler's answer, comes within microseconds and a sleeping loop would need a wake-up
     /// for it. With many open, the loop has work coming anyway, and polling only takes the
     /// cores from the threads that produce it — the handlers' and, on a shared machine, the
@@ -83,7 +85,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Whether the loop polls instead of sleeping when it next waits. Loop only.
     var isPolling: Bool { spinUntil > 0 && System.monotonicNanoseconds() < spinUntil }
 
-    /// Counts server calls opened (`delta` > 0) or closed (< 0) on this loop. Loop only.
+    /// Counts unary calls started (`delta` > 0) or closed (< 0) on this loop. Loop only.
     func countOpenCalls(_ delta: Int) {
         openCalls += delta
     }

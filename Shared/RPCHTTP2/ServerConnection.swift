@@ -169,7 +169,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
-        loop.countOpenCalls(1)
         recentStream = stream
     }
 
@@ -237,7 +236,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
-        loop.countOpenCalls(-1)
+        if stream.countedOpen { loop.countOpenCalls(-1) }
         if recentStream === stream { recentStream = nil }
         stream.streamClosed = true
         // Window withheld for unread messages belongs to the connection again.
@@ -355,6 +354,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private func startHandler(_ stream: ServerStream) {
         guard let route = stream.route else { return }
         stream.started = true
+        // Unary calls only: a stream (a watch) may stay open for hours with nothing to do.
+        if route.info.kind == .unary {
+            stream.countedOpen = true
+            loop.countOpenCalls(1)
+        }
         let requestID = stream.metadata[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next()
         let context = ServerContext(
             method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
@@ -470,12 +474,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
         socket.close()
         for stream in streams.allValues {
+            if stream.countedOpen { loop.countOpenCalls(-1) }
             if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
             stream.streamClosed = true
             stream.finish(RPCError(code: .cancelled, message: "The connection closed."))
             stream.cancel()
         }
-        loop.countOpenCalls(-streams.count)
         streams.removeAll()
         recentStream = nil
         server.connectionClosed(self)

@@ -53,6 +53,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// sent, so the stream keeps them alive.
     @exclusivity(unchecked) var heldHeaders: HTTP2HeaderBlock?
     @exclusivity(unchecked) var started = false
+    /// Whether the loop counts this call among its open unary calls (``EventLoop/openCalls``).
+    @exclusivity(unchecked) var countedOpen = false
     let startTime = ContinuousClock.now
 
     init(id: Int32, connection: ServerConnection, maxMessageSize: Int) {

@@ -38,7 +38,7 @@ struct LoopPollingTests {
 extension LiveTests {
     @Suite("Event loop open calls")
     struct LoopOpenCallTests {
-        @Test("a server's loop counts the calls open on its connections: opened, answered, and gone with their connection")
+        @Test("a server's loop counts its unary calls under way: started, answered, and gone with their connection; not streams")
         func countsOpenCalls() async throws {
             var serverLoop: EventLoop?
             try await withOneLoopServer(
@@ -49,24 +49,32 @@ extension LiveTests {
                 }
             ) { _, port, client in
                 let loop = try #require(serverLoop)
-                // Streams whose request never ends stay open.
+                let openCalls = { await onLoop(loop) { loop.openCalls } }
+                // Six Sleep calls under way, and two bidirectional streams left open.
                 let socket = try RawSocket(port: port)
                 var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings)
-                for index in 0..<6 {
+                for index in 0..<8 {
+                    let stream = UInt32(2 * index + 1)
+                    let path = index < 6 ? EchoContract.sleep.path : EchoContract.bidi.path
                     bytes += HTTP2Bytes.frame(
-                        type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: UInt32(2 * index + 1),
-                        payload: HTTP2Bytes.requestBlock(path: EchoContract.unary.path))
+                        type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: stream,
+                        payload: HTTP2Bytes.requestBlock(path: path))
+                    if index < 6 {
+                        bytes += HTTP2Bytes.frame(
+                            type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: stream,
+                            payload: MessageFraming.frame(Data(#"{"millis":10000}"#.utf8)))
+                    }
                 }
                 socket.send(bytes)
-                #expect(await eventually { await onLoop(loop) { loop.openCalls } == 6 })
+                #expect(await eventually { await openCalls() == 6 }, "Sleep calls counted, streams not")
                 // Answered calls are closed again.
                 for _ in 0..<3 {
                     let answer = try await client.unary(EchoContract.unary, TextMessage(text: "x"))
                     #expect(answer.text == "x")
                 }
-                #expect(await eventually { await onLoop(loop) { loop.openCalls } == 6 }, "answered calls stay counted")
+                #expect(await eventually { await openCalls() == 6 }, "answered calls stay counted")
                 socket.close()
-                #expect(await eventually { await onLoop(loop) { loop.openCalls } == 0 }, "calls of a closed connection stay counted")
+                #expect(await eventually { await openCalls() == 0 }, "calls of a closed connection stay counted")
             }
         }
     }
