@@ -23,7 +23,7 @@ package enum OpaqueToken {
     /// character uniform over the other 63 and the token ~255.98 bits of entropy.
     package static func generate(using generator: inout some RandomNumberGenerator) -> String {
         var bytes = randomBytes(count: byteCount, using: &generator)
-        while bytes[0] >> 2 == 62 {  // base64url's 62nd character is "-"
+        while bytes[0] >> 2 == 62 {  // the first 6 bits; value 62 encodes as "-" in base64url
             bytes[0] = UInt8.random(in: .min ... .max, using: &generator)
         }
         return Base64URL.encode(bytes)

@@ -59,13 +59,14 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let finished = Mutex<[CheckedContinuation<Void, Never>]?>([])
     /// A name for logs and thread names.
     package let name: String
-    /// Until when (monotonic ns) the loop polls instead of sleeping. Loop only.
-    private var spinUntil: UInt64 = 0
+    /// Until when (monotonic ns) the loop polls instead of sleeping; 0 when it does not. Loop only.
+    private(set) var spinUntil: UInt64 = 0
     /// Unary calls whose handlers have started on this loop's server connections and whose
     /// streams are still open (streams are not counted: a watch may stay open for hours with
     /// nothing to do). Loop only.
     @exclusivity(unchecked) private(set) var openCalls = 0
-    /// The most open calls at which ``expectWorkSoon()`` still polls.
+    /// The most open calls at which ``expectWorkSoon()`` still polls (the call just started or
+    /// answered among them: its stream closes only once its answer is written).
     static let pollingCallLimit = 4
 
     /// Polls instead of sleeping for a short while: call after starting work whose answer is
@@ -78,6 +79,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// callers' (catalog-svc's GetProduct at 64 calls in flight on two cores: ~2 µs of CPU
     /// per call, 10 % of its throughput).
     func expectWorkSoon() {
+        assert(inEventLoop)
         guard openCalls <= Self.pollingCallLimit else { return }
         spinUntil = System.monotonicNanoseconds() &+ 50_000
     }
@@ -85,9 +87,17 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Whether the loop polls instead of sleeping when it next waits. Loop only.
     var isPolling: Bool { spinUntil > 0 && System.monotonicNanoseconds() < spinUntil }
 
+    /// Stops polling: the loop sleeps when it next waits for events. Loop only.
+    func stopPolling() {
+        assert(inEventLoop)
+        spinUntil = 0
+    }
+
     /// Counts unary calls started (`delta` > 0) or closed (< 0) on this loop. Loop only.
     func countOpenCalls(_ delta: Int) {
+        assert(inEventLoop)
         openCalls += delta
+        assert(openCalls >= 0, "a call closed that was never counted")
     }
 
     /// Actions to run once this iteration's events, tasks and timers are handled, before the
@@ -269,8 +279,9 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         if let cpu { System.runCurrentThread(on: [cpu]) }
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         while true {
-            // Right after handing work to handlers, poll briefly instead of sleeping: their
-            // answers usually come within microseconds, and a sleeping loop needs a wake-up.
+            // Right after handing work to handlers, poll briefly instead of sleeping while few
+            // calls are open (``expectWorkSoon()``): their answers usually come within
+            // microseconds, and a sleeping loop needs a wake-up.
             let spinning = isPolling
             let (sleep, stop) = queue.withLock { state -> (Bool, Bool) in
                 if state.tasks.isEmpty && !state.stopped {

@@ -11,8 +11,8 @@ private func onLoop<Value: Sendable>(_ loop: EventLoop, _ body: @escaping @Senda
     }
 }
 
-/// After starting a call a loop polls instead of sleeping, but only while few calls are open on
-/// it; the count follows the streams its connections open and close.
+/// After starting a call a loop polls instead of sleeping, but only while few unary calls are
+/// open on it; the count follows the unary calls its server connections start and close.
 @Suite("Event loop polling")
 struct LoopPollingTests {
     @Test("expectWorkSoon polls with up to pollingCallLimit calls open on the loop, not with more")
@@ -20,17 +20,19 @@ struct LoopPollingTests {
         let group = try EventLoopGroup(count: 1, name: "polling")
         let loop = group.loops[0]
         let limit = EventLoop.pollingCallLimit
-        // Many first: once polling, a loop keeps polling for its 50 µs whatever comes next.
         let polled = await onLoop(loop) { () -> [Bool] in
             var polled: [Bool] = []
-            for open in [64, limit + 1, limit, 1, 0] {
+            for open in [0, 1, limit, limit + 1, 64] {
                 loop.countOpenCalls(open - loop.openCalls)
+                loop.stopPolling()
                 loop.expectWorkSoon()
-                polled.append(loop.isPolling)
+                polled.append(loop.spinUntil > 0)  // not isPolling: its 50 µs may pass meanwhile
             }
+            loop.countOpenCalls(-loop.openCalls)
+            loop.stopPolling()
             return polled
         }
-        #expect(polled == [false, false, true, true, true])
+        #expect(polled == [true, true, true, false, false])
         await group.shutdown()
     }
 }
@@ -41,40 +43,43 @@ extension LiveTests {
         @Test("a server's loop counts its unary calls under way: started, answered, and gone with their connection; not streams")
         func countsOpenCalls() async throws {
             var serverLoop: EventLoop?
+            let probe = Probe()
             try await withOneLoopServer(
                 loopName: "open-calls", logger: quietLogger, configure: { _ in },
                 router: { group in
                     serverLoop = group.loops[0]
-                    return .echoRouter(probe: Probe())
+                    return .echoRouter(probe: probe)
                 }
             ) { _, port, client in
                 let loop = try #require(serverLoop)
                 let openCalls = { await onLoop(loop) { loop.openCalls } }
-                // Six Sleep calls under way, and two bidirectional streams left open.
+                // Two bidirectional streams left open, then six Sleep calls under way: once the
+                // sixth Sleep has started, every frame before it has been handled.
                 let socket = try RawSocket(port: port)
                 var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings)
                 for index in 0..<8 {
                     let stream = UInt32(2 * index + 1)
-                    let path = index < 6 ? EchoContract.sleep.path : EchoContract.bidi.path
+                    let isSleep = index >= 2
                     bytes += HTTP2Bytes.frame(
                         type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: stream,
-                        payload: HTTP2Bytes.requestBlock(path: path))
-                    if index < 6 {
+                        payload: HTTP2Bytes.requestBlock(path: isSleep ? EchoContract.sleep.path : EchoContract.bidi.path))
+                    if isSleep {
                         bytes += HTTP2Bytes.frame(
                             type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: stream,
                             payload: MessageFraming.frame(Data(#"{"millis":10000}"#.utf8)))
                     }
                 }
                 socket.send(bytes)
-                #expect(await eventually { await openCalls() == 6 }, "Sleep calls counted, streams not")
+                try #require(await eventually { probe.count(.sleepStarted) == 6 }, "the Sleep handlers never started")
+                #expect(await openCalls() == 6, "the Sleep calls are counted, the streams not")
                 // Answered calls are closed again.
                 for _ in 0..<3 {
                     let answer = try await client.unary(EchoContract.unary, TextMessage(text: "x"))
                     #expect(answer.text == "x")
                 }
-                #expect(await eventually { await openCalls() == 6 }, "answered calls stay counted")
+                #expect(await eventually { await openCalls() == 6 }, "answered calls are no longer counted")
                 socket.close()
-                #expect(await eventually { await openCalls() == 0 }, "calls of a closed connection stay counted")
+                #expect(await eventually { await openCalls() == 0 }, "a closed connection's calls are no longer counted")
             }
         }
     }
