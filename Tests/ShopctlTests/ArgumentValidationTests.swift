@@ -42,6 +42,9 @@ struct ArgumentValidationTests {
             ["admin", "products", "delete", "1", "--api-key", ""],
             ["auth", "login"],
             ["auth", "login", "--email", "a@b.c", "--password", "secret"],
+            ["auth", "verify", " \r\n"],
+            ["auth", "verify", "http://127.0.0.1:8080/verify-email?next=1"],
+            ["auth", "confirm-reset", "http://127.0.0.1:8080/reset-password?token="],
         ])
     func refuses(arguments: [String]) {
         #expect(throws: (any Error).self, "\(arguments)") { try parse(arguments) }
@@ -62,6 +65,18 @@ struct ArgumentValidationTests {
             try parse(["order", "place"] + Self.address + ["--card", "4242 4242 4242 4242", "--exp", "1/2031", "--cvc", "0123"])
                 as? OrderCommand.Place)
         #expect(try long.request().payment == CardDetails(cardNumber: "4242424242424242", expMonth: 1, expYear: 2031, cvc: "0123"))
+    }
+
+    @Test("an email's token is taken as pasted: trimmed of the email's CR LF and spaces, or out of its link")
+    func emailTokens() throws {
+        let token = "a4i8XJFjLLmtoaGRtxsHrOctsGLMl_cix7TFh_TuxS4"
+        for pasted in [token, token + "\r", " \(token)\r\n", "http://127.0.0.1:8080/verify-email?token=\(token)",
+                       "https://shop.example/verify-email?token=\(token)&utm=mail\r\n"] {
+            let verify = try #require(try parse(["auth", "verify", pasted]) as? AuthCommand.Verify)
+            #expect(verify.token == token, "\(pasted.debugDescription)")
+            let reset = try #require(try parse(["auth", "confirm-reset", pasted]) as? AuthCommand.ConfirmReset)
+            #expect(reset.token == token, "\(pasted.debugDescription)")
+        }
     }
 
     @Test("global options may come before the subcommand, after it, or with =")

@@ -74,13 +74,9 @@ extension AuthCommand {
 
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
-        /// The token from the email.
-        @Argument(help: "The token of the verification email.") var token: String
-
-        /// Refuses an empty token before anything is sent.
-        func validate() throws {
-            guard !token.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("TOKEN is empty.") }
-        }
+        /// The token from the email (or its link), refused before anything is sent when empty.
+        @Argument(help: "The token of the verification email, or the link that carries it.", transform: EmailToken.parse)
+        var token: String
 
         /// Makes the call and prints the answer.
         func run() async throws {
@@ -258,13 +254,9 @@ extension AuthCommand {
         @OptionGroup var global: GlobalOptions
         /// `--password-stdin`.
         @OptionGroup var password: PasswordOptions
-        /// The token from the email.
-        @Argument(help: "The token of the reset email.") var token: String
-
-        /// Refuses an empty token before anything is sent.
-        func validate() throws {
-            guard !token.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("TOKEN is empty.") }
-        }
+        /// The token from the email (or its link), refused before anything is sent when empty.
+        @Argument(help: "The token of the reset email, or the link that carries it.", transform: EmailToken.parse)
+        var token: String
 
         /// Makes the call and prints the answer.
         func run() async throws {
