@@ -56,10 +56,11 @@ extension HumanText {
         return text
     }
 
-    /// The result of an import: counts, then each failure.
+    /// The result of an import: counts, then each failure, by its place in the file (the
+    /// service numbers them from 0; `--json` shows its `index`).
     static func importResult(_ result: ImportProductsResponse) -> String {
         var text = "Created \(result.created), updated \(result.updated), failed \(result.failed.count)."
-        for failure in result.failed { text += "\n  #\(failure.index): \(failure.reason)" }
+        for failure in result.failed { text += "\n  product \(failure.index + 1) of the file: \(failure.reason)" }
         return text
     }
 }
