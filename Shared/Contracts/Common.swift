@@ -19,6 +19,11 @@ public struct Money: RPCMessage, Hashable {
     /// This amount times `count`, e.g. a line total from a unit price.
     public func multiplied(by count: Int) -> Money { Money(amount: amount * count, currency: currency) }
 
+    /// Whether `code` is shaped as an ISO 4217 currency code: three upper-case ASCII letters.
+    public static func isCurrencyCode(_ code: String) -> Bool {
+        code.utf8.count == 3 && code.utf8.allSatisfy { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }
+    }
+
     /// The JSON fields, for `Describe`.
     public static let fields = [FieldDescriptor("amount", "Int"), FieldDescriptor("currency", "String")]
 }

@@ -60,7 +60,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// A name for logs and thread names.
     package let name: String
     /// Until when (monotonic ns) the loop polls instead of sleeping; 0 when it does not. Loop only.
-    private(set) var spinUntil: UInt64 = 0
+    @exclusivity(unchecked) private var spinUntil: UInt64 = 0
     /// Unary calls whose handlers have started on this loop's server connections and whose
     /// streams are still open (streams are not counted: a watch may stay open for hours with
     /// nothing to do). Loop only.
@@ -78,20 +78,17 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// cores from the threads that produce it — the handlers' and, on a shared machine, the
     /// callers' (catalog-svc's GetProduct at 64 calls in flight on two cores: ~2 µs of CPU
     /// per call, 10 % of its throughput).
-    func expectWorkSoon() {
+    /// Returns whether it polls.
+    @discardableResult
+    func expectWorkSoon() -> Bool {
         assert(inEventLoop)
-        guard openCalls <= Self.pollingCallLimit else { return }
+        guard openCalls <= Self.pollingCallLimit else { return false }
         spinUntil = System.monotonicNanoseconds() &+ 50_000
+        return true
     }
 
     /// Whether the loop polls instead of sleeping when it next waits. Loop only.
     var isPolling: Bool { spinUntil > 0 && System.monotonicNanoseconds() < spinUntil }
-
-    /// Stops polling: the loop sleeps when it next waits for events. Loop only.
-    func stopPolling() {
-        assert(inEventLoop)
-        spinUntil = 0
-    }
 
     /// Counts unary calls started (`delta` > 0) or closed (< 0) on this loop. Loop only.
     func countOpenCalls(_ delta: Int) {

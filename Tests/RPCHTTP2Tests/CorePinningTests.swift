@@ -1,5 +1,6 @@
 import Foundation
 @testable import RPCHTTP2
+import ServiceTestSupport
 import Synchronization
 import Testing
 
@@ -8,20 +9,12 @@ import Testing
 struct CorePinningTests {
     /// The CPUs `loop`'s thread may run on, read on that thread.
     private func allowedCPUs(on loop: EventLoop) async -> [Int] {
-        await withCheckedContinuation { continuation in
-            loop.execute { continuation.resume(returning: System.cpusOfCurrentThread()) }
-        }
+        await onLoop(loop) { System.cpusOfCurrentThread() }
     }
 
     /// The kernel's own list of the CPUs this process may run on (`Cpus_allowed_list`).
     private func kernelAllowedCPUs() throws -> [Int] {
-        let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("Cpus_allowed_list:") })
-        let list = line.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)
-        return list.split(separator: ",").flatMap { range -> [Int] in
-            let bounds = range.split(separator: "-").compactMap { Int($0) }
-            return bounds.count == 2 ? Array(bounds[0]...bounds[1]) : bounds
-        }
+        try #require(try AllowedCPUs.read(statusFile: "/proc/self/status"))
     }
 
     @Test("the cores a process may use are its affinity mask, as the kernel lists it; one loop each by default")

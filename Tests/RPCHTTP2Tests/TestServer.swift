@@ -177,3 +177,11 @@ final class Counter: Sendable {
     /// The current total.
     var value: Int { state.withLock { $0 } }
 }
+
+/// Runs `body` on `loop`'s thread and returns what it returns (loop-only state, the thread's own
+/// CPUs).
+func onLoop<Value: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () -> Value) async -> Value {
+    await withCheckedContinuation { continuation in
+        loop.execute { continuation.resume(returning: body()) }
+    }
+}

@@ -24,7 +24,7 @@ enum ProductRules {
             return (hasControlCharacters(title) ? "product.title" : "product.category", "must not contain control characters")
         }
         if product.price.amount < 0 { return ("product.price.amount", "must not be negative") }
-        if product.price.currency.count != 3 || !product.price.currency.allSatisfy({ $0.isASCII && $0.isUppercase }) {
+        if !Money.isCurrencyCode(product.price.currency) {
             return ("product.price.currency", "must be an ISO 4217 code of three upper-case letters")
         }
         if !product.image.isEmpty && !isWebURL(product.image) {

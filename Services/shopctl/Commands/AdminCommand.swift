@@ -88,7 +88,7 @@ extension AdminCommand.Products {
             if jsonFile == nil && id == nil && (title == nil || category == nil || price == nil) {
                 throw ValidationError("A new product needs at least --title, --category and --price.")
             }
-            if let currency, !Self.isCurrencyCode(currency) {
+            if let currency, !Money.isCurrencyCode(currency.uppercased()) {
                 throw ValidationError("--currency must be an ISO 4217 code of three letters, such as USD or EUR (got '\(currency)').")
             }
             if let price {
@@ -170,11 +170,6 @@ extension AdminCommand.Products {
             let allowed = digits == 0 ? "no decimal places" : "at most \(digits) decimal place\(digits == 1 ? "" : "s")"
             let example = digits == 0 ? "1200" : "12." + "3456789".prefix(digits)
             throw .usage("--price '\(text)' is not a \(code) amount: \(code) has \(allowed) (e.g. --price \(example)).")
-        }
-
-        /// Whether `text` has the shape of an ISO 4217 code: three ASCII letters, in either case.
-        static func isCurrencyCode(_ text: String) -> Bool {
-            text.count == 3 && text.allSatisfy { $0.isASCII && $0.isLetter }
         }
 
         /// The message for a --price that is not an amount in any currency.
