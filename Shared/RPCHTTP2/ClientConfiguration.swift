@@ -54,13 +54,36 @@ public struct RetryPolicy: Sendable {
 
     /// The randomized delay before retry number `retry` (1-based): uniform in 0…backoff.
     public func delay(beforeRetry retry: Int) -> Duration {
-        let base = initialBackoff * pow(multiplier, retry - 1)
-        let capped = min(base, maxBackoff)
-        return capped * jitter()
+        Duration.exponentialBackoff(initial: initialBackoff, multiplier: multiplier, step: retry, cap: maxBackoff) * jitter()
     }
+}
 
-    private func pow(_ value: Double, _ exponent: Int) -> Double {
-        (0..<max(0, exponent)).reduce(1.0) { result, _ in result * value }
+extension ClientConfiguration {
+    /// The reconnect delay after `failures` connection attempts in a row have failed (before
+    /// jitter): the initial backoff grown by the multiplier per further failure, at most the cap.
+    /// Any count is safe, however long the upstream stays down.
+    package func reconnectBackoff(afterFailures failures: Int) -> Duration {
+        Duration.exponentialBackoff(
+            initial: reconnectInitialBackoff, multiplier: reconnectMultiplier, step: failures, cap: reconnectMaxBackoff)
+    }
+}
+
+extension Duration {
+    /// The delay before attempt `step` (1-based) of an exponential backoff: `initial`, grown by
+    /// `multiplier` per step after the first, never above `cap`.
+    ///
+    /// The growth stops at the cap, so no step count can overflow: the power itself would (a
+    /// reconnect delay of 0.1 s × 1.6^104 does not fit a `Duration`, and a gateway whose upstream
+    /// had been down for nine minutes crashed on it).
+    static func exponentialBackoff(initial: Duration, multiplier: Double, step: Int, cap: Duration) -> Duration {
+        guard initial > .zero, initial < cap, multiplier > 1 else { return min(initial, cap) }
+        let ceiling = cap / initial
+        var factor = 1.0
+        for _ in 1..<max(1, step) {
+            factor *= multiplier
+            if factor >= ceiling { return cap }
+        }
+        return min(initial * factor, cap)
     }
 }
 

@@ -134,15 +134,10 @@ public final class RPCClient: Sendable {
                 state.retryAt = nil
             } else {
                 state.failures += 1
-                let base = configuration.reconnectInitialBackoff * pow(configuration.reconnectMultiplier, state.failures - 1)
-                let delay = min(base, configuration.reconnectMaxBackoff) * Double.random(in: 0.8...1.2)
+                let delay = configuration.reconnectBackoff(afterFailures: state.failures) * Double.random(in: 0.8...1.2)
                 state.retryAt = .now + delay
             }
         }
-    }
-
-    private func pow(_ value: Double, _ exponent: Int) -> Double {
-        (0..<max(0, exponent)).reduce(1.0) { result, _ in result * value }
     }
 
     // MARK: Calls without a task

@@ -34,6 +34,32 @@ extension LiveTests.StartUnaryTests {
         await client.close()
     }
 
+    @Test("an upstream that stays down through hundreds of failed connections is still answered UNAVAILABLE")
+    func longOutage() async throws {
+        // Backoff from 1 µs: 1 µs x 1.6^147 does not fit a Duration, so without a capped growth
+        // the client crashed at about the 148th failure (with the defaults, after nine minutes).
+        let (client, _) = try Self.makeClient(port: try deadPort()) {
+            $0.reconnectInitialBackoff = .microseconds(1)
+            $0.reconnectMaxBackoff = .microseconds(200)
+        }
+        var attempts = 0
+        var last: RPCError?
+        while attempts < 200 {
+            let recorder = UnaryCompletionRecorder()
+            client.startUnary(RawUnaryContract.echo, request: Data("x".utf8), options: Self.options, completion: recorder.completion)
+            guard let error = await recorder.error() else { break }
+            last = error
+            // A call during the backoff makes no attempt; one after it tries to connect.
+            if error.message.contains("backoff") {
+                try await Task.sleep(for: .microseconds(250))
+            } else {
+                attempts += 1
+            }
+        }
+        #expect(last?.code == .unavailable)
+        await client.close()
+    }
+
     @Test("a closed client completes the call at once with UNAVAILABLE")
     func closedClient() async throws {
         try await Self.withServer { client, _, state, _ in

@@ -212,6 +212,37 @@ struct RetryPolicyTests {
         #expect(policy.delay(beforeRetry: 3) == .zero)
     }
 
+    @Test("a retry far past the cap gets the cap: the growth stops there rather than overflowing")
+    func farRetries() {
+        var policy = RetryPolicy()
+        policy.jitter = { 1 }
+        policy.maxAttempts = 5
+        for retry in [7, 150, 10_000, Int.max] { #expect(policy.delay(beforeRetry: retry) == .seconds(1)) }
+    }
+
+    @Test("the reconnect backoff grows by the multiplier up to its cap, for any number of failures")
+    func reconnectBackoff() {
+        var configuration = ClientConfiguration()  // 0.1 s, x1.6, 5 s
+        let expected: [Duration] = [.milliseconds(100), .milliseconds(160), .milliseconds(256), .microseconds(409_600)]
+        for (failures, delay) in zip(1..., expected) {
+            let error = configuration.reconnectBackoff(afterFailures: failures) - delay
+            #expect(error < .nanoseconds(1) && error > .nanoseconds(-1))
+        }
+        #expect(configuration.reconnectBackoff(afterFailures: 9) < .seconds(5))  // 0.1 s x 1.6^8 = 4.29 s
+        #expect(configuration.reconnectBackoff(afterFailures: 10) == .seconds(5))
+        // 0.1 s x 1.6^104 does not fit a Duration: an upstream down this long crashed its callers.
+        for failures in [104, 105, 1_000, 1_000_000, Int.max] {
+            #expect(configuration.reconnectBackoff(afterFailures: failures) == .seconds(5))
+        }
+        configuration.reconnectMultiplier = 1  // no growth
+        #expect(configuration.reconnectBackoff(afterFailures: 1_000) == .milliseconds(100))
+        configuration.reconnectInitialBackoff = .seconds(9)  // above the cap
+        #expect(configuration.reconnectBackoff(afterFailures: 1) == .seconds(5))
+        configuration.reconnectInitialBackoff = .zero
+        configuration.reconnectMultiplier = 1.6
+        #expect(configuration.reconnectBackoff(afterFailures: 1_000) == .zero)
+    }
+
     @Test("by default each delay is drawn anew, within 0 and the backoff")
     func jittered() {
         let policy = RetryPolicy()
