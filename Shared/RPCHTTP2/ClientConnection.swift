@@ -335,8 +335,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard let call = calls.removeValue(forKey: streamID) else { return }
         if recentCall === call { recentCall = nil }
         disarmDeadline(call)
-        session.consume(streamID: streamID, count: call.ungranted)  // the connection's window again
-        call.ungranted = 0
+        call.ungranted = 0  // the connection's window had them back on arrival
         // Nearly every call has its status by now: build the reset's error only when it has not.
         if !call.hasEnded { call.complete(.failure(Self.error(forReset: errorCode))) }
     }

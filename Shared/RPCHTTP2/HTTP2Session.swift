@@ -191,13 +191,19 @@ final class HTTP2Session {
         nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode)
     }
 
-    /// Grants the peer `count` more bytes of window on a stream and the connection.
+    /// Grants the peer `count` more bytes of window on a stream: its handler (or reader) has
+    /// taken the messages they carried.
+    ///
+    /// Only the stream's window waits for the reader. The connection's is returned as soon as
+    /// DATA arrives (in the data callback): were it held back too, a few streams whose readers
+    /// fell behind — a proxied watch whose client stops reading — would use up the whole
+    /// connection window and stall every other call on the connection. What one connection
+    /// can make us buffer is bounded per stream instead: its window plus the inbox mark
+    /// (``StreamBuffers/inboundHighWater``), times the concurrent streams.
     func consume(streamID: Int32, count: Int) {
         guard count > 0 else { return }
-        if nghttp2_session_consume(session, streamID, count) != 0 {
-            // The stream is gone; the connection window still needs the bytes back.
-            nghttp2_session_consume_connection(session, count)
-        }
+        // Fails only for a stream already closed, whose window no longer matters.
+        _ = nghttp2_session_consume_stream(session, streamID, count)
     }
 
     /// Sends the GOAWAY shutdown notice (last stream id 2^31-1).
@@ -399,7 +405,10 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userDa
     return 0
 }
 
-private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { _, _, streamID, data, length, userData in
+private let onDataChunk: nghttp2_on_data_chunk_recv_callback = { session, _, streamID, data, length, userData in
+    // The connection's window is returned as the bytes arrive; only the stream's is held back
+    // for unread messages (see ``HTTP2Session/consume(streamID:count:)``).
+    nghttp2_session_consume_connection(session, length)
     HTTP2Session.withDelegate(userData) {
         $0.sessionData(streamID: streamID, bytes: UnsafeRawBufferPointer(start: data, count: length))
     }

@@ -208,7 +208,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
         guard let stream = stream(streamID), stream.route != nil, !stream.requestEnded else {
-            session.consume(streamID: streamID, count: bytes.count)
+            session.consume(streamID: streamID, count: bytes.count)  // discarded: nothing to hold back for
             return
         }
         stream.receivedBytes += bytes.count
@@ -242,9 +242,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
         if recentStream === stream { recentStream = nil }
         stream.streamClosed = true
-        // Window withheld for unread messages belongs to the connection again.
-        session.consume(streamID: streamID, count: stream.ungranted)
-        stream.ungranted = 0
+        stream.ungranted = 0  // the connection's window had them back on arrival
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
         let finished = stream.shared.withLock { $0.finished }
         if !finished || errorCode != 0 {

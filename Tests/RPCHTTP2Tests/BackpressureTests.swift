@@ -92,6 +92,65 @@ extension LiveTests {
             }
         }
 
+        @Test("downloads the client stopped reading, over the connection window in all, do not hold up its other calls")
+        func stalledDownloadsLeaveConnectionFree() async throws {
+            try await withLiveServer { live in
+                // Each download's reader stops after one message: its stream holds back up to
+                // 1.25 MiB (the stream window and the reader's unread messages), 20 of them more
+                // than the 16 MiB connection window. Were that window held back with them (a
+                // gateway relaying watches to clients that stopped reading), every other call
+                // on the connection would stall.
+                let calls = try (0..<20).map { _ in
+                    try live.client.makeCall(path: FixtureContract.download.path, options: CallOptions(timeout: .seconds(30)))
+                }
+                for call in calls {
+                    try await call.send(Data("{}".utf8))
+                    call.finishSending()
+                    _ = try await call.nextMessage()
+                }
+                let probe = live.probe
+                let paused = await PausedWriter.watch(limit: 60 * mebibyte, written: { probe.bytesWritten }, finished: { false })
+                #expect(paused.stalled && paused.written > 16 * mebibyte, "the downloads \(paused.description(of: 20 * 64 * mebibyte))")
+                let text = String(repeating: "w", count: 64 * 1024)
+                let echoed = try await live.client.unary(
+                    EchoContract.unary, TextMessage(text: text), options: CallOptions(timeout: .seconds(5)))
+                #expect(echoed.text.count == text.count)
+                for call in calls { call.cancel() }
+            }
+        }
+
+        @Test("uploads whose handlers do not read, over the connection window in all, do not hold up other calls")
+        func stalledUploadsLeaveConnectionFree() async throws {
+            try await withLiveServer { live in
+                // The gate stays closed: no upload handler reads. Each upload pushes until its
+                // stream's window is used (about 1.25 MiB with the handler's inbox), 20 of them
+                // more than the server's 16 MiB connection window.
+                let sent = Counter()
+                let calls = try (0..<20).map { _ in
+                    try live.client.makeCall(path: FixtureContract.gatedUpload.path, options: CallOptions(timeout: .seconds(30)))
+                }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for call in calls {
+                        group.addTask {
+                            let chunk = Data(repeating: UInt8(ascii: "u"), count: FixtureContract.downloadChunk)
+                            for _ in 0..<64 {
+                                guard (try? await call.send(chunk)) != nil else { return }
+                                sent.add(chunk.count)
+                            }
+                        }
+                    }
+                    let paused = await PausedWriter.watch(limit: 60 * mebibyte, written: { sent.value }, finished: { false })
+                    #expect(paused.stalled && paused.written > 16 * mebibyte, "the uploads \(paused.description(of: 20 * 4 * mebibyte))")
+                    let text = String(repeating: "w", count: mebibyte)
+                    let echoed = try await live.client.unary(
+                        EchoContract.unary, TextMessage(text: text), options: CallOptions(timeout: .seconds(5)))
+                    #expect(echoed.text.count == text.count)
+                    for call in calls { call.cancel() }
+                    try await group.waitForAll()
+                }
+            }
+        }
+
         @Test("downloads cancelled while the client is not reading give their window back to the connection")
         func cancelledDownloadsReturnWindow() async throws {
             try await withLiveServer { live in
