@@ -22,6 +22,11 @@ public struct ClientConfiguration: Sendable {
     /// a call made on a loop thread uses that loop's connection and the upstream spreads the
     /// connections over its own loops.
     public var connectionCount: Int?
+    /// Calls one connection carries before it is retired: it takes no new calls, and closes
+    /// once those on it have finished, while a new connection takes over. The default is what
+    /// HTTP/2 allows — 2^30 client stream ids — less a margin for calls already on their way to
+    /// it: a busy connection never reaches the end of its ids with calls still coming.
+    public var maxStreamsPerConnection = (1 << 30) - 1024
     /// Keepalive: while calls are open and nothing has arrived for this long, send a PING; nil
     /// (the default, as in other gRPC clients, since servers such as grpc-go's refuse pings
     /// more often than every 5 minutes) sends none. Our own servers accept them, so Storefront's

@@ -27,6 +27,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     @exclusivity(unchecked) private var everConnected = false
     @exclusivity(unchecked) private var keepaliveTimer: UInt64?
     @exclusivity(unchecked) private var pingOutstanding = false
+    /// Streams opened on this connection (see ``ClientConfiguration/maxStreamsPerConnection``).
+    @exclusivity(unchecked) private var streamsOpened = 0
+    /// Whether the connection takes no new calls and closes once its calls have finished.
+    @exclusivity(unchecked) private var retiring = false
     private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)
@@ -120,6 +124,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             shutDown(reason: failure)
         } else if !session.isAlive {
             shutDown(reason: "the server ended the connection")  // after its GOAWAY, once our calls finished
+        } else if retiring && calls.isEmpty && waiting.isEmpty {
+            session.submitGoAway()
+            _ = socket.flush(session)
+            shutDown(reason: "retired after \(streamsOpened) streams")
         }
     }
 
@@ -141,21 +149,39 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         case .connecting:
             waiting.append(call)
             armDeadline(call)  // the caller's deadline holds while the connection is made
+        case .closed where retiring:
+            // Came on its way here before the connection was retired: never sent, so it may be
+            // tried again on the connection that took over, whatever its method.
+            call.complete(.failure(RPCError(
+                code: .unavailable, reason: "REFUSED_STREAM", message: "The connection to \(target) was retired; the call was not sent.")))
         case .closed:
             call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
         case .ready:
             if call.hasEnded { return }  // cancelled before it started
             let id = session.submitRequest(call.head)
             guard id > 0 else {
-                isUsable.store(false, ordering: .relaxed)
-                call.complete(.failure(RPCError(code: .unavailable, message: "No stream available on the connection to \(target).")))
+                // Out of stream ids: the request never left, so the call may be tried again on
+                // another connection whatever its method (a transparent retry).
+                retire()
+                call.complete(.failure(RPCError(
+                    code: .unavailable, reason: "REFUSED_STREAM", message: "No stream left on the connection to \(target); the call was not sent.")))
                 return
             }
             call.streamID = id
             calls.insert(call, for: id)
             armDeadline(call)
+            streamsOpened += 1
+            if streamsOpened >= configuration.maxStreamsPerConnection { retire() }
             flushSoon()
         }
+    }
+
+    /// Takes the connection out of use for new calls (the client makes another); it closes
+    /// once the calls on it have finished (``flushOutput()``).
+    private func retire() {
+        isUsable.store(false, ordering: .relaxed)
+        retiring = true
+        flushSoon()
     }
 
     /// Starts a call's deadline timer when the call reaches this connection (once: a call that

@@ -28,6 +28,9 @@ public final class HTTP2Server: Sendable {
     /// The bound port (useful when configured with port 0); 0 before ``start()``.
     public var port: Int { state.withLock { $0.port } }
 
+    /// Connections open now.
+    package var openConnectionCount: Int { core.openConnections.count }
+
     /// Binds and starts accepting connections. Returns the bound port.
     @discardableResult
     public func start() throws -> Int {

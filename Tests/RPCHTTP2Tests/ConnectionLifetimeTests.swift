@@ -1,12 +1,75 @@
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 extension LiveTests {
     /// Idle connections are closed; quiet peers are PINGed and dropped when they do not answer.
     @Suite("Connection lifetime")
     struct ConnectionLifetimeTests {
+        @Test("a connection that has carried its most streams is retired: the next call goes over a new one, and it closes once its calls end")
+        func connectionRetires() async throws {
+            let (upstream, port) = try LoopAffinityTests.startUpstream()
+            var configuration = ClientConfiguration()
+            configuration.maxStreamsPerConnection = 4
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), configuration: configuration)
+            var peers: [String] = []
+            for _ in 0..<10 {
+                let answer = try await client.unary(LoopAffinityTests.whereAmI, TextMessage(text: ""))
+                peers.append(LoopAffinityTests.peer(of: answer))
+            }
+            // Four calls per connection, in order: 4 + 4 + 2.
+            #expect(Set(peers).count == 3, "peers: \(peers)")
+            #expect(peers[0..<4].allSatisfy { $0 == peers[0] } && peers[4..<8].allSatisfy { $0 == peers[4] } && peers[8] == peers[9])
+            // The two retired connections closed; the third is still in use.
+            #expect(await eventually(within: .seconds(5)) { upstream.openConnectionCount == 1 })
+
+            await client.close()
+            await upstream.shutdown()
+        }
+
+        @Test("a call still open when its connection is retired finishes on it; the connection closes after it")
+        func retiredConnectionFinishesItsCalls() async throws {
+            try await withLiveServer { live in
+                var configuration = ClientConfiguration()
+                configuration.maxStreamsPerConnection = 3
+                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                let options = CallOptions(timeout: .seconds(5))
+                let slow = Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 400), options: options) }
+                #expect(await eventually(within: .seconds(5)) { live.probe.count(.sleepStarted) == 1 })
+                for text in ["two", "three", "four"] {  // "three" retires the first connection, "four" opens the next
+                    #expect(try await client.unary(EchoContract.unary, TextMessage(text: text), options: options).text == text)
+                }
+                #expect(live.server.openConnectionCount == 2)
+                #expect(try await slow.value.text == "slept")
+                #expect(await eventually(within: .seconds(5)) { live.server.openConnectionCount == 1 })
+                await client.close()
+            }
+        }
+
+        @Test("300 concurrent calls over connections retired every three streams all succeed: none is lost to a retirement")
+        func callsAcrossRetirements() async throws {
+            try await withLiveServer { live in
+                var configuration = ClientConfiguration()
+                configuration.maxStreamsPerConnection = 3
+                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                // Echo is not idempotent: a call is retried only if it was never sent.
+                let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+                    for index in 0..<300 {
+                        group.addTask {
+                            let text = "call \(index)"
+                            let answer = try? await client.unary(EchoContract.unary, TextMessage(text: text), options: CallOptions(timeout: .seconds(10)))
+                            return answer?.text == text
+                        }
+                    }
+                    return try await group.reduce(0) { $0 + ($1 ? 0 : 1) }
+                }
+                #expect(failures == 0)
+                await client.close()
+            }
+        }
+
         @Test("an idle connection is closed with GOAWAY, and the client reconnects for the next call")
         func idleConnectionCloses() async throws {
             try await withLiveServer(configure: {
