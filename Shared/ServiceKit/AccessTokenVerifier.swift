@@ -10,7 +10,8 @@ package import RPCHTTP2
 ///
 /// Keys come from a ``KeySource`` through a ``CachedJWTVerifier``: fetched on first use,
 /// cached by `kid`, refetched on an unknown `kid` at most once per `refetchInterval` (30 s,
-/// DESIGN.md "Security"). While no keys have ever been fetched, every call that needs them
+/// DESIGN.md "Security") and once they are `keyMaxAge` old (10 minutes: a key auth-svc has
+/// removed stops being trusted by then). While no keys have ever been fetched, every call that needs them
 /// tries again, and fails with UNAVAILABLE `UPSTREAM_UNAVAILABLE` when the source does. A valid
 /// token whose session the ``RevocationChecker`` reports revoked is refused with
 /// `SESSION_REVOKED`.
@@ -29,12 +30,12 @@ package final class AccessTokenVerifier: Sendable {
     /// sessions checked against `revocations` when given.
     package init(
         issuer: String, audience: String, source: KeySource, refetchInterval: Duration = .seconds(30),
-        revocations: (any RevocationChecker)? = nil
+        keyMaxAge: Duration = .seconds(600), revocations: (any RevocationChecker)? = nil
     ) {
         self.issuer = issuer
         self.audience = audience
         self.revocations = revocations
-        self.keys = CachedJWTVerifier(source: source, refetchInterval: refetchInterval) { keys in
+        self.keys = CachedJWTVerifier(source: source, refetchInterval: refetchInterval, maxAge: keyMaxAge) { keys in
             JWTVerifier.accessTokens(keys: keys, issuer: issuer, audience: audience)
         }
     }

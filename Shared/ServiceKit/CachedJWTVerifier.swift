@@ -7,6 +7,12 @@ internal import Synchronization
 /// at most once per `refetchInterval` — before one more verification. Concurrent fetches share
 /// one call to the source; while no keys were ever fetched, every verification tries again.
 ///
+/// Cached keys are trusted for `maxAge`, then fetched again before the next verification, so
+/// a key the issuer has removed (rotated out, or compromised) stops being accepted within that
+/// time — no unknown `kid` would ever make a long-running process look. While the source
+/// cannot be reached, the old keys stay in use (a refetch is tried at most once per
+/// `refetchInterval`): an issuer that is down does not lock every signed-in user out.
+///
 /// Used for auth-svc's access tokens (``AccessTokenVerifier``) and for Google's and Apple's ID
 /// tokens in auth-svc.
 ///
@@ -20,8 +26,11 @@ package final class CachedJWTVerifier: Sendable {
         case keysUnavailable(any Error)
     }
 
-    /// The least time between two refetches caused by unknown `kid`s.
+    /// The least time between two refetches caused by unknown `kid`s (or by keys past their
+    /// age while the source fails).
     package let refetchInterval: Duration
+    /// How long fetched keys are used before they are fetched again.
+    package let maxAge: Duration
 
     private let source: KeySource
     private let makeVerifier: @Sendable (JWKSet) -> JWTVerifier
@@ -31,6 +40,8 @@ package final class CachedJWTVerifier: Sendable {
     private struct State {
         /// The verifier over the cached keys; nil until the first fetch succeeds.
         var verifier: JWTVerifier?
+        /// When the cached keys were fetched.
+        var fetchedAt: ContinuousClock.Instant?
         /// The fetch in progress, which every caller that needs keys awaits.
         var inFlight: Task<JWTVerifier, any Error>?
         /// When the last refetch for an unknown `kid` started.
@@ -39,11 +50,12 @@ package final class CachedJWTVerifier: Sendable {
 
     /// A verifier with keys from `source`, checking what `makeVerifier` builds from them.
     package init(
-        source: KeySource, refetchInterval: Duration = .seconds(30),
+        source: KeySource, refetchInterval: Duration = .seconds(30), maxAge: Duration = .seconds(600),
         makeVerifier: @escaping @Sendable (JWKSet) -> JWTVerifier
     ) {
         self.source = source
         self.refetchInterval = refetchInterval
+        self.maxAge = maxAge
         self.makeVerifier = makeVerifier
     }
 
@@ -72,18 +84,34 @@ package final class CachedJWTVerifier: Sendable {
         }
     }
 
+    /// The verifier over the cached keys; fetched first when there are none or they are past
+    /// `maxAge` (then the old ones serve if the fetch fails).
     private func cachedVerifier() async throws -> JWTVerifier {
         enum Step {
             case ready(JWTVerifier)
-            case wait(Task<JWTVerifier, any Error>)
+            case wait(Task<JWTVerifier, any Error>, fallback: JWTVerifier?)
         }
+        let now = ContinuousClock.now
         let step: Step = state.withLock { state in
-            if let verifier = state.verifier { return .ready(verifier) }
-            return .wait(state.inFlight ?? startFetch(in: &state))
+            guard let verifier = state.verifier, let fetchedAt = state.fetchedAt else {
+                return .wait(state.inFlight ?? startFetch(in: &state), fallback: nil)
+            }
+            if now - fetchedAt < maxAge { return .ready(verifier) }
+            if let inFlight = state.inFlight { return .wait(inFlight, fallback: verifier) }
+            if let last = state.lastRefetch, now - last < refetchInterval { return .ready(verifier) }
+            state.lastRefetch = now
+            return .wait(startFetch(in: &state), fallback: verifier)
         }
         switch step {
-        case .ready(let verifier): return verifier
-        case .wait(let task): return try await task.value
+        case .ready(let verifier):
+            return verifier
+        case .wait(let task, let fallback):
+            do {
+                return try await task.value
+            } catch {
+                guard let fallback else { throw error }
+                return fallback
+            }
         }
     }
 
@@ -108,7 +136,10 @@ package final class CachedJWTVerifier: Sendable {
             }
             self.state.withLock { state in
                 state.inFlight = nil
-                if case .success(let verifier) = result { state.verifier = verifier }
+                if case .success(let verifier) = result {
+                    state.verifier = verifier
+                    state.fetchedAt = .now
+                }
             }
             return try result.get()
         }

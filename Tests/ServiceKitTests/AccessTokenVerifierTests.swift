@@ -71,6 +71,37 @@ struct AccessTokenVerifierTests {
         #expect(source.fetches == 2)
     }
 
+    @Test("keys past their age are fetched again: a key the issuer removed stops being accepted")
+    func removedKeyExpires() async throws {
+        let old = try AuthFixture.makeKey(), current = try AuthFixture.makeKey()
+        let source = FakeKeySource(publishing: [old, current])
+        let verifier = source.makeVerifier(keyMaxAge: .milliseconds(300))
+        let oldToken = try AuthFixture.token(signedWith: old)
+        #expect(try await verifier.authenticate(token: oldToken).id == "user-1")
+        source.publish([current])  // `old` withdrawn (compromised, say)
+        #expect(try await verifier.authenticate(token: oldToken).id == "user-1")  // cached, still young
+        #expect(source.fetches == 1)
+
+        try await Task.sleep(for: .milliseconds(400))
+        let answer = await rpcReason { _ = try await verifier.authenticate(token: oldToken) }
+        #expect(answer?.reason == AuthReason.invalidAccessToken.rawValue)
+        #expect(try await verifier.authenticate(token: try AuthFixture.token(signedWith: current)).id == "user-1")
+        #expect(source.fetches == 2)
+    }
+
+    @Test("keys past their age stay in use while the source is down, and are fetched at most once per interval")
+    func staleKeysWhileSourceDown() async throws {
+        let key = try AuthFixture.makeKey()
+        let source = FakeKeySource(publishing: [key])
+        let verifier = source.makeVerifier(refetchInterval: .seconds(30), keyMaxAge: .milliseconds(100))
+        let token = try AuthFixture.token(signedWith: key)
+        _ = try await verifier.authenticate(token: token)
+        source.setFailing(true)
+        try await Task.sleep(for: .milliseconds(200))
+        for _ in 0..<5 { #expect(try await verifier.authenticate(token: token).id == "user-1") }
+        #expect(source.fetches == 2)  // one failed refetch; the others wait out the interval
+    }
+
     @Test("a source failure with no cached keys is UNAVAILABLE, and the next call tries again")
     func sourceFailure() async throws {
         let key = try AuthFixture.makeKey()

@@ -80,10 +80,10 @@ final class FakeKeySource: Sendable {
     }
 
     /// A verifier over this source with the fixture's issuer and audience.
-    func makeVerifier(refetchInterval: Duration = .seconds(30)) -> AccessTokenVerifier {
+    func makeVerifier(refetchInterval: Duration = .seconds(30), keyMaxAge: Duration = .seconds(600)) -> AccessTokenVerifier {
         AccessTokenVerifier(
             issuer: AuthFixture.issuer, audience: AuthFixture.audience, source: source,
-            refetchInterval: refetchInterval)
+            refetchInterval: refetchInterval, keyMaxAge: keyMaxAge)
     }
 }
 
