@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+internal import Glibc
+#endif
 public import Logging
 public import RPC
 internal import Synchronization
@@ -89,6 +92,15 @@ final class Listener: EventHandler, @unchecked Sendable {
     private let group: EventLoopGroup
     private let core: HTTP2ServerCore
     private var closed = false
+    /// Whether accepting is paused after the process ran out of descriptors or memory.
+    private var paused = false
+    /// Accept failures not logged yet (one line per ``acceptPause`` at most) and when the last
+    /// line was written.
+    private var unloggedFailures = 0
+    private var lastFailureLog: ContinuousClock.Instant?
+    /// How long accepting pauses when the process is out of descriptors or memory: the listener
+    /// stays readable while connections wait, so retrying at once would spin the loop.
+    static let acceptPause: Duration = .milliseconds(100)
 
     init(fd: Int32, loop: EventLoop, group: EventLoopGroup, core: HTTP2ServerCore) {
         self.fd = fd
@@ -106,14 +118,13 @@ final class Listener: EventHandler, @unchecked Sendable {
     }
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
-        while !closed {
+        while !closed && !paused {
             let accepted: (fd: Int32, peer: String)?
             do {
                 accepted = try Socket.accept(fd)
             } catch {
-                // EMFILE and friends: log and retry on the next readiness event.
-                core.logger.warning("accept failed: \(error)")
-                return
+                acceptFailed(error)
+                continue  // paused, or past one connection that failed
             }
             guard let accepted else { return }
             let target = group.next()
@@ -123,6 +134,35 @@ final class Listener: EventHandler, @unchecked Sendable {
                 core.connectionOpened(connection)
                 connection.start()
             }
+        }
+    }
+
+    /// Errors of `accept` that concern one connection (accept(2): the client gave up while in
+    /// the backlog, or a network error Linux passes on): that connection is skipped.
+    private static let connectionErrors: Set<Int32> = [
+        ECONNABORTED, EPROTO, EPERM, ENETDOWN, ENOPROTOOPT, EHOSTDOWN, ENONET, EHOSTUNREACH, EOPNOTSUPP, ENETUNREACH,
+    ]
+
+    /// Logs at most one line per ``acceptPause``. An error of one connection skips it; any
+    /// other — out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM) — stops watching
+    /// the listener for ``acceptPause``, the waiting connections staying in the backlog.
+    private func acceptFailed(_ error: SystemError) {
+        unloggedFailures += 1
+        let now = ContinuousClock.now
+        if lastFailureLog.map({ now - $0 >= Self.acceptPause }) ?? true {
+            let count = unloggedFailures
+            core.logger.warning("accept failed: \(error)\(count > 1 ? " (\(count) failures since the last report)" : "")")
+            unloggedFailures = 0
+            lastFailureLog = now
+        }
+        // After accept itself succeeded (setting the descriptor's flags), only that one failed.
+        if error.function != "accept" || Self.connectionErrors.contains(error.errno) { return }
+        paused = true
+        loop.modify(fd, readable: false, writable: false)
+        loop.scheduleTimer(after: Self.acceptPause) { [self] in
+            paused = false
+            guard !closed else { return }
+            loop.modify(fd, readable: true, writable: false)
         }
     }
 

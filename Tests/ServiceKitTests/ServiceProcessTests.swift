@@ -50,6 +50,54 @@ struct ServiceProcessTests {
         #expect(lines.contains { $0.contains("draining") })
         #expect(lines.contains { $0.contains("stopped") })
     }
+
+    @Test("out of descriptors, a service pauses accepting instead of spinning and logging without end, then serves again")
+    func outOfDescriptors() async throws {
+        let binary = Self.benchServer
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build first: swift build --build-tests (\(binary.path))")
+        // 30 descriptors: about 15 at start, so the connections below run it out.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -n 30 && exec \"$0\" --port 0 --log-level info", binary.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let reader = LineReader(errors.fileHandleForReading)
+        let port = try #require(await reader.firstMatch(within: .seconds(20)) { line -> Int? in
+            guard line.contains("listening"), let range = line.range(of: #"address=[^ ]+:(\d+)"#, options: .regularExpression)
+            else { return nil }
+            return Int(line[range].split(separator: ":").last ?? "")
+        }, "the server never logged its address")
+
+        let sockets = try (0..<40).map { _ in try Self.connectedSocket(port: port) }
+        try await Task.sleep(for: .seconds(1))
+        // The listener stays readable while connections wait: retried at once, the loop spun,
+        // logging a line per try (thousands a second). Now one try and line per 100 ms.
+        let failures = await reader.lines.filter { $0.contains("accept failed") }.count
+        #expect((1...20).contains(failures), "\(failures) accept failures logged in a second")
+
+        for fd in sockets { close(fd) }  // their server ends close, freeing descriptors
+        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
+        let health = try await client.unary(HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: .seconds(10)))
+        #expect(health.status == .serving)
+        await client.close()
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` (nothing sent).
+    static func connectedSocket(port: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, result == 0 else { throw POSIXError(.ECONNREFUSED) }
+        return fd
+    }
 }
 
 /// Reads a child's output line by line on a background thread.
