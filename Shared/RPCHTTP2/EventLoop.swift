@@ -196,8 +196,16 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     func register(_ fd: Int32, readable: Bool, writable: Bool, handler: any EventHandler) throws(SystemError) {
         assert(inEventLoop, "EventLoop.register off its thread")
         handlers[fd] = handler
-        try control(EPOLL_CTL_ADD, fd, readable: readable, writable: writable)
+        do {
+            try control(EPOLL_CTL_ADD, fd, readable: readable, writable: writable)
+        } catch {
+            handlers[fd] = nil
+            throw error
+        }
     }
+
+    /// Descriptors with a handler (for tests). Loop only.
+    var registeredHandlerCount: Int { handlers.count }
 
     /// Changes which readiness `fd` is watched for.
     func modify(_ fd: Int32, readable: Bool, writable: Bool) {

@@ -49,8 +49,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             try loop.register(socket.fd, readable: true, writable: false, handler: self)
         } catch {
             server.logger.warning("cannot watch connection from \(peer): \(error)")
-            System.close(socket.fd)
-            closed = true
+            close(reason: nil)  // and off the server's list, which shutdown waits on
             return
         }
         scheduleHousekeeping()
