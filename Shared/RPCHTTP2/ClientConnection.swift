@@ -24,6 +24,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     @exclusivity(unchecked) private var recentCall: ClientCall?
     @exclusivity(unchecked) private var waiting: [ClientCall] = []
     @exclusivity(unchecked) private var phase = Phase.connecting
+    /// Whether the server's SETTINGS arrived: only then does the client's reconnect backoff
+    /// start over when the connection closes. A TCP connect alone is not enough — something that
+    /// accepts and drops every connection (a proxy with no backend, a half-started process)
+    /// would otherwise be reconnected to without any backoff.
     @exclusivity(unchecked) private var everConnected = false
     @exclusivity(unchecked) private var keepaliveTimer: UInt64?
     @exclusivity(unchecked) private var pingOutstanding = false
@@ -95,7 +99,6 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
                 return shutDown(reason: "cannot connect to \(target): \(error)")
             }
             phase = .ready
-            everConnected = true
             socket.connected()
             session = HTTP2Session(limits: configuration.limits, calling: self)
             let queued = waiting
@@ -378,6 +381,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     func sessionPingAcknowledged() { pingOutstanding = false }
+
+    func sessionSettingsReceived() { everConnected = true }
 
     /// The status for a stream closed without one, from its RST_STREAM code.
     static func error(forReset code: UInt32) -> RPCError {

@@ -25,6 +25,8 @@ protocol HTTP2SessionDelegate: AnyObject {
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32)
     /// The peer acknowledged a PING.
     func sessionPingAcknowledged()
+    /// The peer's SETTINGS arrived (not an acknowledgement of ours): it speaks HTTP/2.
+    func sessionSettingsReceived()
 }
 
 /// What a body read produced.
@@ -398,6 +400,8 @@ private let onFrameReceived: nghttp2_on_frame_recv_callback = { _, frame, userDa
             delegate.sessionGoAway(lastStreamID: frame.pointee.goaway.last_stream_id, errorCode: frame.pointee.goaway.error_code)
         case Int(NGHTTP2_PING.rawValue):
             if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0 { delegate.sessionPingAcknowledged() }
+        case Int(NGHTTP2_SETTINGS.rawValue):
+            if header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) == 0 { delegate.sessionSettingsReceived() }
         default:
             break
         }

@@ -273,6 +273,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionPingAcknowledged() { pingOutstanding = false }
 
+    func sessionSettingsReceived() {}
+
     // MARK: Admission and handler start
 
     /// Validates request headers and routes the call, or answers it at once.

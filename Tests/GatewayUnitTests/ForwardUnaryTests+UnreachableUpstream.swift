@@ -2,6 +2,7 @@ import Foundation
 @testable import gateway
 import RPC
 import RPCHTTP2
+import ServiceKit
 import ServiceTestSupport
 import Synchronization
 import Testing
@@ -31,7 +32,7 @@ extension ForwardUnaryTests {
     func breakerAnswersFast() async throws {
         let slamming = try SlammingListener()
         do {
-            try await Self.withGateway(upstreamPort: slamming.port) { gateway in
+            try await Self.withGateway(upstreamPort: slamming.port, upstreamConfiguration: .countingAttempts) { gateway in
                 await Self.expectError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
                     try await gateway.client.unary(NoteContract.get, Note(text: "x"), options: Self.options)
                 }
@@ -61,7 +62,7 @@ extension ForwardUnaryTests {
     func nonIdempotentCountsOnce() async throws {
         let slamming = try SlammingListener()
         do {
-            try await Self.withGateway(upstreamPort: slamming.port) { gateway in
+            try await Self.withGateway(upstreamPort: slamming.port, upstreamConfiguration: .countingAttempts) { gateway in
                 for call in 1...3 {
                     #expect(!gateway.upstream.breaker.isOpen, "open before call \(call)")
                     await Self.expectError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
@@ -76,5 +77,16 @@ extension ForwardUnaryTests {
             throw error
         }
         await slamming.stop()
+    }
+}
+
+extension ClientConfiguration {
+    /// The upstream configuration without a reconnect backoff: a connection dropped before
+    /// the server's SETTINGS starts one, during which attempts fail without connecting; without
+    /// it every attempt reaches the listener, which counts them.
+    static var countingAttempts: ClientConfiguration {
+        var configuration = ClientConfiguration.upstream
+        configuration.reconnectInitialBackoff = .zero
+        return configuration
     }
 }

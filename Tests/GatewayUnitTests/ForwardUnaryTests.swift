@@ -52,13 +52,14 @@ struct ForwardUnaryTests {
     /// Starts a gateway routing ``NoteContract`` to `upstreamPort`, runs `body`, then closes it.
     static func withGateway(
         upstreamPort: Int, adminKey: String? = "right", rateLimit: (perSecond: Double, burst: Int) = (0, 1),
+        upstreamConfiguration: ClientConfiguration = .upstream,
         _ body: (TestGateway) async throws -> Void
     ) async throws {
         let group = try EventLoopGroup(count: 1, name: "forward-gateway")
         let upstream = Upstream(
             name: "note-svc", services: [NoteContract.service], required: true,
             client: RPCClient(
-                target: SocketAddressText(host: "127.0.0.1", port: upstreamPort), configuration: .upstream, group: group))
+                target: SocketAddressText(host: "127.0.0.1", port: upstreamPort), configuration: upstreamConfiguration, group: group))
         var router = Router()
         router.addInterceptor(AdminKeyInterceptor(adminKey: adminKey))
         router.addInterceptor(RateLimitInterceptor(perSecond: rateLimit.perSecond, burst: rateLimit.burst))

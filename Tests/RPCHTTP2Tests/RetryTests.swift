@@ -37,7 +37,10 @@ extension LiveTests {
         @Test("an idempotent call is attempted 5 times against a server that drops every connection")
         func idempotentAttempts() async throws {
             let listener = try SlammingListener()
-            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port))
+            // No reconnect backoff (see the next test), so that every attempt connects and is counted.
+            var configuration = ClientConfiguration()
+            configuration.reconnectInitialBackoff = .zero
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port), configuration: configuration)
             let (_, elapsed) = await timed {
                 await expectRPCError(.unavailable) {
                     try await client.unary(HealthContract.check, HealthCheckRequest())
@@ -49,6 +52,24 @@ extension LiveTests {
             await listener.stop()
             #expect(attempts == 5, "the server saw \(attempts) connections")
             #expect(elapsed < .seconds(5), "took \(elapsed)")
+        }
+
+        @Test("a server that drops connections before its SETTINGS gets the reconnect backoff: calls meanwhile do not connect")
+        func droppedBeforeSettingsBacksOff() async throws {
+            let listener = try SlammingListener()
+            var configuration = ClientConfiguration()
+            configuration.reconnectInitialBackoff = .seconds(30)
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port), configuration: configuration)
+            // The TCP connect succeeds each time; the connection never becomes HTTP/2. Counting
+            // it as connected reset the backoff, and every call reconnected at once.
+            for _ in 0..<5 {
+                await expectRPCError(.unavailable) { try await client.unary(EchoContract.unary, TextMessage(text: "x")) }
+            }
+            await client.close()
+            try await Task.sleep(for: .milliseconds(100))
+            let attempts = listener.accepted
+            await listener.stop()
+            #expect(attempts == 1, "the server saw \(attempts) connections")
         }
 
         @Test("a non-idempotent call is attempted once against a server that drops every connection")
