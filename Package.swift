@@ -184,6 +184,9 @@ let package = Package(
             name: "OrderServiceTests",
             dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "OrderServiceUnitTests", dependencies: ["order-svc", "Storage", "Contracts"],
+            path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]
 )

@@ -102,7 +102,7 @@ struct AuthServer: Sendable {
     /// drains, stops the loops and closes the database.
     func run() async throws {
         try await ServiceHost.run(
-            server, health: health, logger: logger, companions: [outbox.run, pruneSessions],
+            server, health: health, logger: logger, companions: [outbox.run, pruneStore],
             cleanup: { await closeResources() })
     }
 
@@ -112,13 +112,15 @@ struct AuthServer: Sendable {
         await store.database.close()
     }
 
-    /// Every ten minutes, drops revocation-feed entries and sessions no token can use any more.
-    private func pruneSessions() async {
+    /// Every ten minutes, drops revocation-feed entries and sessions no token can use any
+    /// more, and the rows of email tokens long expired.
+    private func pruneStore() async {
         while !Task.isCancelled {
             do {
                 try await store.pruneSessions()
+                try await store.pruneEmailTokens()
             } catch {
-                logger.warning("cannot prune sessions", metadata: ["error": "\(error)"])
+                logger.warning("cannot prune sessions and email tokens", metadata: ["error": "\(error)"])
             }
             try? await Task.sleep(for: .seconds(600))
         }

@@ -27,3 +27,10 @@ extension AuthStore {
         return (session, refreshHash)
     }
 }
+
+extension AuthStore {
+    /// Rows in `email_tokens`, used or not.
+    func emailTokenCount() async throws -> Int64 {
+        try await database.read { try $0.queryValue("SELECT count(*) FROM email_tokens", as: Int64.self) ?? 0 }
+    }
+}

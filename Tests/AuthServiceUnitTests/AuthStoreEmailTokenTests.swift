@@ -50,6 +50,23 @@ struct AuthStoreEmailTokenTests {
         #expect(try await store.redeemVerificationToken(hash: hash, now: epoch + 61) == .failure(.invalid))
     }
 
+    @Test("pruning drops tokens a month past their expiry, used or not, and keeps the rest")
+    func prune() async throws {
+        let store = try await AuthStore.inMemory()
+        let user = try await store.makePasswordUser("ada@example.com")
+        let old = try await issue(.verifyEmail, for: user, in: store, now: epoch)
+        let oldUsed = try await issue(.resetPassword, for: user, in: store, now: epoch)
+        _ = try await store.redeemResetToken(hash: oldUsed, newPasswordHash: "x", now: epoch + 60)
+        let recent = try await issue(.verifyEmail, for: user, in: store, now: epoch + 20 * 24 * 3600)
+
+        let now = epoch + 24 * 3600 + AuthStore.expiredTokenRetention + 1  // `old` expired a month and a second ago
+        #expect(try await store.checkEmailToken(hash: old, purpose: .verifyEmail, now: now) == .failure(.expired))
+        try await store.pruneEmailTokens(now: now)
+        #expect(try await store.checkEmailToken(hash: old, purpose: .verifyEmail, now: now) == .failure(.invalid))
+        #expect(try await store.emailTokenCount() == 1)
+        #expect(try await store.checkEmailToken(hash: recent, purpose: .verifyEmail, now: now) == .failure(.expired))
+    }
+
     @Test("tokens expire: verification after 24 hours, reset after one hour")
     func expiry() async throws {
         let store = try await AuthStore.inMemory()

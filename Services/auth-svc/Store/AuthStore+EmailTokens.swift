@@ -154,6 +154,18 @@ extension AuthStore {
         }
     }
 
+    /// How long an expired token's row is kept: its link is answered `TOKEN_EXPIRED` (ask for
+    /// a new one) rather than `INVALID_TOKEN` for this long after it expired.
+    static let expiredTokenRetention: Int64 = 30 * 24 * 3600
+
+    /// Deletes the rows of tokens, used or not, that expired more than
+    /// ``expiredTokenRetention`` ago: one row per email sent would otherwise stay for good.
+    func pruneEmailTokens(now: Int64 = Timestamp.now()) async throws {
+        try await database.write { connection in
+            try connection.execute("DELETE FROM email_tokens WHERE expires_at < ?", [now - Self.expiredTokenRetention])
+        }
+    }
+
     // MARK: Shared SQL
 
     /// The owner of a usable token, or why it is not usable, read on `connection`.

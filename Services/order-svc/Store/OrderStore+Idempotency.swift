@@ -121,11 +121,17 @@ extension OrderStore {
         }
     }
 
-    /// Drops answers past retention.
+    /// Drops keys past retention: answered ones, and ones left 'running' (a crash, or a failed
+    /// ``free(userID:key:)``) unless an unfinished order still needs its answer stored — those
+    /// would otherwise stay for good (a claim past retention replaces them anyway).
     func pruneAnswers(now: Int64 = Timestamp.now()) async throws {
         try await database.write { connection in
             try connection.execute(
-                "DELETE FROM idempotency_keys WHERE state = 'done' AND created_at < ?", [now - Self.answerRetention])
+                """
+                DELETE FROM idempotency_keys WHERE created_at < ? AND (
+                    state = 'done' OR order_id IS NULL
+                    OR order_id NOT IN (SELECT id FROM orders WHERE step <> 'done'))
+                """, [now - Self.answerRetention])
         }
     }
 }

@@ -1,0 +1,53 @@
+import Contracts
+import Storage
+import Testing
+
+@testable import order_svc
+
+/// `OrderStore`'s idempotency keys: what pruning drops and what it must keep.
+@Suite("OrderStore: pruning idempotency keys")
+struct IdempotencyStoreTests {
+    static let epoch: Int64 = 1_750_000_000
+
+    /// An empty, migrated store that lives only in memory.
+    static func store() async throws -> OrderStore {
+        OrderStore(database: try await Database(path: ":memory:", migrations: OrderSchema.migrations))
+    }
+
+    /// A pending order of `user` made under `key`, stored at `step`.
+    static func order(_ id: String, user: String, key: String, step: String) -> OrderRecord {
+        OrderRecord(
+            order: Order(
+                id: id, status: .pending, items: [], total: Money(amount: 100, currency: "USD"),
+                shippingAddress: Address(name: "Ada", line1: "1 Main St", city: "Springfield", postalCode: "12345", country: "US"),
+                createdAt: "2025-06-15T00:00:00Z", updatedAt: "2025-06-15T00:00:00Z"),
+            userID: user, step: step, basketVersion: 1, idempotencyKey: key)
+    }
+
+    /// The keys stored, as "user/key".
+    static func keys(in store: OrderStore) async throws -> Set<String> {
+        try await store.database.read { connection in
+            Set(try connection.query("SELECT user_id, key FROM idempotency_keys").map {
+                "\(try $0.value(at: 0, as: String.self))/\(try $0.value(at: 1, as: String.self))"
+            })
+        }
+    }
+
+    @Test("past retention: answered keys and keys left running go; a key an unfinished order still needs stays")
+    func pruneKeys() async throws {
+        let store = try await Self.store()
+        let old = Self.epoch, recent = Self.epoch + OrderStore.answerRetention
+        for key in ["answered", "abandoned", "unfinished", "finished", "young"] {
+            _ = try await store.claim(userID: "u1", key: key, requestHash: "h", now: key == "young" ? recent : old)
+        }
+        try await store.answer(userID: "u1", key: "answered", with: StoredAnswer(order: nil, error: nil))
+        // "abandoned": a crash left it running with no order. "unfinished": its order is stuck
+        // at "charged" (recovery stores its answer once the upstream is back). "finished": its
+        // order is done but its answer was never stored.
+        try await store.insert(Self.order("o1", user: "u1", key: "unfinished", step: "charged"), now: old)
+        try await store.insert(Self.order("o2", user: "u1", key: "finished", step: "done"), now: old)
+
+        try await store.pruneAnswers(now: recent + 1)
+        #expect(try await Self.keys(in: store) == ["u1/unfinished", "u1/young"])
+    }
+}
