@@ -148,7 +148,7 @@ struct AuthStoreEmailTokenTests {
         #expect(retry.id == entry.id)
         #expect(retry.attempts == 1)
 
-        try await store.markDelivered(outboxID: entry.id)
+        try await store.removeEmail(outboxID: entry.id)
         #expect(try await store.dueEmails(now: epoch + 3600).isEmpty)
         #expect(try await store.nextEmailDue() == nil)
     }

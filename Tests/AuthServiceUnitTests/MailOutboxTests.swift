@@ -3,6 +3,7 @@ import Credentials
 import Logging
 import Mail
 import ServiceKit
+import Storage
 import Testing
 
 /// `MailOutbox` delivering from an in-memory store through a recording transport: delivery,
@@ -86,6 +87,25 @@ struct MailOutboxTests {
         #expect(try await store.nextEmailDue() == nil)
     }
 
+    @Test("a failure after the email's link has expired removes it; before, it stays")
+    func expiredLinkGivenUp() async throws {
+        let store = try await AuthStore.inMemory()
+        let transport = RecordingMailTransport(failing: 2)
+        let outbox = makeOutbox(store, transport)
+        // Queued 23 hours ago: its 24-hour verification link still works.
+        _ = try await queueVerification(in: store, now: Timestamp.now() - 23 * 3600)
+        await outbox.deliverDue()
+        let kept = try #require(try await store.dueEmails(now: Timestamp.now() + 3600).first)
+        #expect(kept.attempts == 1)
+
+        // Queued 25 hours ago: the link is dead, so the failed email leaves the outbox.
+        try await store.database.write { try $0.execute("UPDATE outbox SET created_at = created_at - 7200, next_attempt_at = 0") }
+        await outbox.deliverDue()
+        await stop(outbox)
+        #expect(transport.attempts == 2)
+        #expect(try await store.nextEmailDue() == nil)
+    }
+
     @Test("an email not yet due is left alone")
     func notDueYet() async throws {
         let store = try await AuthStore.inMemory()
@@ -111,7 +131,7 @@ struct MailOutboxTests {
         let entry = OutboxEntry(
             id: 42,
             email: OutgoingEmail(recipient: "ada@example.com", kind: kind, subject: "Hello", body: "Token: abc\n"),
-            attempts: 3)
+            attempts: 3, queuedAt: 0)
         let message = try MailOutbox.message(for: entry, from: sender)
         #expect(message.messageID == "auth-outbox-42@\(domain)")
         #expect(message.headers.map(\.name) == ["X-Storefront-Kind"])

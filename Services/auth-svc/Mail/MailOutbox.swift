@@ -6,8 +6,11 @@ import Synchronization
 
 /// Delivers the emails queued in the outbox table: right away when woken, else when the next
 /// one falls due. A delivered email leaves the table; a failed one stays, with its attempt
-/// counted and the next attempt 1 s later, doubling up to 10 minutes — never dropped, so an
-/// email survives both an unreachable mail server and a restart.
+/// counted and the next attempt 1 s later, doubling up to 10 minutes, so an email survives
+/// both an unreachable mail server and a restart — until the link it carries has expired
+/// (24 hours for verification, 1 hour for a reset): a later delivery would bring only a dead
+/// link, so a failure after that removes it, logged as an error. Addresses that always refuse
+/// mail are then not retried every ten minutes for good.
 ///
 /// Delivery blocks (disk or network), so it runs on a pool of its own thread, one email at a
 /// time. Each email's `Message-ID` comes from its outbox row: a retry after a crash replaces
@@ -74,14 +77,25 @@ final class MailOutbox: Sendable {
                 let message = try Self.message(for: entry, from: sender)
                 try transport.deliver(message)
             }
-            try await store.markDelivered(outboxID: entry.id)
+            try await store.removeEmail(outboxID: entry.id)
             logger.info(
                 "email delivered",
                 metadata: ["outbox-id": "\(entry.id)", "kind": "\(entry.email.kind.rawValue)", "attempt": "\(entry.attempts + 1)"])
         } catch {
+            if Timestamp.now() >= entry.linkExpiresAt {
+                try? await store.removeEmail(outboxID: entry.id)
+                logger.error(
+                    "email given up: its link has expired",
+                    metadata: [
+                        "outbox-id": "\(entry.id)", "kind": "\(entry.email.kind.rawValue)", "attempts": "\(entry.attempts + 1)",
+                        "error": "\(error)",
+                    ])
+                return
+            }
             let backoff = min(Self.maximumBackoff, Int64(1) << min(entry.attempts, 20))
             try? await store.markFailed(outboxID: entry.id, error: "\(error)", retryAt: Timestamp.now() + backoff)
-            // A permanent failure still stays in the outbox (never lost), logged as an error for an operator.
+            // A permanent failure stays too while the link works (the address may be fixed on the
+            // receiving side), logged as an error for an operator.
             let transient = (error as? MailDeliveryError)?.isTransient ?? !(error is MailMessageError)
             logger.log(
                 level: transient ? .warning : .error, "email delivery failed; will retry",

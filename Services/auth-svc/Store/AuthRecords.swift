@@ -80,4 +80,9 @@ struct OutboxEntry: Sendable, Hashable {
     var email: OutgoingEmail
     /// Delivery attempts made so far.
     var attempts: Int
+    /// When it was queued (Unix seconds), with the token it carries.
+    var queuedAt: Int64
+
+    /// When the link in it stops working: a delivery after that brings only a dead link.
+    var linkExpiresAt: Int64 { queuedAt + email.kind.lifetime }
 }

@@ -116,7 +116,7 @@ extension AuthStore {
         try await database.read { connection in
             try connection.query(
                 """
-                SELECT id, recipient, kind, subject, body, attempts FROM outbox
+                SELECT id, recipient, kind, subject, body, attempts, created_at FROM outbox
                 WHERE next_attempt_at <= ? ORDER BY id LIMIT ?
                 """, [now, limit]
             ).map { row in
@@ -126,7 +126,7 @@ extension AuthStore {
                         recipient: try row.value(at: 1),
                         kind: EmailTokenPurpose(rawValue: try row.value(at: 2)) ?? .verifyEmail,
                         subject: try row.value(at: 3), body: try row.value(at: 4)),
-                    attempts: try row.value(at: 5))
+                    attempts: try row.value(at: 5), queuedAt: try row.value(at: 6))
             }
         }
     }
@@ -138,8 +138,8 @@ extension AuthStore {
         }
     }
 
-    /// Removes a delivered email from the outbox.
-    func markDelivered(outboxID: Int64) async throws {
+    /// Removes an email from the outbox: delivered, or given up on.
+    func removeEmail(outboxID: Int64) async throws {
         try await database.write { connection in
             try connection.execute("DELETE FROM outbox WHERE id = ?", [outboxID])
         }
