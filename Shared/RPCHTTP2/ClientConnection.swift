@@ -13,6 +13,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     let loop: EventLoop
     private let target: SocketAddressText
     private let configuration: ClientConfiguration
+    private let resolver: HostResolver
     private let onClose: @Sendable (ClientConnection, _ connected: Bool) -> Void
     @exclusivity(unchecked) private var socket: HTTP2Socket?
     // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
@@ -40,19 +41,20 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     let isUsable = Atomic<Bool>(true)
 
     init(
-        target: SocketAddressText, loop: EventLoop, configuration: ClientConfiguration,
+        target: SocketAddressText, loop: EventLoop, configuration: ClientConfiguration, resolver: HostResolver,
         onClose: @escaping @Sendable (ClientConnection, Bool) -> Void
     ) {
         self.target = target
         self.loop = loop
         self.configuration = configuration
+        self.resolver = resolver
         self.onClose = onClose
     }
 
     // MARK: Connecting
 
     /// Starts connecting. Loop thread. A literal address connects at once; a host name is
-    /// resolved on a short-lived thread of its own, since resolving may block on DNS.
+    /// looked up by the client's ``HostResolver`` (on a thread of its own: it may block on DNS).
     func connect() {
         // Strong capture: weak references would give the connection a side table and slow
         // every retain and release of it; the timer holds it for the connect timeout at most.
@@ -64,21 +66,16 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             return connect(to: address)
         }
         let target = self.target
-        let thread = Thread { [self] in
-            // Started by the loop's thread, it inherits the loop's one CPU when the loop is pinned.
-            if loop.cpu != nil { System.runCurrentThread(on: System.allowedCPUs) }
-            let result = Result { () throws(SystemError) in try Socket.resolve(target, passive: false).first }
+        resolver.resolve { [self] answer in
             loop.execute { [self] in
                 guard phase == .connecting else { return }  // timed out meanwhile
-                switch result {
+                switch answer {
                 case .success(let address?): connect(to: address)
                 case .success(nil): shutDown(reason: "cannot resolve \(target)")
                 case .failure(let error): shutDown(reason: "cannot resolve \(target): \(error)")
                 }
             }
         }
-        thread.name = "resolve \(target.host)"
-        thread.start()
     }
 
     private func connect(to address: ResolvedAddress) {

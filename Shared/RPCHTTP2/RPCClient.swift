@@ -22,6 +22,8 @@ public final class RPCClient: Sendable {
     fileprivate let waitingRetries = Mutex<[ObjectIdentifier: UnaryCallHandle]>([:])
     /// `host:port` of the target, as every request's `:authority`.
     private let authority: String
+    /// Looks up the target's host name for new connections, one lookup at a time.
+    private let resolver: HostResolver
 
     struct ConnectionState {
         /// Slot `i` holds a connection on loop `i % loops.count` of the group, or nil.
@@ -41,6 +43,7 @@ public final class RPCClient: Sendable {
     package init(target: SocketAddressText, configuration: ClientConfiguration = ClientConfiguration(), group: EventLoopGroup, ownsGroup: Bool = false) {
         self.target = target
         self.authority = target.description
+        self.resolver = HostResolver(target: target)
         self.configuration = configuration
         self.group = group
         self.ownsGroup = ownsGroup
@@ -115,7 +118,8 @@ public final class RPCClient: Sendable {
                     message: "\(target) is unreachable; reconnecting after backoff."))
             }
             let loop = group.loops[slot % group.loops.count]
-            let connection = ClientConnection(target: target, loop: loop, configuration: configuration) { [weak self] closed, connected in
+            let connection = ClientConnection(target: target, loop: loop, configuration: configuration, resolver: resolver) {
+                [weak self] closed, connected in
                 self?.connectionClosed(closed, wasConnected: connected)
             }
             state.connections[slot] = connection
