@@ -128,7 +128,7 @@ let package = Package(
         // deploy/: the Kubernetes manifests and Dockerfile against the built executables, and
         // deploy/compose end to end.
         .testTarget(
-            name: "DeployTests", dependencies: ["ServiceTestSupport"], path: "Tests/DeployTests",
+            name: "DeployTests", dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2"], path: "Tests/DeployTests",
             swiftSettings: strictSettings),
 
         // End to end (issue 6, DESIGN.md "Testing"): deploy/compose starts the system from this

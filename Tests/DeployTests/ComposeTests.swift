@@ -1,4 +1,7 @@
+import Contracts
 import Foundation
+import RPC
+import RPCHTTP2
 import ServiceTestSupport
 import Testing
 
@@ -120,6 +123,33 @@ struct ComposeTests {
             #expect(down.status == 0, "down failed: \(down)")
             for pid in pids { #expect(!Self.isAlive(pid), "process \(pid) is still there after down") }
             #expect(try await system.processesLeft().isEmpty)
+        }
+    }
+
+    @Test("a service's log past SHOP_LOG_MAX_KB moves to NAME.log.1 and starts again; the service logs on")
+    func logRotation() async throws {
+        try await withComposeSystem(environment: ["SHOP_LOG_MAX_KB": "1", "SHOP_LOG_CHECK_SECONDS": "1"]) { system in
+            let up = try await system.run("up")
+            try #require(up.status == 0, "up failed: \(up)")
+            let rotated = system.data.appendingPathComponent("run/catalog-svc.log.1")
+            // Every call is a line in catalog-svc's log.
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: system.ports["catalog-svc"] ?? 0))
+            let call = { _ = try await client.unary(MetaContract.describe, Empty(), options: CallOptions(timeout: .seconds(5))) }
+            let moved = try await eventually(within: .seconds(60), every: .milliseconds(200)) {
+                for _ in 0..<5 { try await call() }
+                return FileManager.default.fileExists(atPath: rotated.path)
+            }
+            try #require(moved, "catalog-svc.log was never rotated:\n\(system.log(of: "catalog-svc"))")
+            let old = try String(contentsOf: rotated, encoding: .utf8)
+            #expect(old.contains("started catalog-svc"), "the rotated lines are not the log's start:\n\(old)")
+            #expect(system.log(of: "catalog-svc").contains("log rotated"))
+            // The service writes on into the emptied log.
+            let grows = try await eventually(within: .seconds(30), every: .milliseconds(200)) {
+                try await call()
+                return system.log(of: "catalog-svc").contains("Describe")
+            }
+            #expect(grows, "nothing logged after the rotation:\n\(system.log(of: "catalog-svc"))")
+            await client.close()
         }
     }
 
