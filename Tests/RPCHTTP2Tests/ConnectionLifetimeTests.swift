@@ -8,12 +8,17 @@ extension LiveTests {
     /// Idle connections are closed; quiet peers are PINGed and dropped when they do not answer.
     @Suite("Connection lifetime")
     struct ConnectionLifetimeTests {
+        /// A client of 127.0.0.1:`port` whose connections are retired after `streams` streams.
+        static func client(of port: Int, streamsPerConnection streams: Int) throws -> RPCClient {
+            var configuration = ClientConfiguration()
+            configuration.maxStreamsPerConnection = streams
+            return try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), configuration: configuration)
+        }
+
         @Test("a connection that has carried its most streams is retired: the next call goes over a new one, and it closes once its calls end")
         func connectionRetires() async throws {
             let (upstream, port) = try LoopAffinityTests.startUpstream()
-            var configuration = ClientConfiguration()
-            configuration.maxStreamsPerConnection = 4
-            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), configuration: configuration)
+            let client = try Self.client(of: port, streamsPerConnection: 4)
             var peers: [String] = []
             for _ in 0..<10 {
                 let answer = try await client.unary(LoopAffinityTests.whereAmI, TextMessage(text: ""))
@@ -32,9 +37,7 @@ extension LiveTests {
         @Test("a call still open when its connection is retired finishes on it; the connection closes after it")
         func retiredConnectionFinishesItsCalls() async throws {
             try await withLiveServer { live in
-                var configuration = ClientConfiguration()
-                configuration.maxStreamsPerConnection = 3
-                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                let client = try Self.client(of: live.port, streamsPerConnection: 3)
                 let options = CallOptions(timeout: .seconds(5))
                 let slow = Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 400), options: options) }
                 #expect(await eventually(within: .seconds(5)) { live.probe.count(.sleepStarted) == 1 })
@@ -51,9 +54,7 @@ extension LiveTests {
         @Test("300 concurrent calls over connections retired every three streams all succeed: none is lost to a retirement")
         func callsAcrossRetirements() async throws {
             try await withLiveServer { live in
-                var configuration = ClientConfiguration()
-                configuration.maxStreamsPerConnection = 3
-                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                let client = try Self.client(of: live.port, streamsPerConnection: 3)
                 // Echo is not idempotent: a call is retried only if it was never sent.
                 let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
                     for index in 0..<300 {

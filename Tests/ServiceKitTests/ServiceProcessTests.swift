@@ -15,24 +15,9 @@ struct ServiceProcessTests {
 
     @Test("a service answers health and Describe, then exits 0 on SIGTERM after draining")
     func sigtermExitsCleanly() async throws {
-        let binary = Self.benchServer
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build first: swift build --build-tests (\(binary.path))")
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = ["--port", "0", "--log-level", "info", "--grace-seconds", "5"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, reader) = try Self.startBenchServer(["--grace-seconds", "5"])
         defer { if process.isRunning { process.terminate() } }
-
-        // The "listening" log line names the port chosen.
-        let reader = LineReader(errors.fileHandleForReading)
-        let port = try #require(await reader.firstMatch(within: .seconds(20)) { line -> Int? in
-            guard line.contains("listening"), let range = line.range(of: #"address=[^ ]+:(\d+)"#, options: .regularExpression)
-            else { return nil }
-            return Int(line[range].split(separator: ":").last ?? "")
-        }, "the server never logged its address")
+        let port = try await Self.port(loggedBy: reader)
 
         let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
         let health = try await client.unary(HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: .seconds(5)))
@@ -53,23 +38,10 @@ struct ServiceProcessTests {
 
     @Test("out of descriptors, a service pauses accepting instead of spinning and logging without end, then serves again")
     func outOfDescriptors() async throws {
-        let binary = Self.benchServer
-        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build first: swift build --build-tests (\(binary.path))")
         // 30 descriptors: about 15 at start, so the connections below run it out.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -n 30 && exec \"$0\" --port 0 --log-level info", binary.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        let (process, reader) = try Self.startBenchServer([], shellLimits: "ulimit -n 30")
         defer { if process.isRunning { process.terminate() } }
-        let reader = LineReader(errors.fileHandleForReading)
-        let port = try #require(await reader.firstMatch(within: .seconds(20)) { line -> Int? in
-            guard line.contains("listening"), let range = line.range(of: #"address=[^ ]+:(\d+)"#, options: .regularExpression)
-            else { return nil }
-            return Int(line[range].split(separator: ":").last ?? "")
-        }, "the server never logged its address")
+        let port = try await Self.port(loggedBy: reader)
 
         let sockets = try (0..<40).map { _ in try Self.connectedSocket(port: port) }
         try await Task.sleep(for: .seconds(1))
@@ -83,6 +55,36 @@ struct ServiceProcessTests {
         let health = try await client.unary(HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: .seconds(10)))
         #expect(health.status == .serving)
         await client.close()
+    }
+
+    /// Starts `bench-server --port 0 --log-level info` with `arguments`, under `/bin/sh` with
+    /// `shellLimits` (e.g. `ulimit -n 30`) when given; returns it with a reader of its log.
+    static func startBenchServer(_ arguments: [String], shellLimits: String? = nil) throws -> (Process, LineReader) {
+        let binary = benchServer
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build first: swift build --build-tests (\(binary.path))")
+        let process = Process()
+        let command = ["--port", "0", "--log-level", "info"] + arguments
+        if let shellLimits {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "\(shellLimits) && exec \"$0\" \"$@\"", binary.path] + command
+        } else {
+            process.executableURL = binary
+            process.arguments = command
+        }
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return (process, LineReader(errors.fileHandleForReading))
+    }
+
+    /// The port the server's "listening" log line names.
+    static func port(loggedBy reader: LineReader) async throws -> Int {
+        try #require(await reader.firstMatch(within: .seconds(20)) { line -> Int? in
+            guard line.contains("listening"), let range = line.range(of: #"address=[^ ]+:(\d+)"#, options: .regularExpression)
+            else { return nil }
+            return Int(line[range].split(separator: ":").last ?? "")
+        }, "the server never logged its address")
     }
 
     /// A TCP connection to 127.0.0.1:`port` (nothing sent).
