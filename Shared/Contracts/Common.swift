@@ -16,7 +16,14 @@ public struct Money: RPCMessage, Hashable {
     /// No money in `currency`, the start of a sum.
     public static func zero(currency: String) -> Money { Money(amount: 0, currency: currency) }
 
-    /// This amount times `count`, e.g. a line total from a unit price.
+    /// The largest unit price (minor units) a product may have: the most lines of a basket (100)
+    /// at the most units each (10) still add up without overflow, and so does an order of them.
+    /// catalog-svc refuses a higher price; basket-svc and order-svc refuse to use one.
+    public static let maximumUnitAmount = Int.max / (BasketContract.maxLines * BasketContract.countRange.upperBound)
+
+    /// This amount times `count`, e.g. a line total from a unit price. Traps on overflow: for a
+    /// unit price up to ``maximumUnitAmount`` and a count up to 10 it cannot; code handed other
+    /// values checks first.
     public func multiplied(by count: Int) -> Money { Money(amount: amount * count, currency: currency) }
 
     /// Whether `code` is shaped as an ISO 4217 currency code: three upper-case ASCII letters.

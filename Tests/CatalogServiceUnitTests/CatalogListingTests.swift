@@ -93,6 +93,11 @@ struct CatalogListingTests {
         var bad = good
         bad.price = Money(amount: -1, currency: "USD")
         #expect(ProductRules.problem(with: bad)?.field == "product.price.amount")
+        // A price no basket of 100 lines of 10 could total: order-svc's line total overflowed.
+        bad.price = Money(amount: Money.maximumUnitAmount + 1, currency: "USD")
+        #expect(ProductRules.problem(with: bad)?.field == "product.price.amount")
+        bad.price = Money(amount: Money.maximumUnitAmount, currency: "USD")
+        #expect(ProductRules.problem(with: bad) == nil)
         bad = good
         bad.image = "ftp://example.com/x.png"
         #expect(ProductRules.problem(with: bad)?.field == "product.image")

@@ -45,6 +45,26 @@ struct PlaceOrderRefusalTests {
         }
     }
 
+    @Test("a price too large to total (written into the catalog's database) is FAILED_PRECONDITION, not a crash")
+    func priceTooLargeToTotal() async throws {
+        try await withOrderStack { stack in
+            let shopper = try await stack.newShopper()
+            try await stack.addItem(4, count: 3, for: shopper)
+            // catalog-svc refuses such a price (Money.maximumUnitAmount); a row from before the
+            // rule, or edited by hand, still reaches order-svc, whose line total overflowed.
+            let catalog = stack.dataDirectory(.catalog).appendingPathComponent("catalog.sqlite").path
+            let update = try await Command.run(
+                "sqlite3", ["-batch", "-cmd", ".timeout 5000", catalog, "UPDATE products SET price_amount = \(Int.max / 2) WHERE id = 4"],
+                timeout: .seconds(30))
+            try #require(update.status == 0, "sqlite3 failed: \(update.errors)")
+
+            let error = await expectRPCError(.failedPrecondition) { try await stack.placeOrder(as: shopper) }
+            #expect(error?.message.contains("Product 4") == true, "\(String(describing: error))")
+            #expect(try await stack.listOrders(as: shopper).orders.isEmpty)
+            #expect(try await OrderDatabase(stack).chargeCount() == 0)
+        }
+    }
+
     @Test("more units than in stock is OUT_OF_STOCK naming the product, with nothing reserved and no order")
     func outOfStock() async throws {
         try await withOrderStack { stack in

@@ -42,10 +42,6 @@ struct BasketRecord: Sendable, Hashable {
     /// The currency of an empty basket's total.
     static let defaultCurrency = "USD"
 
-    /// The largest unit price (minor units) a line may have, so that no line total or basket
-    /// total can overflow: 100 lines of 10 units each.
-    static let maximumUnitAmount = Int.max / (BasketContract.maxLines * BasketContract.countRange.upperBound)
-
     /// The currency of every line, or nil for an empty basket.
     var currency: String? { lines.first?.currency }
 

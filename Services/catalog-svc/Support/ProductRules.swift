@@ -23,7 +23,9 @@ enum ProductRules {
         if hasControlCharacters(title) || hasControlCharacters(category) {
             return (hasControlCharacters(title) ? "product.title" : "product.category", "must not contain control characters")
         }
-        if product.price.amount < 0 { return ("product.price.amount", "must not be negative") }
+        if !(0...Money.maximumUnitAmount).contains(product.price.amount) {
+            return ("product.price.amount", "must be 0 to \(Money.maximumUnitAmount)")
+        }
         if !Money.isCurrencyCode(product.price.currency) {
             return ("product.price.currency", "must be an ISO 4217 code of three upper-case letters")
         }

@@ -68,11 +68,14 @@ extension OrderService {
         guard items.allSatisfy({ $0.unitPrice.currency == currency }) else {
             throw FinalAnswer(error: RPCError(code: .failedPrecondition, message: "The basket mixes currencies."))
         }
+        guard let total = Self.total(of: items) else {
+            throw FinalAnswer(error: RPCError(code: .failedPrecondition, message: "The order's total is too large."))
+        }
         let now = Timestamp.now()
         let orderID = UUID().uuidString.lowercased()
         var order = Order(
             id: orderID, status: .pending, items: items,
-            total: Money(amount: items.reduce(0) { $0 + $1.lineTotal.amount }, currency: currency),
+            total: Money(amount: total, currency: currency),
             shippingAddress: request.shippingAddress, payment: card.summary, createdAt: Timestamp.rfc3339(now),
             updatedAt: Timestamp.rfc3339(now))
         _ = inFlight.claim(orderID)
@@ -175,10 +178,28 @@ extension OrderService {
         let products = Dictionary(found.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return try basket.items.map { line in
             guard let product = products[line.productId] else { throw RPCError(code: .internal, message: "Internal error.") }
+            // The catalog refuses such prices and the basket such counts; a row from before, or
+            // another version, must not trap here.
+            let (lineTotal, overflow) = product.price.amount.multipliedReportingOverflow(by: line.count)
+            guard (0...Money.maximumUnitAmount).contains(product.price.amount), line.count >= 0, !overflow else {
+                throw FinalAnswer(error: RPCError(
+                    code: .failedPrecondition, message: "Product \(product.id) cannot be ordered at its price of \(product.price.amount) minor units."))
+            }
             return OrderItem(
                 productId: product.id, productTitle: product.title, unitPrice: product.price, count: line.count,
-                lineTotal: product.price.multiplied(by: line.count))
+                lineTotal: Money(amount: lineTotal, currency: product.price.currency))
         }
+    }
+
+    /// The sum of the line totals, or nil when it does not fit an `Int`.
+    static func total(of items: [OrderItem]) -> Int? {
+        var total = 0
+        for item in items {
+            let (sum, overflow) = total.addingReportingOverflow(item.lineTotal.amount)
+            if overflow { return nil }
+            total = sum
+        }
+        return total
     }
 
     /// Runs an upstream call, turning a failure to reach `service` into `UPSTREAM_UNAVAILABLE`.
