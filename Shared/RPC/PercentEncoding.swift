@@ -1,5 +1,7 @@
 /// Percent-encoding of `grpc-message`: bytes outside printable ASCII and `%` itself are
-/// written as `%XX` of their UTF-8 bytes.
+/// written as `%XX` of their UTF-8 bytes, and so is a space that starts or ends the text (an
+/// HTTP/2 field value must not, RFC 9113 §8.2.1: nghttp2 refuses such trailers and resets the
+/// stream).
 /// https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md#responses
 public enum PercentEncoding {
     private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
@@ -8,8 +10,10 @@ public enum PercentEncoding {
     public static func encode(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
-            if byte >= 0x20 && byte <= 0x7E && byte != 0x25 {
+        let last = text.utf8.count - 1
+        for (index, byte) in text.utf8.enumerated() {
+            let edgeSpace = byte == 0x20 && (index == 0 || index == last)
+            if byte >= 0x20 && byte <= 0x7E && byte != 0x25 && !edgeSpace {
                 out.append(byte)
             } else {
                 out.append(0x25)

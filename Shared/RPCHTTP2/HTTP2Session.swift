@@ -102,6 +102,7 @@ final class HTTP2Session {
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks, onDataChunk)
         nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, onStreamClose)
         nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, onFrameSent)
+        nghttp2_session_callbacks_set_on_frame_not_send_callback(callbacks, onFrameNotSent)
 
         var option: OpaquePointer?
         nghttp2_option_new(&option)
@@ -430,6 +431,15 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
     if header.flags & endStreamFlag != 0 && (header.type == headersType || header.type == dataType) {
         HTTP2Session.withDelegate(userData) { $0.sessionSentEndStream(streamID: header.stream_id) }
     }
+    return 0
+}
+
+/// A HEADERS frame nghttp2 could not send (headers or trailers past its 64 KiB limit, say):
+/// the stream is reset, so that its peer gets an answer — a reset — rather than waiting for
+/// one that will never come, and the stream's slot is freed.
+private let onFrameNotSent: nghttp2_on_frame_not_send_callback = { session, frame, _, _ in
+    guard let frame, frame.pointee.hd.type == headersType, frame.pointee.hd.stream_id > 0 else { return 0 }
+    nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), frame.pointee.hd.stream_id, NGHTTP2_INTERNAL_ERROR.rawValue)
     return 0
 }
 

@@ -29,6 +29,32 @@ extension LiveTests {
             }
         }
 
+        @Test("a message that ends in a space arrives whole: the space is percent-encoded, not sent bare")
+        func trailingSpace() async throws {
+            try await withLiveServer { live in
+                // Sent bare, nghttp2 refused the trailers (RFC 9113 §8.2.1) and reset the stream.
+                let message = "unknown sort 'PRICE_ASC '"
+                let error = await expectRPCError(.failedPrecondition, reason: "AS_REQUESTED") {
+                    try await live.client.unary(FixtureContract.failWithMessage, TextMessage(text: message + " "))
+                }
+                #expect(error?.message == message + " ")
+            }
+        }
+
+        @Test("a 200 KB message is answered, cut to 1 KiB: too long, the trailers were never sent and the call hung")
+        func longMessage() async throws {
+            try await withLiveServer { live in
+                let message = String(repeating: "é", count: 100_000)
+                let error = await expectRPCError(.failedPrecondition, reason: "AS_REQUESTED") {
+                    try await live.client.unary(
+                        FixtureContract.failWithMessage, TextMessage(text: message), options: CallOptions(timeout: .seconds(5)))
+                }
+                let received = try #require(error?.message)
+                #expect(received.utf8.count <= RPCError.maximumTrailerMessageBytes && received.hasSuffix("…"))
+                #expect(message.hasPrefix(received.dropLast()))
+            }
+        }
+
         @Test("error details round-trip: fieldViolations of invalidField")
         func details() async throws {
             try await withLiveServer { live in

@@ -5,7 +5,8 @@ import Testing
 struct PercentEncodingTests {
     @Test("printable ASCII other than % is left as it is")
     func printableASCIIUnchanged() {
-        let printable = String(decoding: (UInt8(0x20)...0x7E).filter { $0 != 0x25 }, as: UTF8.self)
+        // Between two letters: a space that starts or ends the text is encoded (next test).
+        let printable = "a" + String(decoding: (UInt8(0x20)...0x7E).filter { $0 != 0x25 }, as: UTF8.self) + "z"
         #expect(PercentEncoding.encode(printable) == printable)
         #expect(PercentEncoding.decode(printable) == printable)
     }
@@ -22,6 +23,11 @@ struct PercentEncodingTests {
             ("héllo ✓ 世界", "h%C3%A9llo %E2%9C%93 %E4%B8%96%E7%95%8C"),
             ("🛒", "%F0%9F%9B%92"),
             ("", ""),
+            // An HTTP/2 field value must not start or end with whitespace (RFC 9113 §8.2.1).
+            (" leading", "%20leading"),
+            ("trailing ", "trailing%20"),
+            (" ", "%20"),
+            ("in between", "in between"),
         ])
     func encodes(text: String, encoded: String) {
         #expect(PercentEncoding.encode(text) == encoded)

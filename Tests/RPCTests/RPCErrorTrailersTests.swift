@@ -22,6 +22,22 @@ struct RPCErrorTrailersTests {
             "hint": .null,
         ]))
 
+    @Test("a message over 1 KiB is cut at a character boundary and ends in …; details over 8 KiB are left out")
+    func limits() throws {
+        let long = RPCError(
+            code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "sort: unknown value '" + String(repeating: "é", count: 5000) + "'",
+            details: .object(["echo": .string(String(repeating: "x", count: 10_000))]))
+        let metadata = Self.metadata(long.trailers)
+        let message = PercentEncoding.decode(try #require(metadata["grpc-message"]))
+        #expect(message.utf8.count <= RPCError.maximumTrailerMessageBytes && message.hasSuffix("…"))
+        #expect(long.message.hasPrefix(message.dropLast()))
+        #expect(metadata["shop-error-details-bin"] == nil)
+        #expect(metadata["shop-error-reason"] == "MALFORMED_MESSAGE")
+        // At the limit, nothing is cut.
+        let exact = String(repeating: "a", count: RPCError.maximumTrailerMessageBytes)
+        #expect(Self.metadata(RPCError(code: .internal, message: exact).trailers)["grpc-message"] == exact)
+    }
+
     @Test("the trailers carry the status number, the percent-encoded message, the reason and base64 details")
     func trailerFields() throws {
         let fields = Self.sample.trailers
