@@ -86,6 +86,23 @@ struct CatalogListingTests {
         #expect(none.products.isEmpty && none.total == 0)
     }
 
+    @Test("a new product's id follows the largest usable one: a row past the id rule (from before it) does not stop creation")
+    func nextIDIgnoresOversizedRows() async throws {
+        let store = try await seededStore()
+        var product = SeedCatalog.products[0]
+        // Written as the rule now refuses, the way a catalog from before it may hold one: the
+        // next id was max(id) + 1, a REAL past Int64.max, and every creation failed.
+        product.id = Int.max
+        _ = try await store.upsert(product)
+        product.id = 0
+        let (created, isNew) = try await store.upsert(product)
+        #expect(isNew && created.id == SeedCatalog.products.map(\.id).max()! + 1)
+        product.id = ProductRules.maximumID + 1
+        #expect(ProductRules.problem(with: product)?.field == "product.id")
+        product.id = ProductRules.maximumID
+        #expect(ProductRules.problem(with: product) == nil)
+    }
+
     @Test("invalid products name the field at fault")
     func rules() {
         let good = SeedCatalog.products[0]

@@ -10,11 +10,14 @@ enum ProductRules {
     static let maximumStock = 1_000_000_000
     /// The most units one reservation line may take.
     static let maximumReservationCount = 1_000_000
+    /// The largest product id: 2^53 - 1, exact as a JSON number in every client (JavaScript's
+    /// largest safe integer), and far enough below `Int.max` that the next id always fits.
+    static let maximumID = 9_007_199_254_740_991
 
     /// The first problem with `product`, as (field path, description), or nil when it is valid.
     static func problem(with product: Product) -> (field: String, description: String)? {
         func length(_ text: String, _ range: ClosedRange<Int>) -> Bool { range.contains(text.count) }
-        if product.id < 0 { return ("product.id", "must not be negative") }
+        if !(0...maximumID).contains(product.id) { return ("product.id", "must be 0 to \(maximumID)") }
         let title = product.title.trimmingCharacters(in: .whitespacesAndNewlines)
         if !length(title, 1...200) { return ("product.title", "must be 1 to 200 characters") }
         if product.description.count > 5000 { return ("product.description", "must be at most 5000 characters") }
