@@ -46,6 +46,8 @@ struct OrderServer: Sendable {
         let requestSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_ORDER_REQUEST_KEY", path: "\(directory)/request-hash-key")
         let store = try await OrderStore.open(path: "\(directory)/order.sqlite")
+        let freed = try await store.freeAbandonedKeys()
+        if freed > 0 { logger.notice("freed idempotency keys a crash left claimed", metadata: ["keys": "\(freed)"]) }
         let auth = try AuthServiceLink(
             options: configuration.auth, internalKey: internalKey, logger: Logger(label: "order-svc.auth"))
         let service = OrderService(

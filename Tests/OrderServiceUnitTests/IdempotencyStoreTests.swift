@@ -33,6 +33,23 @@ struct IdempotencyStoreTests {
         }
     }
 
+    @Test("at start, keys a crash left running without an order are freed; keys with an order stay for recovery")
+    func freeAbandoned() async throws {
+        let store = try await Self.store()
+        for key in ["crashed", "with-order", "answered"] {
+            _ = try await store.claim(userID: "u1", key: key, requestHash: "h", now: Self.epoch)
+        }
+        try await store.insert(Self.order("o1", user: "u1", key: "with-order", step: "charged"), now: Self.epoch)
+        try await store.answer(userID: "u1", key: "answered", with: StoredAnswer(order: nil, error: nil))
+        #expect(try await store.freeAbandonedKeys() == 1)
+        #expect(try await Self.keys(in: store) == ["u1/with-order", "u1/answered"])
+        // The client's retry with the crashed key starts afresh.
+        guard case .claimed = try await store.claim(userID: "u1", key: "crashed", requestHash: "h", now: Self.epoch + 60) else {
+            Issue.record("the crashed key is still claimed")
+            return
+        }
+    }
+
     @Test("past retention: answered keys and keys left running go; a key an unfinished order still needs stays")
     func pruneKeys() async throws {
         let store = try await Self.store()

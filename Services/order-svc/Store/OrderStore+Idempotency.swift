@@ -121,6 +121,18 @@ extension OrderStore {
         }
     }
 
+    /// Frees the keys a previous process left 'running' without an order — it ended (a crash)
+    /// between claiming a key and writing the order — so that the client's retry with the key
+    /// starts afresh instead of meeting `REQUEST_IN_PROGRESS` for a day. Keys with an order are
+    /// recovery's. Call before serving, while no call of this process has claimed a key;
+    /// returns how many were freed.
+    @discardableResult
+    func freeAbandonedKeys() async throws -> Int {
+        try await database.write { connection in
+            try connection.execute("DELETE FROM idempotency_keys WHERE state = 'running' AND order_id IS NULL")
+        }
+    }
+
     /// Drops keys past retention: answered ones, and ones left 'running' (a crash, or a failed
     /// ``free(userID:key:)``) unless an unfinished order still needs its answer stored — those
     /// would otherwise stay for good (a claim past retention replaces them anyway).
