@@ -105,9 +105,10 @@ public struct MessageDeframer: Sendable {
         switch flag {
         case 0: break
         case 1:
+            // API.md §1: a compressed message with no supported grpc-encoding is UNIMPLEMENTED.
             throw RPCError(
-                code: .internal, reason: "COMPRESSION_NOT_NEGOTIATED",
-                message: "A compressed message was received but no grpc-encoding is in use.")
+                code: .unimplemented, reason: "COMPRESSION_NOT_NEGOTIATED",
+                message: "A compressed message was received but no grpc-encoding is in use; send it uncompressed.")
         default:
             throw RPCError(code: .internal, reason: "MALFORMED_FRAME", message: "Invalid message flag \(flag).")
         }

@@ -55,6 +55,22 @@ extension LiveTests {
             }
         }
 
+        @Test("a compressed message without a grpc-encoding is UNIMPLEMENTED COMPRESSION_NOT_NEGOTIATED (API.md §1)")
+        func compressedWithoutEncoding() async throws {
+            try await withLiveServer { live in
+                let body = FileManager.default.temporaryDirectory.appendingPathComponent("compressed-\(UUID().uuidString).bin")
+                try Data([1, 0, 0, 0, 2, 0x7B, 0x7D]).write(to: body)  // flag 1, then "{}"
+                defer { try? FileManager.default.removeItem(at: body) }
+                let result = try await ChildProcess.run(
+                    executable: "/usr/bin/nghttp",
+                    arguments: ["-v", "-H", "content-type: application/grpc+json", "-H", "te: trailers", "-d", body.path,
+                                "http://127.0.0.1:\(live.port)\(EchoContract.unary.path)"],
+                    timeout: .seconds(10))
+                #expect(result.output.contains("grpc-status: 12"), "nghttp output:\n\(result.output)")
+                #expect(result.output.contains("COMPRESSION_NOT_NEGOTIATED"), "nghttp output:\n\(result.output)")
+            }
+        }
+
         @Test("error details round-trip: fieldViolations of invalidField")
         func details() async throws {
             try await withLiveServer { live in

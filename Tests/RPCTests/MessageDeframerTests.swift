@@ -122,11 +122,11 @@ struct MessageDeframerTests {
         #expect(throws: RPCError.self) { try Self.deframe(stream, chunks: [], limit: limit - 1) }
     }
 
-    @Test("a compressed flag is INTERNAL since no grpc-encoding is supported")
+    @Test("a compressed flag is UNIMPLEMENTED (API.md §1) since no grpc-encoding is supported")
     func compressedFlag() throws {
         var deframer = MessageDeframer(maxMessageSize: 100)
         let error = try #require(throws: RPCError.self) { try Self.feed(&deframer, [1, 0, 0, 0, 2, 0x7B, 0x7D]) }
-        #expect(error.code == .internal)
+        #expect(error.code == .unimplemented && error.reason == "COMPRESSION_NOT_NEGOTIATED")
     }
 
     @Test("a flag other than 0 or 1 is INTERNAL", arguments: [UInt8(2), 3, 0x80, 0xFF])
