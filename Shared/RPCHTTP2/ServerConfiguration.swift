@@ -25,6 +25,11 @@ public struct ServerConfiguration: Sendable {
     /// its upstream calls use the same loop's connection. Only for handlers that never block
     /// and do little CPU work per message; off by default.
     public var handlersStayOnLoop = false
+    /// The deadline of a unary call that arrives without `grpc-timeout`, counted from its
+    /// arrival; nil (the default) gives it none. The gateway sets its default deadline here, so
+    /// that its own side of such a call ends too — with the answer unsent when the client
+    /// never opens its window (see ``ServerConnection/deadlinePassed(_:)``).
+    public var defaultUnaryTimeout: Duration?
     /// Event loops (threads); default one per core.
     public var loopCount: Int?
 

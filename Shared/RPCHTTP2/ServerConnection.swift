@@ -298,25 +298,36 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
         if isRecent { recentRoute = route }
         stream.route = route
+        var timeLeft = route.info.kind == .unary ? server.configuration.defaultUnaryTimeout : nil
         if let timeout = stream.timeout {
             guard let duration = GRPCTimeout.parse(timeout) else {
                 stream.route = nil
                 return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(timeout)'."))
             }
-            stream.deadline = stream.startTime + duration
+            timeLeft = duration
+        }
+        if let timeLeft {
+            stream.deadline = stream.startTime + timeLeft
             // The stream is the timer's target (``ServerStream/loopTimerFired()``): no closure
             // per call. The timer holds it strongly until it fires or is cancelled, which
             // happens when the stream or the connection closes.
-            stream.deadlineTimer = loop.scheduleTimer(after: duration, target: stream)
+            stream.deadlineTimer = loop.scheduleTimer(after: timeLeft, target: stream)
         }
         if !route.info.kind.isUnaryRequest { startHandler(stream) }
     }
 
-    /// A call's deadline passed: it ends `DEADLINE_EXCEEDED` and its handler is cancelled.
+    /// A call's deadline passed: it ends `DEADLINE_EXCEEDED` and its handler is cancelled. A
+    /// stream whose response is still waiting to go out — the peer keeps its window shut — is
+    /// reset as well: the caller has given up by now, and the stream would otherwise hold its
+    /// slot and its unsent response for as long as the connection lives (a client that never
+    /// reads could pile them up by the thousand).
     func deadlinePassed(_ stream: ServerStream) {
         stream.deadlineTimer = nil
         stream.finish(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
         stream.cancel()
+        flushOutput()
+        guard !closed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
+        session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
         flushOutput()
     }
 

@@ -44,13 +44,15 @@ package enum ServiceHost {
     /// they suspend (``ServerConfiguration/handlersStayOnLoop``).
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
-        health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false
+        health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false,
+        defaultUnaryTimeout: Duration? = nil
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
         router.addStandardServices(health: health)
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.gracePeriod = gracePeriod
         configuration.handlersStayOnLoop = handlersStayOnLoop
+        configuration.defaultUnaryTimeout = defaultUnaryTimeout
         guard let group else {
             return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
         }

@@ -72,6 +72,51 @@ extension LiveTests {
             }
         }
 
+        @Test(
+            "a call whose answer the client never takes (window 0) is reset at its deadline, not kept for good",
+            arguments: [true, false])
+        func unreadAnswerResetAtDeadline(sendsTimeout: Bool) async throws {
+            // Without grpc-timeout the server's default unary deadline (the gateway's 10 s) applies.
+            try await withLiveServer(configure: { $0.defaultUnaryTimeout = sendsTimeout ? nil : .milliseconds(300) }) { live in
+                // A raw client that opens no window (SETTINGS_INITIAL_WINDOW_SIZE 0) and never
+                // sends WINDOW_UPDATE: the answer's DATA, and the trailers behind it, cannot go.
+                let socket = try RawSocket(port: live.port)
+                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4, 0, 0, 0, 0])
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
+                    payload: HTTP2Bytes.requestBlock(path: EchoContract.unary.path, extra: sendsTimeout ? [("grpc-timeout", "300m")] : []))
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1,
+                    payload: MessageFraming.frame(Data(#"{"text":"never read"}"#.utf8)))
+                socket.send(bytes)
+                let (received, _) = await socket.readUntilClosed(timeout: .seconds(2))
+                socket.close()
+                let frames = HTTP2Bytes.parseFrames(received)
+                #expect(!frames.contains { $0.type == HTTP2Bytes.data && $0.stream == 1 }, "DATA sent into a shut window: \(frames)")
+                #expect(frames.contains { $0.type == 3 && $0.stream == 1 }, "stream 1 was not reset at its deadline; frames: \(frames)")
+            }
+        }
+
+        @Test("the server's default unary deadline ends a call sent without grpc-timeout, and leaves streams alone")
+        func defaultUnaryDeadline() async throws {
+            try await withLiveServer(configure: { $0.defaultUnaryTimeout = .milliseconds(300) }) { live in
+                await expectRPCError(.deadlineExceeded) {
+                    try await live.client.unary(EchoContract.sleep, SleepRequest(millis: 5000))
+                }
+                #expect(await eventually(within: .seconds(5)) { live.probe.count(.sleepCancelled) == 1 })
+                // A server stream outlives it: a 64 MiB download read after a 500 ms pause.
+                let received = try await live.client.withCall(path: FixtureContract.download.path, options: CallOptions()) { call in
+                    try await call.send(Data("{}".utf8))
+                    call.finishSending()
+                    try await Task.sleep(for: .milliseconds(500))
+                    var received = 0
+                    while let message = try await call.nextMessage() { received += message.count }
+                    return received
+                }
+                #expect(received == FixtureContract.downloadChunk * FixtureContract.downloadCount)
+            }
+        }
+
         @Test("a deadline that leaves enough time lets the call succeed")
         func generousDeadline() async throws {
             try await withLiveServer { live in
