@@ -430,13 +430,17 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         isUsable.store(false, ordering: .relaxed)
         socket?.close()
         let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)
-        for call in waiting + calls.allValues {
-            disarmDeadline(call)
-            call.complete(.failure(error))
-        }
+        let failed = waiting + calls.allValues
         waiting = []
         calls.removeAll()
         recentCall = nil
+        // The client learns of the close (and starts its reconnect backoff) before the calls
+        // fail: a caller that tries again on its failure must meet the backoff, not this
+        // connection still in its slot with no backoff recorded yet.
         onClose(self, everConnected)
+        for call in failed {
+            disarmDeadline(call)
+            call.complete(.failure(error))
+        }
     }
 }
