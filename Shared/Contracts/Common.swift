@@ -21,6 +21,9 @@ public struct Money: RPCMessage, Hashable {
     /// catalog-svc refuses a higher price; basket-svc and order-svc refuse to use one.
     public static let maximumUnitAmount = Int.max / (BasketContract.maxLines * BasketContract.countRange.upperBound)
 
+    /// Whether this amount may be a unit price: 0 to ``maximumUnitAmount``.
+    public var isUnitPrice: Bool { (0...Self.maximumUnitAmount).contains(amount) }
+
     /// This amount times `count`, e.g. a line total from a unit price. Traps on overflow: for a
     /// unit price up to ``maximumUnitAmount`` and a count up to 10 it cannot; code handed other
     /// values checks first.

@@ -38,10 +38,9 @@ package final class CachedJWTVerifier: Sendable {
 
     /// What the verifier knows; guarded by `state`.
     private struct State {
-        /// The verifier over the cached keys; nil until the first fetch succeeds.
-        var verifier: JWTVerifier?
-        /// When the cached keys were fetched.
-        var fetchedAt: ContinuousClock.Instant?
+        /// The verifier over the cached keys and when they were fetched; nil until the first
+        /// fetch succeeds.
+        var cached: (verifier: JWTVerifier, fetchedAt: ContinuousClock.Instant)?
         /// The fetch in progress, which every caller that needs keys awaits.
         var inFlight: Task<JWTVerifier, any Error>?
         /// When the last refetch for an unknown `kid` started.
@@ -93,14 +92,12 @@ package final class CachedJWTVerifier: Sendable {
         }
         let now = ContinuousClock.now
         let step: Step = state.withLock { state in
-            guard let verifier = state.verifier, let fetchedAt = state.fetchedAt else {
+            guard let (verifier, fetchedAt) = state.cached else {
                 return .wait(state.inFlight ?? startFetch(in: &state), fallback: nil)
             }
             if now - fetchedAt < maxAge { return .ready(verifier) }
-            if let inFlight = state.inFlight { return .wait(inFlight, fallback: verifier) }
-            if let last = state.lastRefetch, now - last < refetchInterval { return .ready(verifier) }
-            state.lastRefetch = now
-            return .wait(startFetch(in: &state), fallback: verifier)
+            guard let refetch = throttledRefetch(in: &state, now: now) else { return .ready(verifier) }
+            return .wait(refetch, fallback: verifier)
         }
         switch step {
         case .ready(let verifier):
@@ -117,13 +114,17 @@ package final class CachedJWTVerifier: Sendable {
 
     private func refreshedVerifier() async -> JWTVerifier? {
         let now = ContinuousClock.now
-        let task: Task<JWTVerifier, any Error>? = state.withLock { state in
-            if let inFlight = state.inFlight { return inFlight }
-            if let last = state.lastRefetch, now - last < refetchInterval { return nil }
-            state.lastRefetch = now
-            return startFetch(in: &state)
-        }
+        let task = state.withLock { throttledRefetch(in: &$0, now: now) }
         return try? await task?.value
+    }
+
+    /// The fetch under way, or one started now unless the last refetch began less than
+    /// `refetchInterval` ago (nil then). Called under the lock.
+    private func throttledRefetch(in state: inout State, now: ContinuousClock.Instant) -> Task<JWTVerifier, any Error>? {
+        if let inFlight = state.inFlight { return inFlight }
+        if let last = state.lastRefetch, now - last < refetchInterval { return nil }
+        state.lastRefetch = now
+        return startFetch(in: &state)
     }
 
     private func startFetch(in state: inout State) -> Task<JWTVerifier, any Error> {
@@ -136,10 +137,7 @@ package final class CachedJWTVerifier: Sendable {
             }
             self.state.withLock { state in
                 state.inFlight = nil
-                if case .success(let verifier) = result {
-                    state.verifier = verifier
-                    state.fetchedAt = .now
-                }
+                if case .success(let verifier) = result { state.cached = (verifier, .now) }
             }
             return try result.get()
         }

@@ -75,14 +75,16 @@ struct AccessTokenVerifierTests {
     func removedKeyExpires() async throws {
         let old = try AuthFixture.makeKey(), current = try AuthFixture.makeKey()
         let source = FakeKeySource(publishing: [old, current])
-        let verifier = source.makeVerifier(keyMaxAge: .milliseconds(300))
+        // 2 s: the two verifications while the keys are young must come within it even on a
+        // busy machine (at 300 ms a parallel run once saw them stale already).
+        let verifier = source.makeVerifier(keyMaxAge: .seconds(2))
         let oldToken = try AuthFixture.token(signedWith: old)
         #expect(try await verifier.authenticate(token: oldToken).id == "user-1")
         source.publish([current])  // `old` withdrawn (compromised, say)
         #expect(try await verifier.authenticate(token: oldToken).id == "user-1")  // cached, still young
         #expect(source.fetches == 1)
 
-        try await Task.sleep(for: .milliseconds(400))
+        try await Task.sleep(for: .milliseconds(2100))
         let answer = await rpcReason { _ = try await verifier.authenticate(token: oldToken) }
         #expect(answer?.reason == AuthReason.invalidAccessToken.rawValue)
         #expect(try await verifier.authenticate(token: try AuthFixture.token(signedWith: current)).id == "user-1")

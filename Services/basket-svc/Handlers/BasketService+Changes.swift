@@ -17,7 +17,7 @@ extension BasketService {
         if let refusal = try await store.basket(userID: caller.id).refusal(toAdd: request.productId) { throw refusal }
 
         let product = try await catalog.product(request.productId, context: context)
-        guard (0...Money.maximumUnitAmount).contains(product.price.amount) else {
+        guard product.price.isUnitPrice else {
             throw BasketError.priceOutOfRange(productID: request.productId)
         }
         let line = LineRecord(

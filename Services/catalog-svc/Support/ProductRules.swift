@@ -26,7 +26,7 @@ enum ProductRules {
         if hasControlCharacters(title) || hasControlCharacters(category) {
             return (hasControlCharacters(title) ? "product.title" : "product.category", "must not contain control characters")
         }
-        if !(0...Money.maximumUnitAmount).contains(product.price.amount) {
+        if !product.price.isUnitPrice {
             return ("product.price.amount", "must be 0 to \(Money.maximumUnitAmount)")
         }
         if !Money.isCurrencyCode(product.price.currency) {

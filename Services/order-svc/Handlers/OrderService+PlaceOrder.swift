@@ -181,7 +181,7 @@ extension OrderService {
             // The catalog refuses such prices and the basket such counts; a row from before, or
             // another version, must not trap here.
             let (lineTotal, overflow) = product.price.amount.multipliedReportingOverflow(by: line.count)
-            guard (0...Money.maximumUnitAmount).contains(product.price.amount), line.count >= 0, !overflow else {
+            guard product.price.isUnitPrice, line.count >= 0, !overflow else {
                 throw FinalAnswer(error: RPCError(
                     code: .failedPrecondition, message: "Product \(product.id) cannot be ordered at its price of \(product.price.amount) minor units."))
             }

@@ -43,8 +43,7 @@ struct CallRetry: Sendable {
     /// The delay before retry number `retry` (1-based): the backoff doubled per retry, capped,
     /// then jittered to 50–100 % so that several clients do not retry in step.
     func delay(beforeRetry retry: Int) -> Duration {
-        var backoff = initialBackoff
-        for _ in 1..<max(1, retry) { backoff = min(backoff * 2, maxBackoff) }
-        return backoff * Double.random(in: 0.5...1.0)
+        Duration.exponentialBackoff(initial: initialBackoff, multiplier: 2, step: retry, cap: maxBackoff)
+            * Double.random(in: 0.5...1.0)
     }
 }
