@@ -236,10 +236,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     private func schedule(_ action: TimerAction, after delay: Duration) -> UInt64 {
         assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
-        let (seconds, attoseconds) = delay.components
-        let nanos = max(0, seconds) * 1_000_000_000 + max(0, attoseconds / 1_000_000_000)
         let id = timerSlots.insert(action)
-        timers.push(deadline: System.monotonicNanoseconds() &+ UInt64(nanos), id: id)
+        timers.push(deadline: System.monotonicNanoseconds() &+ delay.clockNanoseconds, id: id)
         return id
     }
 

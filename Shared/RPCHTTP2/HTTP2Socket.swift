@@ -17,6 +17,9 @@ final class HTTP2Socket {
     private var watchingWritable = false
     /// When bytes last arrived, in monotonic nanoseconds.
     @exclusivity(unchecked) private(set) var lastActivity = System.monotonicNanoseconds()
+    /// Since when (monotonic ns) output has been waiting for the peer to read with none of it
+    /// taken; nil while the socket keeps up. A partial write starts the count again.
+    @exclusivity(unchecked) private(set) var outputStalledSince: UInt64?
 
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -71,7 +74,13 @@ final class HTTP2Socket {
         do {
             while true {
                 if !output.isEmpty {
+                    let waiting = output.count
                     guard try output.write(to: fd) else {
+                        // Only a blocked write reads the clock: the stall starts now, or
+                        // starts again if the peer took some of the bytes.
+                        if outputStalledSince == nil || output.count < waiting {
+                            outputStalledSince = System.monotonicNanoseconds()
+                        }
                         watchWritable(true)
                         return nil
                     }
@@ -84,6 +93,7 @@ final class HTTP2Socket {
         } catch {
             return "write failed: \(error)"
         }
+        outputStalledSince = nil
         watchWritable(false)
         return nil
     }

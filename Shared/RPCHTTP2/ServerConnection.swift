@@ -27,7 +27,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private let maxMessageSize: Int
     private let inlineStartLimit: Int
     @exclusivity(unchecked) private var closed = false
-    @exclusivity(unchecked) private var pingOutstanding = false
+    /// When (monotonic ns) our keepalive PING went out, while it is unanswered.
+    @exclusivity(unchecked) private var pingSentAt: UInt64?
     @exclusivity(unchecked) private var housekeepingTimer: UInt64?
     @exclusivity(unchecked) private var draining = false
     @exclusivity(unchecked) private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
@@ -271,7 +272,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32) {}
 
-    func sessionPingAcknowledged() { pingOutstanding = false }
+    func sessionPingAcknowledged() { pingSentAt = nil }
 
     func sessionSettingsReceived() {}
 
@@ -504,33 +505,53 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     private func scheduleHousekeeping() {
-        let interval = server.configuration.keepaliveInterval
+        let configuration = server.configuration
+        let interval = min(configuration.keepaliveInterval, configuration.idleTimeout, configuration.sendTimeout / 4)
         // Cancelled in close(); a strong capture keeps refcounting on the fast path (see above).
-        housekeepingTimer = loop.scheduleTimer(after: min(interval, server.configuration.idleTimeout)) { [self] in
+        housekeepingTimer = loop.scheduleTimer(after: interval) { [self] in
             housekeeping()
         }
     }
 
-    /// Closes idle connections and pings quiet ones; a ping unanswered for a whole interval
-    /// means the peer is gone.
+    /// Closes idle connections, pings quiet ones (a ping unanswered for a whole interval means
+    /// the peer is gone), and gives up on answers the peer does not take
+    /// (``ServerConfiguration/sendTimeout``).
     private func housekeeping() {
         guard !closed else { return }
-        let idleFor = Duration.nanoseconds(Int64(System.monotonicNanoseconds() - socket.lastActivity))
-        if streams.isEmpty && idleFor >= server.configuration.idleTimeout {
+        let configuration = server.configuration
+        let now = System.monotonicNanoseconds()
+        let idleFor = now &- socket.lastActivity
+        if streams.isEmpty && idleFor >= configuration.idleTimeout.clockNanoseconds {
             session.submitGoAway()
             flushOutput()
             close(reason: "idle")
             return
         }
-        if pingOutstanding {
+        if let sentAt = pingSentAt, now &- sentAt >= configuration.keepaliveInterval.clockNanoseconds {
             close(reason: "keepalive ping unanswered")
             return
         }
-        if idleFor >= server.configuration.keepaliveInterval {
-            pingOutstanding = true
-            session.submitPing()
-            flushOutput()
+        let sendTimeout = configuration.sendTimeout.clockNanoseconds
+        if let since = socket.outputStalledSince, now &- since >= sendTimeout {
+            server.logger.warning("closing the connection from \(peer): it took no data for \(configuration.sendTimeout)")
+            close(reason: "send timeout")
+            return
         }
-        scheduleHousekeeping()
+        let stalled = streams.allValues.filter { $0.sendStalled(now: now, for: sendTimeout) }
+        if !stalled.isEmpty {
+            server.logger.warning(
+                "resetting \(stalled.count) stream(s) from \(peer) whose answers waited \(configuration.sendTimeout) on a shut window")
+        }
+        for stream in stalled {
+            stream.finish(RPCError(code: .cancelled, message: "The client took none of the answer."))
+            stream.cancel()
+            session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
+        }
+        if pingSentAt == nil && idleFor >= configuration.keepaliveInterval.clockNanoseconds {
+            pingSentAt = now
+            session.submitPing()
+        }
+        flushOutput()
+        if !closed { scheduleHousekeeping() }
     }
 }

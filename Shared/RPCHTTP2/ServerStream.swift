@@ -55,6 +55,11 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     @exclusivity(unchecked) var started = false
     /// Whether the loop counts this call among its open unary calls (``EventLoop/openCalls``).
     @exclusivity(unchecked) var countedOpen = false
+    /// Response body bytes handed to nghttp2 so far.
+    @exclusivity(unchecked) var bodyBytesSent = 0
+    /// The sent count and time (monotonic ns) when bytes were last seen waiting with no progress
+    /// (``sendStalled(now:for:)``).
+    @exclusivity(unchecked) var stallMark: (sent: Int, since: UInt64)?
     let startTime = ContinuousClock.now
 
     init(id: Int32, connection: ServerConnection, maxMessageSize: Int) {
@@ -199,18 +204,34 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// Copies unsent response bytes into nghttp2's buffer (called from the body read callback).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
-        let (result, writer) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?) in
+        let (result, writer, count) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?, Int) in
             let (count, writer) = state.buffers.drain(into: buffer)
             if state.buffers.unsent == 0, let trailers = state.trailers {
-                return (.bytes(count: count, end: true, trailers: trailers), writer)
+                return (.bytes(count: count, end: true, trailers: trailers), writer, count)
             }
             if count == 0 {
                 state.buffers.flushScheduled = false
-                return (.deferred, writer)
+                return (.deferred, writer, 0)
             }
-            return (.bytes(count: count, end: false, trailers: nil), writer)
+            return (.bytes(count: count, end: false, trailers: nil), writer, count)
         }
+        bodyBytesSent &+= count
         writer?.resume()
         return result
+    }
+
+    /// Whether response bytes have waited on the peer for `timeout` with none of them taken:
+    /// called now and then (``ServerConnection``'s housekeeping), it notes the sent count and
+    /// the time when it first finds bytes waiting, and starts over whenever some went out.
+    func sendStalled(now: UInt64, for timeout: UInt64) -> Bool {
+        guard shared.withLock({ $0.buffers.unsent }) > 0 else {
+            stallMark = nil
+            return false
+        }
+        if let mark = stallMark, mark.sent == bodyBytesSent {
+            return now &- mark.since >= timeout
+        }
+        stallMark = (bodyBytesSent, now)
+        return false
     }
 }

@@ -85,3 +85,12 @@ package enum System {
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 }
+
+extension Duration {
+    /// The duration in whole nanoseconds, 0 for a negative one: the unit of the loops' clock
+    /// (``System/monotonicNanoseconds()``).
+    var clockNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 extension LiveTests {

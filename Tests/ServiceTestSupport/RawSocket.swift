@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import ServiceTestSupport
 import Synchronization
 
 /// A plain blocking TCP connection to a loopback port, for sending bytes no HTTP/2 library
@@ -9,11 +8,11 @@ import Synchronization
 /// block the (small) cooperative pool the servers' handlers need.
 ///
 /// Invariant for @unchecked Sendable: one test uses a socket, one call at a time.
-final class RawSocket: @unchecked Sendable {
+package final class RawSocket: @unchecked Sendable {
     private var fd: Int32
 
     /// Connects to `127.0.0.1:port`.
-    init(port: Int) throws {
+    package init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
         let descriptor = fd
@@ -29,7 +28,7 @@ final class RawSocket: @unchecked Sendable {
 
     /// Sends all of `bytes`; returns false when the peer has already closed.
     @discardableResult
-    func send(_ bytes: [UInt8]) -> Bool {
+    package func send(_ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes.withUnsafeBytes { buffer in
@@ -45,19 +44,19 @@ final class RawSocket: @unchecked Sendable {
     }
 
     /// Closes our sending side (the peer reads end-of-file) but keeps reading.
-    func finishSending() {
+    package func finishSending() {
         shutdown(fd, Int32(SHUT_WR))
     }
 
     /// Closes the socket.
-    func close() {
+    package func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
     }
 
     /// Reads until the peer closes or `timeout` passes. Returns what arrived and whether the
     /// peer closed (end-of-file or reset) within the time.
-    func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
+    package func readUntilClosed(timeout: Duration) async -> (bytes: [UInt8], closed: Bool) {
         await onThread { self.blockingReadUntilClosed(timeout: timeout) }
     }
 
@@ -88,21 +87,21 @@ final class RawSocket: @unchecked Sendable {
 }
 
 /// Runs blocking work on a new thread and waits for it without holding a cooperative thread.
-func onThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
+package func onThread<Value: Sendable>(_ work: @escaping @Sendable () -> Value) async -> Value {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: work()) }.start()
     }
 }
 
 /// A failed call on a ``RawSocket``.
-struct RawSocketError: Error, CustomStringConvertible {
-    let function: String
-    let errno: Int32
-    var description: String { "\(function): \(String(cString: strerror(errno)))" }
+package struct RawSocketError: Error, CustomStringConvertible {
+    package let function: String
+    package let errno: Int32
+    package var description: String { "\(function): \(String(cString: strerror(errno)))" }
 }
 
 /// A loopback port with nothing listening on it: bound once to find a free port, then closed.
-func deadPort() throws -> Int {
+package func deadPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
     defer { close(fd) }
@@ -122,33 +121,33 @@ func deadPort() throws -> Int {
 
 /// A TCP listener that never accepts: connections complete in the kernel's backlog and
 /// bytes sent to them are buffered, but nothing ever answers — a server that hangs.
-final class SilentListener: Sendable {
+package final class SilentListener: Sendable {
     private let fd: Int32
     /// The bound port.
-    let port: Int
+    package let port: Int
 
     /// With `backlog` 0 the kernel queues one unaccepted connection: once that one is in,
     /// further connection attempts get no answer at all and stay half-open (SYN sent).
-    init(backlog: Int32 = 64) throws {
+    package init(backlog: Int32 = 64) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw RawSocketError(function: "socket", errno: errno) }
         port = try ListeningSocket.listenOnLoopback(fd, backlog: backlog)
     }
 
     /// Closes the listening socket.
-    func close() { Glibc.close(fd) }
+    package func close() { Glibc.close(fd) }
 }
 
 /// Builds HTTP/2 frames and HPACK blocks by hand (RFC 9113 §4.1, RFC 7541 §6.2.2).
-enum HTTP2Bytes {
-    static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+package enum HTTP2Bytes {
+    package static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     /// Frame types and flags used here.
-    static let data: UInt8 = 0, headers: UInt8 = 1, settings: UInt8 = 4, goAway: UInt8 = 7, continuation: UInt8 = 9
-    static let endStream: UInt8 = 0x1, endHeaders: UInt8 = 0x4
+    package static let data: UInt8 = 0, headers: UInt8 = 1, settings: UInt8 = 4, goAway: UInt8 = 7, continuation: UInt8 = 9
+    package static let endStream: UInt8 = 0x1, endHeaders: UInt8 = 0x4
 
     /// One frame: 24-bit length, type, flags, 31-bit stream id, payload.
-    static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
+    package static func frame(type: UInt8, flags: UInt8 = 0, stream: UInt32 = 0, payload: [UInt8] = []) -> [UInt8] {
         let length = payload.count
         return [UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF), type, flags,
                 UInt8(stream >> 24 & 0x7F), UInt8(stream >> 16 & 0xFF), UInt8(stream >> 8 & 0xFF), UInt8(stream & 0xFF)]
@@ -156,7 +155,7 @@ enum HTTP2Bytes {
     }
 
     /// An HPACK integer with a 7-bit prefix (the high bit, Huffman, stays 0).
-    static func integer(_ value: Int) -> [UInt8] {
+    package static func integer(_ value: Int) -> [UInt8] {
         guard value >= 127 else { return [UInt8(value)] }
         var bytes: [UInt8] = [127]
         var rest = value - 127
@@ -169,19 +168,19 @@ enum HTTP2Bytes {
     }
 
     /// A literal header field without indexing, with a literal name.
-    static func literal(_ name: String, _ value: String) -> [UInt8] {
+    package static func literal(_ name: String, _ value: String) -> [UInt8] {
         [0x00] + integer(name.utf8.count) + Array(name.utf8) + integer(value.utf8.count) + Array(value.utf8)
     }
 
     /// A header block of gRPC request headers for `path`, plus `extra` fields.
-    static func requestBlock(path: String, contentType: String = "application/grpc+json", extra: [(String, String)] = []) -> [UInt8] {
+    package static func requestBlock(path: String, contentType: String = "application/grpc+json", extra: [(String, String)] = []) -> [UInt8] {
         let fields = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "127.0.0.1"),
                       ("content-type", contentType), ("te", "trailers")] + extra
         return fields.flatMap { literal($0.0, $0.1) }
     }
 
     /// Splits received bytes into frames: (type, flags, stream id, payload length).
-    static func parseFrames(_ bytes: [UInt8]) -> [(type: UInt8, flags: UInt8, stream: UInt32, length: Int)] {
+    package static func parseFrames(_ bytes: [UInt8]) -> [(type: UInt8, flags: UInt8, stream: UInt32, length: Int)] {
         var frames: [(UInt8, UInt8, UInt32, Int)] = []
         var offset = 0
         while offset + 9 <= bytes.count {

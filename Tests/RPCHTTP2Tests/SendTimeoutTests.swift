@@ -1,0 +1,94 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import ServiceTestSupport
+import Testing
+
+extension LiveTests {
+    /// ``ServerConfiguration/sendTimeout``: answers a client does not take are given up on, not
+    /// kept for as long as it keeps its connection; a client that takes them, however slowly,
+    /// is left alone.
+    @Suite("Send timeout")
+    struct SendTimeoutTests {
+        /// Short enough for a test, long enough that a busy machine does not trip it.
+        static let timeout: Duration = .milliseconds(400)
+
+        @Test("an answer waiting on a window the client never opens is reset, with no deadline to end it")
+        func shutWindowReset() async throws {
+            try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
+                // SETTINGS_INITIAL_WINDOW_SIZE 0, no WINDOW_UPDATE ever, no grpc-timeout, and
+                // no default unary deadline on the server: only the send timeout can end it.
+                let socket = try RawSocket(port: live.port)
+                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4, 0, 0, 0, 0])
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
+                    payload: HTTP2Bytes.requestBlock(path: EchoContract.unary.path))
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1,
+                    payload: MessageFraming.frame(Data(#"{"text":"never read"}"#.utf8)))
+                socket.send(bytes)
+                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
+                socket.close()
+                let frames = HTTP2Bytes.parseFrames(received)
+                #expect(!frames.contains { $0.type == HTTP2Bytes.data && $0.stream == 1 }, "DATA sent into a shut window: \(frames)")
+                #expect(frames.contains { $0.type == 3 && $0.stream == 1 }, "stream 1 was not reset; frames: \(frames)")
+                #expect(!closed, "the connection itself was closed; only the stream should be")
+                // The server serves on.
+                let answer = try await live.client.unary(EchoContract.unary, TextMessage(text: "after"))
+                #expect(answer.text == "after")
+            }
+        }
+
+        @Test("a connection whose socket takes nothing is closed")
+        func stalledSocketClosed() async throws {
+            try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
+                // Windows wide open, so the 64 MiB download fills the socket buffers; then this
+                // client never reads a byte.
+                let before = live.server.openConnectionCount
+                let socket = try RawSocket(port: live.port)
+                let wide: [UInt8] = [0x7F, 0xFF, 0xFF, 0xFF]
+                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4] + wide)
+                bytes += HTTP2Bytes.frame(type: 8, payload: [0x7F, 0xFF, 0x00, 0x00])  // connection WINDOW_UPDATE
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
+                    payload: HTTP2Bytes.requestBlock(path: FixtureContract.download.path))
+                bytes += HTTP2Bytes.frame(
+                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1, payload: MessageFraming.frame(Data("{}".utf8)))
+                socket.send(bytes)
+                #expect(await eventually(within: .seconds(5)) { live.server.openConnectionCount == before + 1 })
+                // Polled here rather than with `eventually`: a closure comparing with `before` was
+                // miscompiled in this function (Swift 6.3.1 debug build), passing at once.
+                let start = ContinuousClock.now
+                var closed = false
+                while !closed && ContinuousClock.now - start < .seconds(5) {
+                    closed = live.server.openConnectionCount == before
+                    if !closed { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                #expect(closed, "the server still holds the connection of a client that reads nothing")
+                socket.close()
+                let answer = try await live.client.unary(EchoContract.unary, TextMessage(text: "after"))
+                #expect(answer.text == "after")
+            }
+        }
+
+        @Test("a client that reads slowly but keeps reading gets all of its answer")
+        func slowReaderKept() async throws {
+            try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
+                // Pauses shorter than the send timeout, adding up to several times it.
+                let received = try await live.client.withCall(path: FixtureContract.download.path, options: CallOptions()) { call in
+                    try await call.send(Data("{}".utf8))
+                    call.finishSending()
+                    var received = 0
+                    var messages = 0
+                    while let message = try await call.nextMessage() {
+                        received += message.count
+                        messages += 1
+                        if messages % 128 == 0 { try await Task.sleep(for: .milliseconds(150)) }
+                    }
+                    return received
+                }
+                #expect(received == FixtureContract.downloadChunk * FixtureContract.downloadCount)
+            }
+        }
+    }
+}
