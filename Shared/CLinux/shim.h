@@ -24,6 +24,18 @@ static inline void storefront_tune_malloc(void) {
     mallopt(M_TRIM_THRESHOLD, 16 * 1024 * 1024);
     mallopt(M_TOP_PAD, 1024 * 1024);
 }
+/// Bytes malloc holds free in its arenas (mallinfo2's fordblks): memory the process has freed
+/// but glibc keeps, since free() gives back only the top of a heap.
+static inline size_t storefront_malloc_free_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return info.fordblks;
+}
+
+/// Gives the free pages of every arena back to the kernel (malloc_trim(0)); returns whether any were.
+static inline int storefront_malloc_trim(void) {
+    return malloc_trim(0);
+}
+
 /// The most CPUs the affinity helpers know of.
 #define STOREFRONT_MAX_CPUS 1024
 

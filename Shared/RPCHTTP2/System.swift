@@ -46,6 +46,15 @@ package enum System {
         _ = Glibc.close(fd)
     }
 
+    /// Bytes glibc's malloc holds free in its arenas: freed by the process, not yet given back.
+    package static var mallocFreeBytes: Int { Int(storefront_malloc_free_bytes()) }
+
+    /// Gives the free pages of malloc's arenas back to the kernel (`malloc_trim(0)`): free()
+    /// returns only a heap's top, so memory freed below live blocks — after a burst of large
+    /// answers, say — otherwise stays with the process for good. Returns whether any was.
+    @discardableResult
+    package static func trimMalloc() -> Bool { storefront_malloc_trim() != 0 }
+
     /// Tunes glibc's malloc for a long-running server, once per process (see
     /// `storefront_tune_malloc` in CLinux): evaluated by the first event loop group.
     static let mallocTuned: Void = storefront_tune_malloc()

@@ -60,15 +60,16 @@ package enum ServiceHost {
     }
 
     /// Serves until SIGTERM or SIGINT (``ServiceRunner/run(_:health:logger:)``) with
-    /// `companions` (feeds, delivery loops, recovery passes) running beside the server; when
-    /// the server has drained, cancels them, waits for them, then runs `cleanup` (closing
-    /// clients and databases).
+    /// `companions` (feeds, delivery loops, recovery passes) and a ``MemoryTrimmer`` running
+    /// beside the server; when the server has drained, cancels them, waits for them, then runs
+    /// `cleanup` (closing clients and databases).
     package static func run(
         _ server: HTTP2Server, health: HealthMonitor, logger: Logger,
         companions: [@Sendable () async -> Void], cleanup: @Sendable () async -> Void
     ) async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             for companion in companions { group.addTask { await companion() } }
+            group.addTask { await MemoryTrimmer().run(logger: logger) }
             try await ServiceRunner.run(server, health: health, logger: logger)
             group.cancelAll()
         }
