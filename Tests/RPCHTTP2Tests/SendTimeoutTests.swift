@@ -56,8 +56,9 @@ extension LiveTests {
                     type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1, payload: MessageFraming.frame(Data("{}".utf8)))
                 socket.send(bytes)
                 #expect(await eventually(within: .seconds(5)) { live.server.openConnectionCount == before + 1 })
-                // Polled here rather than with `eventually`: a closure comparing with `before` was
-                // miscompiled in this function (Swift 6.3.1 debug build), passing at once.
+                // Polled here, not with `eventually`: after the `#expect(await eventually { … })`
+                // above, Swift 6.3.1 gave such a closure the same symbol as that one, and it
+                // passed at once (README, "A compiler bug tests must avoid").
                 let start = ContinuousClock.now
                 var closed = false
                 while !closed && ContinuousClock.now - start < .seconds(5) {
