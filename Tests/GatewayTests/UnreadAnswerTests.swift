@@ -17,13 +17,7 @@ struct UnreadAnswerTests {
             // SETTINGS_INITIAL_WINDOW_SIZE 0 and never a WINDOW_UPDATE: the answer's DATA, and
             // the trailers behind it, cannot go out.
             let socket = try RawSocket(port: port)
-            var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4, 0, 0, 0, 0])
-            bytes += HTTP2Bytes.frame(
-                type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
-                payload: HTTP2Bytes.requestBlock(path: CatalogContract.getProduct.path))
-            bytes += HTTP2Bytes.frame(
-                type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1, payload: MessageFraming.frame(Data(#"{"id":7}"#.utf8)))
-            socket.send(bytes)
+            socket.send(HTTP2Bytes.unaryRequest(path: CatalogContract.getProduct.path, message: #"{"id":7}"#, settings: [(4, 0)]))
             let (received, _) = await socket.readUntilClosed(timeout: .seconds(3))
             socket.close()
             let frames = HTTP2Bytes.parseFrames(received)

@@ -81,14 +81,9 @@ extension LiveTests {
                 // A raw client that opens no window (SETTINGS_INITIAL_WINDOW_SIZE 0) and never
                 // sends WINDOW_UPDATE: the answer's DATA, and the trailers behind it, cannot go.
                 let socket = try RawSocket(port: live.port)
-                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4, 0, 0, 0, 0])
-                bytes += HTTP2Bytes.frame(
-                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
-                    payload: HTTP2Bytes.requestBlock(path: EchoContract.unary.path, extra: sendsTimeout ? [("grpc-timeout", "300m")] : []))
-                bytes += HTTP2Bytes.frame(
-                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1,
-                    payload: MessageFraming.frame(Data(#"{"text":"never read"}"#.utf8)))
-                socket.send(bytes)
+                socket.send(HTTP2Bytes.unaryRequest(
+                    path: EchoContract.unary.path, message: #"{"text":"never read"}"#,
+                    extra: sendsTimeout ? [("grpc-timeout", "300m")] : [], settings: [(4, 0)]))
                 let (received, _) = await socket.readUntilClosed(timeout: .seconds(2))
                 socket.close()
                 let frames = HTTP2Bytes.parseFrames(received)

@@ -19,14 +19,7 @@ extension LiveTests {
                 // SETTINGS_INITIAL_WINDOW_SIZE 0, no WINDOW_UPDATE ever, no grpc-timeout, and
                 // no default unary deadline on the server: only the send timeout can end it.
                 let socket = try RawSocket(port: live.port)
-                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4, 0, 0, 0, 0])
-                bytes += HTTP2Bytes.frame(
-                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
-                    payload: HTTP2Bytes.requestBlock(path: EchoContract.unary.path))
-                bytes += HTTP2Bytes.frame(
-                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1,
-                    payload: MessageFraming.frame(Data(#"{"text":"never read"}"#.utf8)))
-                socket.send(bytes)
+                socket.send(HTTP2Bytes.unaryRequest(path: EchoContract.unary.path, message: #"{"text":"never read"}"#, settings: [(4, 0)]))
                 let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
                 socket.close()
                 let frames = HTTP2Bytes.parseFrames(received)
@@ -46,15 +39,9 @@ extension LiveTests {
                 // client never reads a byte.
                 let before = live.server.openConnectionCount
                 let socket = try RawSocket(port: live.port)
-                let wide: [UInt8] = [0x7F, 0xFF, 0xFF, 0xFF]
-                var bytes = HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings, payload: [0, 4] + wide)
-                bytes += HTTP2Bytes.frame(type: 8, payload: [0x7F, 0xFF, 0x00, 0x00])  // connection WINDOW_UPDATE
-                bytes += HTTP2Bytes.frame(
-                    type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
-                    payload: HTTP2Bytes.requestBlock(path: FixtureContract.download.path))
-                bytes += HTTP2Bytes.frame(
-                    type: HTTP2Bytes.data, flags: HTTP2Bytes.endStream, stream: 1, payload: MessageFraming.frame(Data("{}".utf8)))
-                socket.send(bytes)
+                socket.send(
+                    HTTP2Bytes.unaryRequest(path: FixtureContract.download.path, message: "{}", settings: [(4, 0x7FFF_FFFF)])
+                        + HTTP2Bytes.frame(type: 8, payload: [0x7F, 0xFF, 0x00, 0x00]))  // connection WINDOW_UPDATE
                 #expect(await eventually(within: .seconds(5)) { live.server.openConnectionCount == before + 1 })
                 // Polled here, not with `eventually`: after the `#expect(await eventually { … })`
                 // above, Swift 6.3.1 gave such a closure the same symbol as that one, and it

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import RPC
 import Synchronization
 
 /// A plain blocking TCP connection to a loopback port, for sending bytes no HTTP/2 library
@@ -177,6 +178,22 @@ package enum HTTP2Bytes {
         let fields = [(":method", "POST"), (":scheme", "http"), (":path", path), (":authority", "127.0.0.1"),
                       ("content-type", contentType), ("te", "trailers")] + extra
         return fields.flatMap { literal($0.0, $0.1) }
+    }
+
+    /// A client's opening bytes with one whole unary request on stream 1: the preface, SETTINGS
+    /// with `settings` (identifier, value), HEADERS for `path` with `extra` fields, and DATA
+    /// carrying `message` as one gRPC message, ending the stream. `settings` [(4, 0)] makes a
+    /// client that opens no window for answers.
+    package static func unaryRequest(
+        path: String, message: String, extra: [(String, String)] = [], settings: [(UInt16, UInt32)] = []
+    ) -> [UInt8] {
+        let settingsPayload = settings.flatMap { identifier, value in
+            [UInt8(identifier >> 8), UInt8(identifier & 0xFF), UInt8(value >> 24), UInt8(value >> 16 & 0xFF),
+             UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+        }
+        return preface + frame(type: Self.settings, payload: settingsPayload)
+            + frame(type: headers, flags: endHeaders, stream: 1, payload: requestBlock(path: path, extra: extra))
+            + frame(type: data, flags: endStream, stream: 1, payload: Array(MessageFraming.frame(Data(message.utf8))))
     }
 
     /// Splits received bytes into frames: (type, flags, stream id, payload length).
