@@ -1,4 +1,4 @@
-import RPC
+@testable import RPC
 import Testing
 
 @Suite("RequestID")
@@ -29,5 +29,19 @@ struct RequestIDTests {
         // the wrong order would put them far apart.
         #expect((1..<1_000).contains(b &- a), "\(first) then \(second)")
         #expect(RequestID("given-id").description == "given-id")
+    }
+
+    @Test("after 2^32 ids a process's ids take a new prefix rather than repeating")
+    func wrapTakesNewPrefix() {
+        let last = RequestID.generated(sequence: 0xFFFF_FFFF).description
+        let next = RequestID.generated(sequence: 0x1_0000_0000).description
+        let first = RequestID.generated(sequence: 0).description
+        #expect(last.suffix(8) == "ffffffff" && next.suffix(8) == "00000000" && first.suffix(8) == "00000000")
+        #expect(next != first, "the ids of the second 2^32 calls repeat the first ones: \(next)")
+        #expect(next.prefix(7) != last.prefix(7))
+        // Rounds keep their prefixes apart.
+        let prefixes = Set((0..<64).map { RequestID.generated(sequence: UInt64($0) << 32).description.prefix(7) })
+        #expect(prefixes.count == 64)
+        #expect(next.count == 15 && next.allSatisfy { "0123456789abcdef".contains($0) }, "\(next)")
     }
 }
