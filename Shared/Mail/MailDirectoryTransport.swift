@@ -1,5 +1,6 @@
 internal import Foundation
 internal import RPCHTTP2
+internal import Synchronization
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -17,9 +18,15 @@ internal import Glibc
 /// renamed into place, so a reader sees a whole message or none. The directory is created
 /// (mode 0700, as messages carry tokens) when missing; files are mode 0600. Thread-safe for
 /// different stems; two concurrent deliveries of one stem leave one of the two messages.
-package struct MailDirectoryTransport: MailTransport {
+///
+/// The transport remembers the file of each stem it has seen, from one listing of the directory
+/// at its first delivery (deliveries of an earlier run are replaced too) and from its own
+/// deliveries since; a delivery does not list the directory, which grows by one file per mail.
+package final class MailDirectoryTransport: MailTransport, Sendable {
     /// The directory the files go to.
     package let directory: String
+    /// Stem → file name of every delivery in the directory; nil until the first delivery lists it.
+    private let files = Mutex<[String: String]?>(nil)
 
     /// Creates a transport writing to `directory`, which is created on first delivery.
     package init(directory: String) {
@@ -39,6 +46,7 @@ package struct MailDirectoryTransport: MailTransport {
         do throws(SystemError) {
             try Self.makeDirectory(directory)
             let name = existingFile(withStem: stem) ?? "\(message.date.compactUTCText)-\(stem).eml"
+            defer { files.withLock { $0?[stem] = name } }
             let path = "\(directory)/\(name)"
             let temporary = "\(directory)/.\(stem).\(UUID().uuidString).tmp"
             do throws(SystemError) {
@@ -64,14 +72,27 @@ package struct MailDirectoryTransport: MailTransport {
         return bytes.isEmpty ? "message" : String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The name of an earlier delivery with `stem`: `<16-character timestamp>-<stem>.eml`.
+    /// The name of an earlier delivery with `stem`, listing the directory on the first call.
     private func existingFile(withStem stem: String) -> String? {
-        let suffix = "-\(stem).eml"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.sorted().last { name in
-            name.hasSuffix(suffix) && name.utf8.count == 16 + suffix.utf8.count
-                && name.utf8.first.map { (0x30...0x39).contains($0) } == true
+        files.withLock { files in
+            if files == nil { files = Self.deliveries(in: directory) }
+            return files?[stem]
         }
+    }
+
+    /// The file of each stem in `directory`: names `<16-character timestamp>-<stem>.eml`,
+    /// the latest by timestamp where a stem has several.
+    static func deliveries(in directory: String) -> [String: String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var files: [String: String] = [:]
+        for name in names.sorted() {
+            let bytes = Array(name.utf8)
+            guard bytes.count > 21, name.hasSuffix(".eml"), bytes[16] == UInt8(ascii: "-"),
+                (0x30...0x39).contains(bytes[0])
+            else { continue }
+            files[String(decoding: bytes[17..<(bytes.count - 4)], as: UTF8.self)] = name
+        }
+        return files
     }
 
     /// Creates `path` and any missing parents with mode 0700; an existing directory is kept as is.

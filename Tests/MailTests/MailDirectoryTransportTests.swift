@@ -76,6 +76,26 @@ struct MailDirectoryTransportTests {
         #expect(try String(contentsOfFile: second, encoding: .utf8) == retry.rendered())
     }
 
+    @Test("a delivery replaces the file of the same stem left by an earlier run, and only that one")
+    func replacesEarlierRun() throws {
+        let directory = Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try MailDirectoryTransport(directory: directory).deliver(try Self.message(body: "before the crash"), fileStem: "outbox-9")
+        try MailDirectoryTransport(directory: directory).deliver(try Self.message(body: "other"), fileStem: "outbox-90")
+        try "not mail".write(toFile: "\(directory)/notes-outbox-9.eml", atomically: true, encoding: .utf8)
+        // A new process's transport.
+        let retry = try Self.message(body: "after the restart", date: Date(timeIntervalSince1970: 1_778_000_600))
+        let path = try MailDirectoryTransport(directory: directory).deliver(retry, fileStem: "outbox-9")
+        #expect(path.hasSuffix("/20260505T165320Z-outbox-9.eml"))
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == retry.rendered())
+        #expect(try Self.files(in: directory) == [
+            "20260505T165320Z-outbox-9.eml", "20260505T165320Z-outbox-90.eml", "notes-outbox-9.eml",
+        ])
+        #expect(MailDirectoryTransport.deliveries(in: directory) == [
+            "outbox-9": "20260505T165320Z-outbox-9.eml", "outbox-90": "20260505T165320Z-outbox-90.eml",
+        ])
+    }
+
     @Test("a replacement is renamed into place: a reader of the old file still sees it whole, and no temporary file stays")
     func atomicReplacement() throws {
         let directory = Self.scratchDirectory()
