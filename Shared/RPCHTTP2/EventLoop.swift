@@ -237,7 +237,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func schedule(_ action: TimerAction, after delay: Duration) -> UInt64 {
         assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
         let id = timerSlots.insert(action)
-        timers.push(deadline: System.monotonicNanoseconds() &+ delay.clockNanoseconds, id: id)
+        let (deadline, overflow) = System.monotonicNanoseconds().addingReportingOverflow(delay.clockNanoseconds)
+        timers.push(deadline: overflow ? .max : deadline, id: id)
         return id
     }
 

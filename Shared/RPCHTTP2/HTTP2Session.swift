@@ -184,6 +184,14 @@ final class HTTP2Session {
         }
     }
 
+    /// How many DATA bytes the peer lets us send on a stream now: the smaller of its stream's
+    /// and the connection's flow-control windows; 0 or less while either is shut.
+    func sendWindow(streamID: Int32) -> Int {
+        let stream = nghttp2_session_get_stream_remote_window_size(session, streamID)
+        guard stream >= 0 else { return 0 }  // no such stream: nothing can be sent on it
+        return Int(min(stream, nghttp2_session_get_remote_window_size(session)))
+    }
+
     /// Resumes a deferred body.
     func resumeBody(streamID: Int32) {
         nghttp2_session_resume_data(session, streamID)

@@ -71,14 +71,17 @@ final class HTTP2Socket {
     /// Writes everything `session` has queued, as far as the socket takes it, watching for
     /// writability while bytes remain. Returns an error text when the socket failed.
     func flush(_ session: HTTP2Session) -> String? {
+        var progressed = false  // some bytes went out in this flush
         do {
             while true {
                 if !output.isEmpty {
                     let waiting = output.count
-                    guard try output.write(to: fd) else {
+                    let wroteAll = try output.write(to: fd)
+                    progressed = progressed || output.count < waiting
+                    guard wroteAll else {
                         // Only a blocked write reads the clock: the stall starts now, or
                         // starts again if the peer took some of the bytes.
-                        if outputStalledSince == nil || output.count < waiting {
+                        if outputStalledSince == nil || progressed {
                             outputStalledSince = System.monotonicNanoseconds()
                         }
                         watchWritable(true)

@@ -11,11 +11,13 @@ public struct ServerConfiguration: Sendable {
     /// A connection quiet for this long is PINGed; no answer within another interval closes it.
     public var keepaliveInterval: Duration = .seconds(60)
     /// How long a response may wait on a peer that takes none of it, as nginx's `send_timeout`:
-    /// a stream whose bytes wait this long on a shut flow-control window is reset (CANCEL), and
-    /// a connection whose socket takes nothing for this long is closed. Without it a client that
-    /// never reads would hold every answer it asked for, and its stream slots, for as long as
-    /// it keeps the connection — a call without a deadline has nothing else to end it.
-    /// Checked at a quarter of this interval, so it acts within 1.25 times it.
+    /// a finished answer that waits this long on a flow-control window the peer keeps shut is
+    /// reset (CANCEL), and a connection whose socket takes nothing for this long is closed.
+    /// Without it a client that never reads would hold every answer it asked for, and its
+    /// stream slots, for as long as it keeps the connection — a call without a deadline has
+    /// nothing else to end it. Calls still running (a watch) are left to their backpressure.
+    /// Checked at a quarter of this interval (at least every 10 ms), so it acts within 1.25
+    /// times it.
     public var sendTimeout: Duration = .seconds(60)
     /// How long in-flight calls may run after a shutdown begins before they are cancelled.
     public var gracePeriod: Duration = .seconds(10)

@@ -506,7 +506,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     private func scheduleHousekeeping() {
         let configuration = server.configuration
-        let interval = min(configuration.keepaliveInterval, configuration.idleTimeout, configuration.sendTimeout / 4)
+        // At least 10 ms: a zero setting must not turn housekeeping into a busy loop.
+        let interval = max(.milliseconds(10), min(configuration.keepaliveInterval, configuration.idleTimeout, configuration.sendTimeout / 4))
         // Cancelled in close(); a strong capture keeps refcounting on the fast path (see above).
         housekeepingTimer = loop.scheduleTimer(after: interval) { [self] in
             housekeeping()
@@ -533,13 +534,16 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
         let sendTimeout = configuration.sendTimeout.clockNanoseconds
         if let since = socket.outputStalledSince, now &- since >= sendTimeout {
-            server.logger.warning("closing the connection from \(peer): it took no data for \(configuration.sendTimeout)")
+            server.logger.info("closing the connection from \(peer): it took no data for \(configuration.sendTimeout)")
             close(reason: "send timeout")
             return
         }
-        let stalled = streams.allValues.filter { $0.sendStalled(now: now, for: sendTimeout) }
+        let stalled = streams.allValues.filter {
+            $0.sendStalled(now: now, for: sendTimeout, windowShut: session.sendWindow(streamID: $0.id) <= 0)
+        }
         if !stalled.isEmpty {
-            server.logger.warning(
+            // Info, as the call lines are: a client that never reads can cause one per connection.
+            server.logger.info(
                 "resetting \(stalled.count) stream(s) from \(peer) whose answers waited \(configuration.sendTimeout) on a shut window")
         }
         for stream in stalled {

@@ -220,11 +220,16 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         return result
     }
 
-    /// Whether response bytes have waited on the peer for `timeout` with none of them taken:
-    /// called now and then (``ServerConnection``'s housekeeping), it notes the sent count and
-    /// the time when it first finds bytes waiting, and starts over whenever some went out.
-    func sendStalled(now: UInt64, for timeout: UInt64) -> Bool {
-        guard shared.withLock({ $0.buffers.unsent }) > 0 else {
+    /// Whether a finished answer has waited `timeout` on a flow-control window the peer keeps
+    /// shut (`windowShut`), none of it taken: called now and then (``ServerConnection``'s
+    /// housekeeping), it notes the sent count and the time when it first finds the answer
+    /// waiting, and starts over whenever some went out or the window opened. A call still
+    /// running is left alone — its writer waits on backpressure, so what it holds is bounded,
+    /// and a watch's slow reader gets the latest state when it reads (API.md) — as is an
+    /// answer merely queued behind other streams on an open window.
+    func sendStalled(now: UInt64, for timeout: UInt64, windowShut: Bool) -> Bool {
+        let waiting = shared.withLock { $0.finished && $0.buffers.unsent > 0 }
+        guard waiting && windowShut else {
             stallMark = nil
             return false
         }

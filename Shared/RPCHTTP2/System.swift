@@ -98,8 +98,11 @@ package enum System {
 extension Duration {
     /// The duration in whole nanoseconds, 0 for a negative one: the unit of the loops' clock
     /// (``System/monotonicNanoseconds()``).
+    /// Saturates at `UInt64.max` (584 years) rather than trapping.
     var clockNanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds / 1_000_000_000))
+        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, sumOverflow) = whole.addingReportingOverflow(UInt64(max(0, attoseconds / 1_000_000_000)))
+        return overflow || sumOverflow ? .max : sum
     }
 }

@@ -32,6 +32,21 @@ extension LiveTests {
             }
         }
 
+        @Test("a call still running is left to its backpressure, however long the window stays shut")
+        func runningCallKept() async throws {
+            try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
+                // The download's handler writes until backpressure holds it; nothing can leave.
+                let socket = try RawSocket(port: live.port)
+                socket.send(HTTP2Bytes.unaryRequest(path: FixtureContract.download.path, message: "{}", settings: [(4, 0)]))
+                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
+                socket.close()
+                let frames = HTTP2Bytes.parseFrames(received)
+                #expect(frames.contains { $0.type == HTTP2Bytes.headers && $0.stream == 1 }, "the download never started: \(frames)")
+                #expect(!frames.contains { $0.type == 3 && $0.stream == 1 }, "a running call was reset: \(frames)")
+                #expect(!closed)
+            }
+        }
+
         @Test("a connection whose socket takes nothing is closed")
         func stalledSocketClosed() async throws {
             try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
