@@ -28,7 +28,8 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
     /// The id made up for the `sequence`-th call of this process (``next()`` counts them).
     static func generated(sequence: UInt64) -> RequestID { RequestID(sequence: sequence) }
 
-    /// A new id as text: 15 lower-case hex digits — 7 for the process, 8 counting its calls.
+    /// A new id as text: 15 lower-case hex digits — 7 for the process (new every 2^32 calls),
+    /// 8 counting its calls.
     /// Fifteen bytes is the most a Swift string holds without an allocation, and the id is
     /// formatted, sent, parsed and logged on every hop of every call.
     ///
