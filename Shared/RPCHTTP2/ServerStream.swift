@@ -58,7 +58,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// Response body bytes handed to nghttp2 so far.
     @exclusivity(unchecked) var bodyBytesSent = 0
     /// The sent count and time (monotonic ns) when bytes were last seen waiting with no progress
-    /// (``sendStalled(now:for:)``).
+    /// (``sendStalled(now:for:windowShut:)``).
     @exclusivity(unchecked) var stallMark: (sent: Int, since: UInt64)?
     let startTime = ContinuousClock.now
 
