@@ -220,15 +220,22 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         return result
     }
 
-    /// Whether a finished answer has waited `timeout` on a flow-control window the peer keeps
-    /// shut (`windowShut`), none of it taken: called now and then (``ServerConnection``'s
+    /// Whether a whole answer has waited `timeout` on a flow-control window the peer keeps shut
+    /// (`windowShut`), none of it taken: called now and then (``ServerConnection``'s
     /// housekeeping), it notes the sent count and the time when it first finds the answer
-    /// waiting, and starts over whenever some went out or the window opened. A call still
-    /// running is left alone — its writer waits on backpressure, so what it holds is bounded,
-    /// and a watch's slow reader gets the latest state when it reads (API.md) — as is an
-    /// answer merely queued behind other streams on an open window.
+    /// waiting, and starts over whenever some went out or the window opened.
+    ///
+    /// An answer is whole once the call has finished, or — for a method with one response —
+    /// once its message is written: a large one (above the outbound mark) keeps its handler
+    /// waiting in `write` for the bytes to drain, so the call never finishes by itself. A
+    /// streaming answer still being written is left alone: its writer waits on backpressure,
+    /// so what it holds is bounded, and a watch's slow reader gets the latest state when it
+    /// reads (API.md). So is an answer merely queued behind other streams on an open window.
     func sendStalled(now: UInt64, for timeout: UInt64, windowShut: Bool) -> Bool {
-        let waiting = shared.withLock { $0.finished && $0.buffers.unsent > 0 }
+        let singleResponse = route?.info.kind.isUnaryResponse ?? true
+        let waiting = shared.withLock { state in
+            (state.finished || (singleResponse && state.buffers.everWrote)) && state.buffers.unsent > 0
+        }
         guard waiting && windowShut else {
             stallMark = nil
             return false

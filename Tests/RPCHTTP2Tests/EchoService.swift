@@ -88,8 +88,15 @@ enum FixtureContract {
     /// its call's connection.
     static let stubbornSleep = MethodDescriptor<SleepRequest, TextMessage>(service: service, method: "StubbornSleep", kind: .unary)
 
+    /// Raw bytes, unary: after one request message, answers one message of ``largeAnswerSize``
+    /// bytes — above the outbound mark, so the handler's write waits for the bytes to drain.
+    static let largeAnswer = MethodInfo(
+        service: service, method: "LargeAnswer", kind: .unary, auth: .none, idempotent: false,
+        requestFields: [], responseFields: [])
+
     static let downloadChunk = 64 * 1024
     static let downloadCount = 1024
+    static let largeAnswerSize = 1 << 20
 }
 
 /// What handlers observed, for tests that must see the server side (cancellation,
@@ -186,6 +193,10 @@ extension Router {
                 probe.addBytesWritten(chunk.count)
             }
             probe.record(.downloadFinished)
+        }
+        router.register(FixtureContract.largeAnswer) { io, _ in
+            _ = try await io.nextMessage()
+            try await io.write(Data(repeating: UInt8(ascii: "l"), count: FixtureContract.largeAnswerSize))
         }
         router.register(FixtureContract.gatedUpload) { io, _ in
             probe.record(.uploadStarted)

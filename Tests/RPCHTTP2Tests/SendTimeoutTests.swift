@@ -32,6 +32,21 @@ extension LiveTests {
             }
         }
 
+        @Test("a unary answer too large to buffer whole is reset too, though its handler still waits to write it")
+        func largeUnaryAnswerReset() async throws {
+            try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
+                // A 1 MiB answer: above the outbound mark, so the handler waits in write() for
+                // bytes that cannot leave, and the call never finishes by itself.
+                let socket = try RawSocket(port: live.port)
+                socket.send(HTTP2Bytes.unaryRequest(path: FixtureContract.largeAnswer.path, message: "{}", settings: [(4, 0)]))
+                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
+                socket.close()
+                let frames = HTTP2Bytes.parseFrames(received)
+                #expect(frames.contains { $0.type == 3 && $0.stream == 1 }, "the large answer was not reset; frames: \(frames)")
+                #expect(!closed)
+            }
+        }
+
         @Test("a call still running is left to its backpressure, however long the window stays shut")
         func runningCallKept() async throws {
             try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
