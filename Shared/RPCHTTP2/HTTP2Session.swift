@@ -445,8 +445,16 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
 /// A HEADERS frame nghttp2 could not send (headers or trailers past its 64 KiB limit, say):
 /// the stream is reset, so that its peer gets an answer — a reset — rather than waiting for
 /// one that will never come, and the stream's slot is freed.
+///
+/// Not a request's HEADERS: that stream never opened (nghttp2 also drops a queued request
+/// this way when it is reset before a stream slot freed up — a call whose deadline passed
+/// while it waited), and RST_STREAM on an idle stream is a connection error (RFC 9113 §6.4):
+/// the server would close the connection and fail every call on it. nghttp2 closes such a
+/// stream itself, which ends the call.
 private let onFrameNotSent: nghttp2_on_frame_not_send_callback = { session, frame, _, _ in
-    guard let frame, frame.pointee.hd.type == headersType, frame.pointee.hd.stream_id > 0 else { return 0 }
+    guard let frame, frame.pointee.hd.type == headersType, frame.pointee.hd.stream_id > 0,
+        frame.pointee.headers.cat != NGHTTP2_HCAT_REQUEST
+    else { return 0 }
     nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), frame.pointee.hd.stream_id, NGHTTP2_INTERNAL_ERROR.rawValue)
     return 0
 }

@@ -112,6 +112,38 @@ extension LiveTests {
             }
         }
 
+        @Test("calls whose deadline passes while they wait for a stream slot leave the connection and its other calls alone")
+        func deadlineWhileQueuedForAStream() async throws {
+            try await withLiveServer { live in
+                let client = live.client
+                // Fill the server's 256 stream slots with 1.5 s sleeps…
+                let long = (0..<256).map { _ in
+                    Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 1500), options: CallOptions(timeout: .seconds(20))) }
+                }
+                try await Task.sleep(for: .milliseconds(300))
+                // …so these wait in nghttp2's queue and time out there. Their requests were never
+                // sent: a RST_STREAM for them would name idle streams, a connection error for the
+                // server, and fail every call above (it did: 124 to 156 of 256 UNAVAILABLE).
+                let short = (0..<20).map { _ in
+                    Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 10), options: CallOptions(timeout: .milliseconds(200))) }
+                }
+                for task in short {
+                    await expectRPCError(.deadlineExceeded) { _ = try await task.value }
+                }
+                var answered = 0
+                var failures: [String] = []
+                for task in long {
+                    do {
+                        _ = try await task.value
+                        answered += 1
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                }
+                #expect(answered == 256, "\(failures.count) failed, e.g. \(failures.first ?? "")")
+            }
+        }
+
         @Test("a deadline that leaves enough time lets the call succeed")
         func generousDeadline() async throws {
             try await withLiveServer { live in

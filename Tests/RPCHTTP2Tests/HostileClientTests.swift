@@ -147,6 +147,31 @@ extension LiveTests {
             }
         }
 
+        @Test("request metadata too large for nghttp2 to send fails that call alone: no RST_STREAM for a stream never opened")
+        func unsendableRequestHeaders() async throws {
+            try await withLiveServer { live in
+                // A call in flight on the same connection: it must not be failed with the bad one.
+                let client = live.client
+                let other = Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 800), options: CallOptions(timeout: .seconds(10))) }
+                try await Task.sleep(for: .milliseconds(100))
+                var metadata = Metadata()
+                metadata.add("x-pad", String(repeating: "p", count: 100 * 1024))  // past nghttp2's 64 KiB
+                let (failure, elapsed) = await timed {
+                    do {
+                        _ = try await live.client.unary(
+                            EchoContract.unary, TextMessage(text: "x"), options: CallOptions(metadata: metadata, timeout: .seconds(5)))
+                        return nil as RPCError?
+                    } catch {
+                        return error as? RPCError
+                    }
+                }
+                #expect(failure != nil && failure?.code != .deadlineExceeded, "\(String(describing: failure)) after \(elapsed)")
+                #expect(try await other.value.text == "slept", "the call in flight beside it failed")
+                let next = try await live.client.unary(EchoContract.unary, TextMessage(text: "next"))
+                #expect(next.text == "next")
+            }
+        }
+
         @Test("content-type text/plain is answered with HTTP 415 (via the nghttp CLI)")
         func unsupportedMediaType() async throws {
             let nghttp = "/usr/bin/nghttp"
