@@ -13,16 +13,25 @@ extension LiveTests {
         /// Short enough for a test, long enough that a busy machine does not trip it.
         static let timeout: Duration = .milliseconds(400)
 
+        /// One call of `path` from a raw client that opens no window (SETTINGS_INITIAL_WINDOW_SIZE
+        /// 0, never a WINDOW_UPDATE): the frames it received within 2 s (five send timeouts),
+        /// and whether the server closed the connection.
+        static func callWithShutWindow(
+            _ live: LiveServer, path: String, message: String
+        ) async throws -> (frames: [(type: UInt8, flags: UInt8, stream: UInt32, length: Int)], closed: Bool) {
+            let socket = try RawSocket(port: live.port)
+            socket.send(HTTP2Bytes.unaryRequest(path: path, message: message, settings: [(4, 0)]))
+            let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
+            socket.close()
+            return (HTTP2Bytes.parseFrames(received), closed)
+        }
+
         @Test("an answer waiting on a window the client never opens is reset, with no deadline to end it")
         func shutWindowReset() async throws {
             try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
-                // SETTINGS_INITIAL_WINDOW_SIZE 0, no WINDOW_UPDATE ever, no grpc-timeout, and
-                // no default unary deadline on the server: only the send timeout can end it.
-                let socket = try RawSocket(port: live.port)
-                socket.send(HTTP2Bytes.unaryRequest(path: EchoContract.unary.path, message: #"{"text":"never read"}"#, settings: [(4, 0)]))
-                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
-                socket.close()
-                let frames = HTTP2Bytes.parseFrames(received)
+                // No grpc-timeout and no default unary deadline on the server: only the send
+                // timeout can end it.
+                let (frames, closed) = try await Self.callWithShutWindow(live, path: EchoContract.unary.path, message: #"{"text":"never read"}"#)
                 #expect(!frames.contains { $0.type == HTTP2Bytes.data && $0.stream == 1 }, "DATA sent into a shut window: \(frames)")
                 #expect(frames.contains { $0.type == 3 && $0.stream == 1 }, "stream 1 was not reset; frames: \(frames)")
                 #expect(!closed, "the connection itself was closed; only the stream should be")
@@ -37,11 +46,7 @@ extension LiveTests {
             try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
                 // A 1 MiB answer: above the outbound mark, so the handler waits in write() for
                 // bytes that cannot leave, and the call never finishes by itself.
-                let socket = try RawSocket(port: live.port)
-                socket.send(HTTP2Bytes.unaryRequest(path: FixtureContract.largeAnswer.path, message: "{}", settings: [(4, 0)]))
-                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
-                socket.close()
-                let frames = HTTP2Bytes.parseFrames(received)
+                let (frames, closed) = try await Self.callWithShutWindow(live, path: FixtureContract.largeAnswer.path, message: "{}")
                 #expect(frames.contains { $0.type == 3 && $0.stream == 1 }, "the large answer was not reset; frames: \(frames)")
                 #expect(!closed)
             }
@@ -51,11 +56,7 @@ extension LiveTests {
         func runningCallKept() async throws {
             try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }) { live in
                 // The download's handler writes until backpressure holds it; nothing can leave.
-                let socket = try RawSocket(port: live.port)
-                socket.send(HTTP2Bytes.unaryRequest(path: FixtureContract.download.path, message: "{}", settings: [(4, 0)]))
-                let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
-                socket.close()
-                let frames = HTTP2Bytes.parseFrames(received)
+                let (frames, closed) = try await Self.callWithShutWindow(live, path: FixtureContract.download.path, message: "{}")
                 #expect(frames.contains { $0.type == HTTP2Bytes.headers && $0.stream == 1 }, "the download never started: \(frames)")
                 #expect(!frames.contains { $0.type == 3 && $0.stream == 1 }, "a running call was reset: \(frames)")
                 #expect(!closed)
