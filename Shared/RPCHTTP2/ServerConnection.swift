@@ -247,8 +247,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let finished = stream.shared.withLock { $0.finished }
         if !finished || errorCode != 0 {
             // The client reset the stream or the connection went away: stop the handler.
-            stream.finish(RPCError(code: .cancelled, message: "The client cancelled the call."))
-            stream.cancel()
+            stream.abort(RPCError(code: .cancelled, message: "The client cancelled the call."))
         }
         if stream.route != nil && !stream.started {
             server.logCall(stream: stream, status: RPCError(code: .cancelled, message: ""), requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
@@ -324,8 +323,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// reads could pile them up by the thousand).
     func deadlinePassed(_ stream: ServerStream) {
         stream.deadlineTimer = nil
-        stream.finish(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
-        stream.cancel()
+        stream.abort(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
         flushOutput()
         guard !closed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
         session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
@@ -349,8 +347,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         if stream.contentType.isEmpty || !stream.contentType.hasPrefix("application/grpc") {
             stream.contentType = "application/grpc+json"
         }
-        stream.finish(error)
-        stream.cancel()
+        stream.abort(error)
         if !stream.started {
             server.logCall(stream: stream, status: error, requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
         }
@@ -496,8 +493,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             }
             if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
             stream.streamClosed = true
-            stream.finish(RPCError(code: .cancelled, message: "The connection closed."))
-            stream.cancel()
+            stream.abort(RPCError(code: .cancelled, message: "The connection closed."))
         }
         streams.removeAll()
         recentStream = nil
@@ -547,8 +543,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
                 "resetting \(stalled.count) stream(s) from \(peer) whose answers waited \(configuration.sendTimeout) on a shut window")
         }
         for stream in stalled {
-            stream.finish(RPCError(code: .cancelled, message: "The client took none of the answer."))
-            stream.cancel()
+            stream.abort(RPCError(code: .cancelled, message: "The client took none of the answer."))
             session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
         }
         if pingSentAt == nil && idleFor >= configuration.keepaliveInterval.clockNanoseconds {

@@ -143,6 +143,13 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         return effective
     }
 
+    /// Ends the call with `error` (unless it already ended) and stops its handler: what the
+    /// loop does when the client, the connection or a timeout ends a call. Any thread.
+    func abort(_ error: RPCError) {
+        finish(error)
+        cancel()
+    }
+
     /// Cancels the handler and fails its waiting reads and writes. Callable from any thread.
     func cancel() {
         let (reader, writer, task, responder) = shared.withLock { state in
