@@ -72,9 +72,9 @@ struct GatewayServer: Sendable {
         var clientConfiguration = ClientConfiguration.upstream
         clientConfiguration.connectionCount = configuration.upstreamConnections
         func upstream(_ name: String, _ address: SocketAddressText, _ services: [String], required: Bool) -> Upstream {
-            Upstream(
-                name: name, services: services, required: required,
-                client: RPCClient(target: address, configuration: clientConfiguration, group: group))
+            .connecting(
+                name: name, address: address, services: services, required: required, configuration: clientConfiguration,
+                group: group)
         }
         let authUpstream = upstream("auth-svc", configuration.auth.authAddress, [AuthContract.service], required: true)
         let catalog = upstream("catalog-svc", configuration.catalogAddress, [CatalogContract.service], required: true)
@@ -118,7 +118,7 @@ struct GatewayServer: Sendable {
         try await ServiceHost.run(
             server, health: health, logger: logger, companions: [upstreamHealth.run, auth.run],
             cleanup: {
-                for upstream in upstreams { await upstream.client.close() }
+                for upstream in upstreams { await upstream.close() }
             })
     }
 }

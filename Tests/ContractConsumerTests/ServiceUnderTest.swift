@@ -136,7 +136,7 @@ struct ServiceUnderTest: Sendable {
                 basketAddress: basket, orderAddress: order, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.auth, directory: directory) {
-            for upstream in built.upstreams { await upstream.client.close() }
+            for upstream in built.upstreams { await upstream.close() }
         }
     }
 

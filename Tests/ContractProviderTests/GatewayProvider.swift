@@ -130,7 +130,7 @@ enum GatewayProvider {
                 logger: quiet)
             started.stops.append {
                 await gateway.server.shutdown()
-                for upstream in gateway.upstreams { await upstream.client.close() }
+                for upstream in gateway.upstreams { await upstream.close() }
             }
             let address = try gateway.server.listen()
 

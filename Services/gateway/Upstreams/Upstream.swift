@@ -15,8 +15,12 @@ final class Upstream: Sendable {
     let services: [String]
     /// Whether the gateway is `NOT_SERVING` while this upstream is down.
     let required: Bool
-    /// The connection to it.
+    /// The connections its calls go over.
     let client: RPCClient
+    /// A connection of its own for ``UpstreamHealth``'s checks: on ``client``'s connections a
+    /// check would wait for a stream slot behind the calls of a burst (over 256 in flight per
+    /// connection) and time out, and a busy upstream would be reported down.
+    let healthClient: RPCClient
     /// Refuses calls fast while it is known to be down.
     let breaker: CircuitBreaker
     /// Whether a failed attempt of a task-free unary call may be retried: it counts against the
@@ -24,16 +28,42 @@ final class Upstream: Sendable {
     /// closure for every call.
     private let mayRetryUnary: @Sendable (RPCError, ClientCall?) -> Bool
 
-    init(name: String, services: [String], required: Bool, client: RPCClient, breaker: CircuitBreaker = CircuitBreaker()) {
+    /// An upstream reached through `client`, checked through `healthClient` (by default the
+    /// same client).
+    init(
+        name: String, services: [String], required: Bool, client: RPCClient, healthClient: RPCClient? = nil,
+        breaker: CircuitBreaker = CircuitBreaker()
+    ) {
         self.name = name
         self.services = services
         self.required = required
         self.client = client
+        self.healthClient = healthClient ?? client
         self.breaker = breaker
         mayRetryUnary = { [breaker] _, attempt in
             if attempt?.serverAnswered != true { breaker.recordFailure() }
             return !breaker.isOpen
         }
+    }
+
+    /// An upstream at `address` as the gateway reaches it: calls over `configuration`'s
+    /// connections on `group`'s loops, health checks over one connection of their own.
+    static func connecting(
+        name: String, address: SocketAddressText, services: [String], required: Bool,
+        configuration: ClientConfiguration, group: EventLoopGroup
+    ) -> Upstream {
+        var healthConfiguration = configuration
+        healthConfiguration.connectionCount = 1
+        return Upstream(
+            name: name, services: services, required: required,
+            client: RPCClient(target: address, configuration: configuration, group: group),
+            healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
+    }
+
+    /// Closes its connections; calls in flight fail with `UNAVAILABLE`.
+    func close() async {
+        await client.close()
+        if healthClient !== client { await healthClient.close() }
     }
 
     /// The answer while the upstream cannot be reached.

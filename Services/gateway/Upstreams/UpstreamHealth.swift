@@ -56,10 +56,11 @@ struct UpstreamHealth: Sendable {
         return statuses
     }
 
-    /// The status `upstream` reports for itself, `NOT_SERVING` when it cannot be reached.
+    /// The status `upstream` reports for itself, `NOT_SERVING` when it cannot be reached. Asked
+    /// on the upstream's own health connection, so a burst of calls does not hold the check back.
     func check(_ upstream: Upstream) async -> ServingStatus {
         do {
-            let response = try await upstream.client.unary(
+            let response = try await upstream.healthClient.unary(
                 HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: timeout))
             upstream.breaker.recordSuccess()
             return response.status

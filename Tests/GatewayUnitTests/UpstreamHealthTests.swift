@@ -1,0 +1,109 @@
+import Contracts
+import Foundation
+@testable import gateway
+import Logging
+import RPC
+import RPCHTTP2
+import ServiceKit
+import ServiceTestSupport
+import Synchronization
+import Testing
+
+/// ``UpstreamHealth`` against an in-process upstream whose stream slots a burst of calls holds.
+@Suite("Upstream health checks", .serialized)
+struct UpstreamHealthTests {
+    /// The upstream's stream limit per connection: small, so a few held calls fill it.
+    static let streamLimit = 4
+    static let hold = ProxyFixture.method("test.v1.Held", "Hold", kind: .unary)
+
+    /// Calls the upstream is holding, and whether to let them go.
+    final class Holds: Sendable {
+        let started = Atomic<Int>(0)
+        let released = Atomic<Bool>(false)
+    }
+
+    /// A server that answers Health/Check at once and holds every Hold call until released.
+    static func busyServer(_ holds: Holds) throws -> HTTP2Server {
+        var router = Router()
+        router.unary(HealthContract.check) { _, _ in HealthCheckResponse(status: .serving) }
+        router.register(hold) { io, _ in
+            _ = try await Router.singleRawRequest(from: io)
+            holds.started.add(1, ordering: .relaxed)
+            while !holds.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            try await io.write(Data("{}".utf8))
+        }
+        var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+        configuration.limits.maxConcurrentStreams = UInt32(streamLimit)
+        return try HTTP2Server(configuration: configuration, router: router, logger: ProxyFixture.logger)
+    }
+
+    /// Fills every stream slot of `upstream`'s call connections (and queues as many calls again
+    /// behind them), runs `body`, then lets the calls finish and checks they all answered.
+    static func whileSlotsAreHeld(
+        _ upstream: Upstream, holds: Holds, connections: Int, _ body: () async throws -> Void
+    ) async throws {
+        // Each connection up and the server's limit known first (calls made before its SETTINGS
+        // arrive would be refused, not queued); calls made off the loops take the connections in turn.
+        for _ in 0..<connections {
+            _ = try await upstream.client.unary(HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: .seconds(5)))
+        }
+        let calls = 2 * streamLimit * connections
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<calls {
+                group.addTask {
+                    let call = try upstream.client.makeCall(path: hold.path, options: CallOptions(timeout: .seconds(30)))
+                    try await call.send(Data("{}".utf8))
+                    call.finishSending()
+                    _ = try await call.nextMessage()
+                }
+            }
+            let filled = await eventually { holds.started.load(ordering: .relaxed) == streamLimit * connections }
+            #expect(filled, "the held calls never filled the upstream's stream slots")
+            do {
+                try await body()
+            } catch {
+                holds.released.store(true, ordering: .relaxed)
+                throw error
+            }
+            holds.released.store(true, ordering: .relaxed)
+            try await group.waitForAll()
+        }
+        #expect(holds.started.load(ordering: .relaxed) == calls)
+    }
+
+    static func checker(_ upstream: Upstream) -> UpstreamHealth {
+        UpstreamHealth(upstreams: [upstream], health: HealthMonitor(), timeout: .milliseconds(500), logger: ProxyFixture.logger)
+    }
+
+    @Test("an upstream whose stream slots a burst of calls holds is still SERVING: the check has a connection of its own")
+    func busyUpstreamStaysServing() async throws {
+        let holds = Holds()
+        let server = try Self.busyServer(holds)
+        let port = try server.start()
+        let group = try EventLoopGroup(count: 2, name: "health-test")
+        let upstream = Upstream.connecting(
+            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 2) {
+            let statuses = await Self.checker(upstream).checkAll()
+            #expect(statuses["catalog-svc"] == .serving)
+            #expect(!upstream.breaker.isOpen)
+        }
+        await upstream.close()
+        await group.shutdown()
+        await server.shutdown()
+    }
+
+    @Test("a check sharing the calls' connection times out behind the burst (what the separate connection avoids)")
+    func sharedConnectionWaitsBehindTheBurst() async throws {
+        let holds = Holds()
+        let server = try Self.busyServer(holds)
+        let upstream = try UpstreamTests.upstream(port: try server.start())  // one client for calls and checks
+        try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 1) {
+            let statuses = await Self.checker(upstream).checkAll()
+            #expect(statuses["catalog-svc"] == .notServing)
+        }
+        await upstream.close()
+        await server.shutdown()
+    }
+}
