@@ -244,16 +244,31 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         stream.streamClosed = true
         stream.ungranted = 0  // the connection's window had them back on arrival
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
-        let finished = stream.shared.withLock { $0.finished }
+        let (finished, answered) = stream.shared.withLock { ($0.finished, $0.status) }
         if !finished || errorCode != 0 {
             // The client reset the stream or the connection went away: stop the handler.
-            stream.abort(RPCError(code: .cancelled, message: "The client cancelled the call."))
+            stream.abort(Self.clientCancelled)
         }
-        if stream.route != nil && !stream.started {
-            server.logCall(stream: stream, status: RPCError(code: .cancelled, message: ""), requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
-        }
+        // Reset before the answer was all sent: by the server (it says why) or the client.
+        let reset: RPCError? = errorCode != 0 ? (stream.resetStatus ?? Self.clientCancelled) : nil
+        logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled))
         // Not flushOutput(): this runs inside nghttp2's callback, which must not re-enter the session.
         if draining && streams.isEmpty { flushSoon() }
+    }
+
+    /// The status of a call the client reset before its answer was all sent.
+    private static let clientCancelled = RPCError(code: .cancelled, message: "The client cancelled the call.")
+
+    /// Logs a call's one line as its stream ends, with what the client got (`status`: the
+    /// answer's, or why the stream was reset before its answer was all sent) and the time until
+    /// then. Calls that failed before a handler started were logged when answered (``fail(_:_:)``).
+    private func logEnd(_ stream: ServerStream, status: RPCError?) {
+        if stream.started {
+            server.logCall(stream: stream, status: status, requestID: stream.requestID, cause: status?.cause)
+        } else if stream.route != nil {
+            server.logCall(
+                stream: stream, status: Self.clientCancelled, requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
+        }
     }
 
     func sessionSentEndStream(streamID: Int32) {
@@ -323,9 +338,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// reads could pile them up by the thousand).
     func deadlinePassed(_ stream: ServerStream) {
         stream.deadlineTimer = nil
-        stream.abort(RPCError(code: .deadlineExceeded, message: "The deadline passed."))
+        let passed = RPCError(code: .deadlineExceeded, message: "The deadline passed.")
+        stream.abort(passed)
         flushOutput()
         guard !closed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
+        stream.resetStatus = passed
         session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
         flushOutput()
     }
@@ -371,6 +388,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             loop.countOpenCalls(1)
         }
         let requestID = stream.metadata[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next()
+        stream.requestID = requestID
         let context = ServerContext(
             method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
             contentType: stream.contentType, logger: server.logger, arrival: stream.startTime)
@@ -386,7 +404,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         if inline, route.immediateHandler != nil || route.callbackHandler != nil,
             route.interceptors.canPrepareImmediately
         {
-            return serveWithoutTask(stream, route: route, context: context, requestID: requestID)
+            return serveWithoutTask(stream, route: route, context: context)
         }
         server.callStarted()
         let body: @concurrent @Sendable () async -> Void = {
@@ -398,8 +416,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             } catch {
                 status = RPCError(converting: error)
             }
-            let sent = stream.finish(status)
-            server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
+            stream.finish(status)  // logged when the stream ends (``logEnd(_:reset:)``)
             server.callEnded()
         }
         // Without an executor preference the task is created without one: even a nil
@@ -423,17 +440,17 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// Serves a call whose handler never suspends, or answers through a callback, starting
     /// here on the loop thread, with no task.
-    private func serveWithoutTask(_ stream: ServerStream, route: RegisteredMethod, context: ServerContext, requestID: RequestID) {
+    private func serveWithoutTask(_ stream: ServerStream, route: RegisteredMethod, context: ServerContext) {
         var context = context
         let request: Data
         do {
             try route.interceptors.prepareImmediately(&context)
             request = try stream.takeSingleRequestNow()
         } catch {
-            return answer(stream, with: .failure(error), requestID: requestID)
+            return answer(stream, with: .failure(error))
         }
         if let immediate = route.immediateHandler {
-            answer(stream, with: Result { try immediate(request, context) }, requestID: requestID)
+            answer(stream, with: Result { try immediate(request, context) })
             // The caller's next request usually follows within microseconds: poll, don't sleep,
             // unless many calls are open (``EventLoop/expectWorkSoon()``); at one call at a time
             // this halves the latency on this machine (30 µs vs 77 µs).
@@ -441,22 +458,22 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         } else if let callback = route.callbackHandler {
             server.callStarted()
             // The stream receives the answer (``ServerStream/receiveAnswer(_:)``) from any thread.
-            callback(request, context, stream.attachResponder(requestID: requestID))
+            callback(request, context, stream.attachResponder())
         }
         // No polling after starting a callback: its answer arrives through a socket, and the
         // gateway (its user) shares cores with the services it calls.
     }
 
-    /// Ends a call served without a task with the handler's answer, and logs it; any thread.
-    func answer(_ stream: ServerStream, with result: Result<Data, any Error>, requestID: RequestID?) {
+    /// Ends a call served without a task with the handler's answer (logged when the stream
+    /// ends); any thread.
+    func answer(_ stream: ServerStream, with result: Result<Data, any Error>) {
         var status: RPCError?
         do {
             try stream.writeNow(try result.get())
         } catch {
             status = RPCError(converting: error)
         }
-        let sent = stream.finish(status)
-        server.logCall(stream: stream, status: sent, requestID: requestID, cause: status?.cause)
+        stream.finish(status)
     }
 
     /// A callback handler's call has ended (counted for graceful shutdown); any thread.
@@ -493,7 +510,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             }
             if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
             stream.streamClosed = true
-            stream.abort(RPCError(code: .cancelled, message: "The connection closed."))
+            let closedUnder = RPCError(code: .cancelled, message: "The connection closed.")
+            stream.abort(closedUnder)
+            logEnd(stream, status: closedUnder)
         }
         streams.removeAll()
         recentStream = nil
@@ -543,7 +562,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
                 "resetting \(stalled.count) stream(s) from \(peer) whose answers waited \(configuration.sendTimeout) on a shut window")
         }
         for stream in stalled {
-            stream.abort(RPCError(code: .cancelled, message: "The client took none of the answer."))
+            let untaken = RPCError(code: .cancelled, message: "The client took none of the answer.")
+            stream.abort(untaken)
+            stream.resetStatus = untaken
             session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
         }
         if pingSentAt == nil && idleFor >= configuration.keepaliveInterval.clockNanoseconds {

@@ -17,8 +17,6 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         var task: Task<Void, Never>?
         /// The responder of a callback handler, cancelled with the call.
         var responder: CallResponder?
-        /// The request id of a callback handler's call, for its log line.
-        var requestID: RequestID?
         /// The error trailers as fields, for a Trailers-Only response.
         var errorTrailers: [(String, String)] { status?.trailers ?? RPCError.okTrailers }
     }
@@ -53,6 +51,11 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// sent, so the stream keeps them alive.
     @exclusivity(unchecked) var heldHeaders: HTTP2HeaderBlock?
     @exclusivity(unchecked) var started = false
+    /// The call's request id, once its handler has started: for its log line.
+    @exclusivity(unchecked) var requestID: RequestID?
+    /// Why the server reset the stream before its answer was all sent (its deadline, the send
+    /// timeout): the status its log line gives.
+    @exclusivity(unchecked) var resetStatus: RPCError?
     /// Whether the loop counts this call among its open unary calls (``EventLoop/openCalls``).
     @exclusivity(unchecked) var countedOpen = false
     /// Response body bytes handed to nghttp2 so far.
@@ -165,11 +168,10 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// Makes and attaches a callback handler's responder, which answers through this stream and
     /// is cancelled with the call (at once when it already is).
-    func attachResponder(requestID: RequestID) -> CallResponder {
+    func attachResponder() -> CallResponder {
         let responder = CallResponder(receiver: self)
         let cancelled = shared.withLock { state -> Bool in
             state.responder = responder
-            state.requestID = requestID
             return state.buffers.cancellation != nil
         }
         if cancelled { responder.cancel() }
@@ -179,11 +181,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// A callback handler's answer: ends the call with it and lets go of the responder (which
     /// holds this stream in turn). Any thread.
     func receiveAnswer(_ result: Result<Data, any Error>) {
-        let requestID = shared.withLock { state in
-            defer { state.responder = nil }
-            return state.requestID
-        }
-        connection.answer(self, with: result, requestID: requestID)
+        shared.withLock { $0.responder = nil }
+        connection.answer(self, with: result)
         connection.callbackEnded()
     }
 

@@ -17,10 +17,10 @@ extension LiveTests {
         /// 0, never a WINDOW_UPDATE): the frames it received within 2 s (five send timeouts),
         /// and whether the server closed the connection.
         static func callWithShutWindow(
-            _ live: LiveServer, path: String, message: String
+            _ live: LiveServer, path: String, message: String, extra: [(String, String)] = []
         ) async throws -> (frames: [(type: UInt8, flags: UInt8, stream: UInt32, length: Int)], closed: Bool) {
             let socket = try RawSocket(port: live.port)
-            socket.send(HTTP2Bytes.unaryRequest(path: path, message: message, settings: [(4, 0)]))
+            socket.send(HTTP2Bytes.unaryRequest(path: path, message: message, extra: extra, settings: [(4, 0)]))
             let (received, closed) = await socket.readUntilClosed(timeout: .seconds(2))
             socket.close()
             return (HTTP2Bytes.parseFrames(received), closed)
@@ -38,6 +38,26 @@ extension LiveTests {
                 // The server serves on.
                 let answer = try await live.client.unary(EchoContract.unary, TextMessage(text: "after"))
                 #expect(answer.text == "after")
+            }
+        }
+
+        @Test("the log line of an answer reset unsent gives why, not the handler's OK")
+        func resetAnswerLogged() async throws {
+            let lines = CapturedLogLines()
+            try await withLiveServer(configure: { $0.sendTimeout = Self.timeout }, logger: lines.logger) { live in
+                // One answer ended by the send timeout, one by its deadline, both after the
+                // handler answered OK; one read normally.
+                _ = try await Self.callWithShutWindow(
+                    live, path: EchoContract.unary.path, message: #"{"text":"a"}"#, extra: [("x-request-id", "unsent-timeout")])
+                _ = try await Self.callWithShutWindow(
+                    live, path: EchoContract.unary.path, message: #"{"text":"b"}"#,
+                    extra: [("x-request-id", "unsent-deadline"), ("grpc-timeout", "100m")])
+                _ = try await live.client.unary(EchoContract.unary, TextMessage(text: "c"), options: CallOptions(metadata: ["x-request-id": "read"]))
+            }
+            let calls = lines.calls.map(\.fields)
+            for (requestID, status) in [("unsent-timeout", "CANCELLED"), ("unsent-deadline", "DEADLINE_EXCEEDED"), ("read", "OK")] {
+                let logged = calls.filter { $0["request-id"] == requestID }
+                #expect(logged.count == 1 && logged.first?["status"] == status, "\(requestID): \(logged)")
             }
         }
 
