@@ -226,10 +226,13 @@ final class HTTP2ServerCore: Sendable {
         return openConnections.isEmpty
     }
 
-    /// The one log line per call: request id, method, status, duration, peer.
-    func logCall(stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil) {
+    /// Logs a call's one line — request id, method, status, duration, peer: `status` is what the client got; `handlerStatus`, a server
+    /// failure the call ended with before a reset replaced it (logged as `handler-status`).
+    func logCall(
+        stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil, handlerStatus: RPCError? = nil
+    ) {
         let level: Logger.Level =
-            if status?.code == .internal || status?.code == .unknown {
+            if status?.code == .internal || status?.code == .unknown || handlerStatus != nil {
                 .error
             } else if status == nil && stream.path == Self.healthCheckPath {
                 .debug  // probes (the gateway's, every second; Kubernetes') would drown the log
@@ -244,6 +247,7 @@ final class HTTP2ServerCore: Sendable {
             "duration-ms": .string(Self.milliseconds(fromMicroseconds: Int(micros))), "peer": .string(stream.connection.peer),
         ]
         if let reason = status?.reason { metadata["reason"] = .string(reason) }
+        if let handlerStatus { metadata["handler-status"] = .string(handlerStatus.code.name) }
         if let cause { metadata["cause"] = .string(String(describing: cause)) }
         logger.log(level: level, "call", metadata: metadata)
     }

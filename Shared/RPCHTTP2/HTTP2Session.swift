@@ -27,6 +27,12 @@ protocol HTTP2SessionDelegate: AnyObject {
     func sessionPingAcknowledged()
     /// The peer's SETTINGS arrived (not an acknowledgement of ours): it speaks HTTP/2.
     func sessionSettingsReceived()
+    /// Response headers or trailers nghttp2 could not send; the stream is being reset.
+    func sessionAnswerHeadersNotSent(streamID: Int32)
+}
+
+extension HTTP2SessionDelegate {
+    func sessionAnswerHeadersNotSent(streamID: Int32) {}
 }
 
 /// What a body read produced.
@@ -451,10 +457,11 @@ private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData i
 /// while it waited), and RST_STREAM on an idle stream is a connection error (RFC 9113 §6.4):
 /// the server would close the connection and fail every call on it. nghttp2 closes such a
 /// stream itself, which ends the call.
-private let onFrameNotSent: nghttp2_on_frame_not_send_callback = { session, frame, _, _ in
+private let onFrameNotSent: nghttp2_on_frame_not_send_callback = { session, frame, _, userData in
     guard let frame, frame.pointee.hd.type == headersType, frame.pointee.hd.stream_id > 0,
         frame.pointee.headers.cat != NGHTTP2_HCAT_REQUEST
     else { return 0 }
+    HTTP2Session.withDelegate(userData) { $0.sessionAnswerHeadersNotSent(streamID: frame.pointee.hd.stream_id) }
     nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), frame.pointee.hd.stream_id, NGHTTP2_INTERNAL_ERROR.rawValue)
     return 0
 }

@@ -251,7 +251,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
         // Reset before the answer was all sent: by the server (it says why) or the client.
         let reset: RPCError? = errorCode != 0 ? (stream.resetStatus ?? Self.clientCancelled) : nil
-        logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled))
+        logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled), answered: answered)
         // Not flushOutput(): this runs inside nghttp2's callback, which must not re-enter the session.
         if draining && streams.isEmpty { flushSoon() }
     }
@@ -261,14 +261,21 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// Logs a call's one line as its stream ends, with what the client got (`status`: the
     /// answer's, or why the stream was reset before its answer was all sent) and the time until
-    /// then. Calls that failed before a handler started were logged when answered (``fail(_:_:)``).
-    private func logEnd(_ stream: ServerStream, status: RPCError?) {
-        if stream.started {
-            server.logCall(stream: stream, status: status, requestID: stream.requestID, cause: status?.cause)
-        } else if stream.route != nil {
-            server.logCall(
-                stream: stream, status: Self.clientCancelled, requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
-        }
+    /// then; `answered` is the status the call ended with, kept beside a reset when it was a
+    /// server failure (with its cause). Calls that failed before being routed were logged when
+    /// answered (``fail(_:_:)``).
+    private func logEnd(_ stream: ServerStream, status: RPCError?, answered: RPCError?) {
+        guard stream.started || stream.route != nil else { return }
+        let requestID = stream.requestID ?? stream.metadata[MetadataKey.requestID].map(RequestID.init)
+        let failure = answered.flatMap { $0.code == .internal || $0.code == .unknown ? $0 : nil }
+        let handlerStatus = status?.code == failure?.code ? nil : failure
+        server.logCall(
+            stream: stream, status: status, requestID: requestID, cause: status?.cause ?? failure?.cause,
+            handlerStatus: handlerStatus)
+    }
+
+    func sessionAnswerHeadersNotSent(streamID: Int32) {
+        stream(streamID)?.resetStatus = RPCError(code: .internal, message: "The answer's headers could not be sent.")
     }
 
     func sessionSentEndStream(streamID: Int32) {
@@ -416,7 +423,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             } catch {
                 status = RPCError(converting: error)
             }
-            stream.finish(status)  // logged when the stream ends (``logEnd(_:reset:)``)
+            stream.finish(status)  // logged when the stream ends (``logEnd(_:status:answered:)``)
             server.callEnded()
         }
         // Without an executor preference the task is created without one: even a nil
@@ -511,8 +518,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
             stream.streamClosed = true
             let closedUnder = RPCError(code: .cancelled, message: "The connection closed.")
+            let answered = stream.shared.withLock { $0.status }
             stream.abort(closedUnder)
-            logEnd(stream, status: closedUnder)
+            logEnd(stream, status: closedUnder, answered: answered)
         }
         streams.removeAll()
         recentStream = nil

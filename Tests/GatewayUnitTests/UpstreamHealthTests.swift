@@ -84,14 +84,50 @@ struct UpstreamHealthTests {
         let upstream = Upstream.connecting(
             name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
             services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
-        try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 2) {
-            let statuses = await Self.checker(upstream).checkAll()
-            #expect(statuses["catalog-svc"] == .serving)
-            #expect(!upstream.breaker.isOpen)
+        var failure: (any Error)?
+        do {
+            try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 2) {
+                let statuses = await Self.checker(upstream).checkAll()
+                #expect(statuses["catalog-svc"] == .serving)
+                #expect(!upstream.breaker.isOpen)
+            }
+        } catch {
+            failure = error
         }
         await upstream.close()
         await group.shutdown()
         await server.shutdown()
+        if let failure { throw failure }
+    }
+
+    @Test("after an outage the health connection reconnects at the next check, not after the calls' backoff")
+    func healthConnectionRetriesEachCheck() async throws {
+        let holds = Holds()
+        let probe = try Self.busyServer(holds)
+        let port = try probe.start()
+        await probe.shutdown()  // the port is free: connections are refused
+        let group = try EventLoopGroup(count: 1, name: "health-test")
+        // Calls' connections wait 3 s after a failed attempt (±20 %): longer than a check interval.
+        var configuration = ClientConfiguration.upstream
+        configuration.reconnectInitialBackoff = .seconds(3)
+        let upstream = Upstream.connecting(
+            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
+            services: [CatalogContract.service], required: true, configuration: configuration, group: group)
+        let checker = Self.checker(upstream)
+        let down = await checker.checkAll()["catalog-svc"]
+        var serverConfiguration = ServerConfiguration(host: "127.0.0.1", port: port)
+        serverConfiguration.limits.maxConcurrentStreams = UInt32(Self.streamLimit)
+        var router = Router()
+        router.unary(HealthContract.check) { _, _ in HealthCheckResponse(status: .serving) }
+        let server = try HTTP2Server(configuration: serverConfiguration, router: router, logger: ProxyFixture.logger)
+        _ = try server.start()
+        try await Task.sleep(for: .milliseconds(700))  // less than a second: the next check
+        let back = await checker.checkAll()["catalog-svc"]
+        await upstream.close()
+        await group.shutdown()
+        await server.shutdown()
+        #expect(down == .notServing)
+        #expect(back == .serving, "the first check after the upstream came back did not reach it")
     }
 
     @Test("a check sharing the calls' connection times out behind the burst (what the separate connection avoids)")
@@ -99,11 +135,17 @@ struct UpstreamHealthTests {
         let holds = Holds()
         let server = try Self.busyServer(holds)
         let upstream = try UpstreamTests.upstream(port: try server.start())  // one client for calls and checks
-        try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 1) {
-            let statuses = await Self.checker(upstream).checkAll()
-            #expect(statuses["catalog-svc"] == .notServing)
+        var failure: (any Error)?
+        do {
+            try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 1) {
+                let statuses = await Self.checker(upstream).checkAll()
+                #expect(statuses["catalog-svc"] == .notServing)
+            }
+        } catch {
+            failure = error
         }
         await upstream.close()
         await server.shutdown()
+        if let failure { throw failure }
     }
 }

@@ -94,6 +94,15 @@ enum FixtureContract {
         service: service, method: "LargeAnswer", kind: .unary, auth: .none, idempotent: false,
         requestFields: [], responseFields: [])
 
+    /// Raw bytes, server-streaming: after one request message, writes one message, then fails
+    /// with ``WriteThenFailError`` (answered INTERNAL; the error is the log line's cause).
+    static let writeThenFail = MethodInfo(
+        service: service, method: "WriteThenFail", kind: .serverStreaming, auth: .none, idempotent: false,
+        requestFields: [], responseFields: [])
+    struct WriteThenFailError: Error, CustomStringConvertible {
+        var description: String { "the fixture failed on purpose after writing" }
+    }
+
     static let downloadChunk = 64 * 1024
     static let downloadCount = 1024
     static let largeAnswerSize = 1 << 20
@@ -193,6 +202,11 @@ extension Router {
                 probe.addBytesWritten(chunk.count)
             }
             probe.record(.downloadFinished)
+        }
+        router.register(FixtureContract.writeThenFail) { io, _ in
+            _ = try await io.nextMessage()
+            try await io.write(Data("written".utf8))
+            throw FixtureContract.WriteThenFailError()
         }
         router.register(FixtureContract.largeAnswer) { io, _ in
             _ = try await io.nextMessage()

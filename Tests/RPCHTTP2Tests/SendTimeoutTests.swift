@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import RPC
 import RPCHTTP2
 import ServiceTestSupport
@@ -53,12 +54,33 @@ extension LiveTests {
                     live, path: EchoContract.unary.path, message: #"{"text":"b"}"#,
                     extra: [("x-request-id", "unsent-deadline"), ("grpc-timeout", "100m")])
                 _ = try await live.client.unary(EchoContract.unary, TextMessage(text: "c"), options: CallOptions(metadata: ["x-request-id": "read"]))
+                // A handler that failed after writing: its INTERNAL status waits behind the unsent
+                // message, and the reset must not hide it.
+                _ = try await Self.callWithShutWindow(
+                    live, path: FixtureContract.writeThenFail.path, message: "{}", extra: [("x-request-id", "unsent-failure")])
+                // A deadline that passes before the request has even ended.
+                let socket = try RawSocket(port: live.port)
+                socket.send(
+                    HTTP2Bytes.preface + HTTP2Bytes.frame(type: HTTP2Bytes.settings)
+                        + HTTP2Bytes.frame(
+                            type: HTTP2Bytes.headers, flags: HTTP2Bytes.endHeaders, stream: 1,
+                            payload: HTTP2Bytes.requestBlock(
+                                path: EchoContract.unary.path, extra: [("x-request-id", "unended"), ("grpc-timeout", "100m")])))
+                _ = await socket.readUntilClosed(timeout: .milliseconds(500))
+                socket.close()
             }
-            let calls = lines.calls.map(\.fields)
-            for (requestID, status) in [("unsent-timeout", "CANCELLED"), ("unsent-deadline", "DEADLINE_EXCEEDED"), ("read", "OK")] {
-                let logged = calls.filter { $0["request-id"] == requestID }
-                #expect(logged.count == 1 && logged.first?["status"] == status, "\(requestID): \(logged)")
+            let calls = lines.calls
+            for (requestID, status) in [
+                ("unsent-timeout", "CANCELLED"), ("unsent-deadline", "DEADLINE_EXCEEDED"), ("read", "OK"),
+                ("unsent-failure", "CANCELLED"), ("unended", "DEADLINE_EXCEEDED"),
+            ] {
+                let logged = calls.filter { $0.fields["request-id"] == requestID }
+                #expect(logged.count == 1 && logged.first?.fields["status"] == status, "\(requestID): \(logged)")
             }
+            let failure = calls.first { $0.fields["request-id"] == "unsent-failure" }
+            #expect(failure?.level == .error, "\(String(describing: failure))")
+            #expect(failure?.fields["handler-status"] == "INTERNAL", "\(String(describing: failure))")
+            #expect(failure?.fields["cause"]?.contains("on purpose") == true, "\(String(describing: failure))")
         }
 
         @Test("a unary answer too large to buffer whole is reset too, though its handler still waits to write it")

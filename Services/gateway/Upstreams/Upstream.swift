@@ -47,13 +47,18 @@ final class Upstream: Sendable {
     }
 
     /// An upstream at `address` as the gateway reaches it: calls over `configuration`'s
-    /// connections on `group`'s loops, health checks over one connection of their own.
+    /// connections on `group`'s loops, health checks over one connection of their own. That
+    /// connection waits at most half a second before reconnecting, less than the checks'
+    /// interval: each check after a failure tries a new connection, so a failed check — which
+    /// opens the breaker — means the upstream cannot be reached now, not that this connection is
+    /// still backing off from an outage the calls' connections have already recovered from.
     static func connecting(
         name: String, address: SocketAddressText, services: [String], required: Bool,
         configuration: ClientConfiguration, group: EventLoopGroup
     ) -> Upstream {
         var healthConfiguration = configuration
         healthConfiguration.connectionCount = 1
+        healthConfiguration.reconnectMaxBackoff = min(configuration.reconnectMaxBackoff, .milliseconds(500))
         return Upstream(
             name: name, services: services, required: required,
             client: RPCClient(target: address, configuration: configuration, group: group),
