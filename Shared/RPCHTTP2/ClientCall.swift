@@ -52,6 +52,8 @@ public final class ClientCall: @unchecked Sendable {
     /// `trailers`, since nothing else in them changes the outcome of a successful call.
     @exclusivity(unchecked) var trailersSaidOK = false
     @exclusivity(unchecked) var deadlineTimer: UInt64?
+    /// When the deadline passes (monotonic ns), once its timer is armed; `.max` before or without one.
+    @exclusivity(unchecked) var deadlineAt: UInt64 = .max
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
     @exclusivity(unchecked) var ungranted = 0
 

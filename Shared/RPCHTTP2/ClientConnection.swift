@@ -190,7 +190,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private func armDeadline(_ call: ClientCall) {
         guard call.deadlineTimer == nil, let timeLeft = call.timeLeft else { return }
         // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
-        call.deadlineTimer = loop.scheduleTimer(after: timeLeft, target: call)
+        call.deadlineAt = EventLoop.instant(after: timeLeft)
+        call.deadlineTimer = loop.scheduleTimer(at: call.deadlineAt, target: call)
     }
 
     /// Stops a call's deadline timer, which would otherwise hold the call until it fires.
@@ -235,7 +236,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// stream is reset. Loop only.
     func deadlinePassed(_ call: ClientCall) {
         call.deadlineTimer = nil
-        call.complete(.failure(RPCError(code: .deadlineExceeded, message: "The deadline passed.")))
+        call.complete(.failure(Self.deadlineExceeded))
         resetNow(call)
     }
 
@@ -363,7 +364,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         disarmDeadline(call)
         call.ungranted = 0  // the connection's window had them back on arrival
         // Nearly every call has its status by now: build the reset's error only when it has not.
-        if !call.hasEnded { call.complete(.failure(Self.error(forReset: errorCode))) }
+        if !call.hasEnded {
+            let deadlinePassed = call.deadlineAt != .max && System.monotonicNanoseconds() >= call.deadlineAt
+            call.complete(.failure(Self.error(forReset: errorCode, deadlinePassed: deadlinePassed)))
+        }
     }
 
     func sessionSentEndStream(streamID: Int32) {}
@@ -381,8 +385,15 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionSettingsReceived() { everConnected = true }
 
-    /// The status for a stream closed without one, from its RST_STREAM code.
-    static func error(forReset code: UInt32) -> RPCError {
+    /// What a call whose deadline passed ends with.
+    static let deadlineExceeded = RPCError(code: .deadlineExceeded, message: "The deadline passed.")
+
+    /// The status for a stream closed without one, from its RST_STREAM code. A CANCEL once the
+    /// call's own deadline has passed is that deadline: the server gave up on it too (its
+    /// deadline counts from the request's arrival, so it passes just after ours), and the reset
+    /// was read before our timer — due in the same loop iteration — could fire.
+    static func error(forReset code: UInt32, deadlinePassed: Bool = false) -> RPCError {
+        if code == 8 && deadlinePassed { return deadlineExceeded }
         switch code {
         case 0: return RPCError(code: .internal, message: "The stream closed without a status.")
         case 7: return RPCError(code: .unavailable, reason: "REFUSED_STREAM", message: "The server refused the stream; it was not processed.")

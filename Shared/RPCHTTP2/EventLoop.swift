@@ -234,11 +234,27 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         schedule(.notify(target), after: delay)
     }
 
+    /// ``scheduleTimer(after:target:)`` at a monotonic instant (ns, see
+    /// ``instant(after:)``) the caller keeps. Loop only.
+    @discardableResult
+    func scheduleTimer(at deadline: UInt64, target: any LoopTimerTarget) -> UInt64 {
+        schedule(.notify(target), at: deadline)
+    }
+
+    /// The monotonic instant (ns) `delay` from now, saturating.
+    static func instant(after delay: Duration) -> UInt64 {
+        let (deadline, overflow) = System.monotonicNanoseconds().addingReportingOverflow(delay.clockNanoseconds)
+        return overflow ? .max : deadline
+    }
+
     private func schedule(_ action: TimerAction, after delay: Duration) -> UInt64 {
+        schedule(action, at: Self.instant(after: delay))
+    }
+
+    private func schedule(_ action: TimerAction, at deadline: UInt64) -> UInt64 {
         assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
         let id = timerSlots.insert(action)
-        let (deadline, overflow) = System.monotonicNanoseconds().addingReportingOverflow(delay.clockNanoseconds)
-        timers.push(deadline: overflow ? .max : deadline, id: id)
+        timers.push(deadline: deadline, id: id)
         return id
     }
 

@@ -58,6 +58,15 @@ struct TransportUnitTests {
         #expect(heap.millisecondsUntilNext(now: 0) == 60_000)
     }
 
+    @Test("a server's reset is read as the call's status: a CANCEL after the call's own deadline is that deadline")
+    func resetStatuses() {
+        #expect(ClientConnection.error(forReset: 8).code == .cancelled)
+        #expect(ClientConnection.error(forReset: 8, deadlinePassed: true).code == .deadlineExceeded)
+        // Only CANCEL: a refused stream stays retryable, whatever the time.
+        #expect(ClientConnection.error(forReset: 7, deadlinePassed: true).reason == "REFUSED_STREAM")
+        #expect(ClientConnection.error(forReset: 2, deadlinePassed: true).code == .internal)
+    }
+
     @Test("host:port text parses names, IPv4 and bracketed IPv6", arguments: [
         ("127.0.0.1:7001", "127.0.0.1", 7001),
         ("localhost:80", "localhost", 80),
