@@ -130,6 +130,30 @@ struct UpstreamHealthTests {
         #expect(back == .serving, "the first check after the upstream came back did not reach it")
     }
 
+    @Test("an upstream that stops answering (its check times out) opens the breaker: calls are refused at once")
+    func hungUpstreamOpensTheBreaker() async throws {
+        let hung = Holds()
+        var router = Router()
+        router.unary(HealthContract.check) { _, _ in
+            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            return HealthCheckResponse(status: .serving)
+        }
+        let server = try HTTP2Server(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: ProxyFixture.logger)
+        let group = try EventLoopGroup(count: 1, name: "health-test")
+        let upstream = Upstream.connecting(
+            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        let status = await Self.checker(upstream).checkAll()["catalog-svc"]
+        let open = upstream.breaker.isOpen
+        hung.released.store(true, ordering: .relaxed)
+        await upstream.close()
+        await group.shutdown()
+        await server.shutdown()
+        #expect(status == .notServing)
+        #expect(open, "a check that timed out left the breaker closed: calls would wait out their deadlines")
+    }
+
     @Test("a check sharing the calls' connection times out behind the burst (what the separate connection avoids)")
     func sharedConnectionWaitsBehindTheBurst() async throws {
         let holds = Holds()

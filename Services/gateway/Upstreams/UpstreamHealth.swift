@@ -57,14 +57,17 @@ struct UpstreamHealth: Sendable {
     }
 
     /// The status `upstream` reports for itself, `NOT_SERVING` when it cannot be reached. Asked
-    /// on the upstream's own health connection, so a burst of calls does not hold the check back.
+    /// on the upstream's own health connection, so a burst of calls does not hold the check back:
+    /// a check unanswered within `timeout` means the process is not answering at all (stopped,
+    /// hung, its loops stuck), and opens the breaker as a refused connection does — otherwise
+    /// every call to a hung upstream would wait out its whole deadline.
     func check(_ upstream: Upstream) async -> ServingStatus {
         do {
             let response = try await upstream.healthClient.unary(
                 HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: timeout))
             upstream.breaker.recordSuccess()
             return response.status
-        } catch let error as RPCError where error.code == .unavailable {
+        } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
             upstream.breaker.recordUnreachable()
             return .notServing
         } catch {
