@@ -102,7 +102,8 @@ struct GatewayServer: Sendable {
         let (server, _) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group,
-            handlersStayOnLoop: configuration.handlersStayOnLoop, defaultUnaryTimeout: configuration.policy.defaultTimeout)
+            handlersStayOnLoop: configuration.handlersStayOnLoop, defaultUnaryTimeout: configuration.policy.defaultTimeout,
+            servedHere: [StorefrontContract.service])
         let upstreams = [authUpstream, catalog, basket, order]
         let upstreamHealth = UpstreamHealth(
             upstreams: upstreams, health: health, interval: configuration.healthInterval,

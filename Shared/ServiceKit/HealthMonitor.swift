@@ -7,6 +7,8 @@ internal import Synchronization
 public final class HealthMonitor: Sendable {
     private struct State {
         var statuses: [String: ServingStatus] = ["": .serving]
+        /// Services whose status is the process's (``follow(_:)``).
+        var followers: Set<String> = []
         var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] = [:]
         var nextWatcher = 0
         var draining = false
@@ -29,12 +31,28 @@ public final class HealthMonitor: Sendable {
     public func setStatus(_ status: ServingStatus, for service: String = "") {
         let (stored, continuations) = state.withLock { state in
             let stored: ServingStatus = state.draining ? .notServing : status
-            guard state.statuses.updateValue(stored, forKey: service) != stored else {
-                return (stored, [AsyncStream<ServingStatus>.Continuation]())
-            }
-            return (stored, state.watchers.values.filter { $0.service == service }.map(\.continuation))
+            let services = service.isEmpty ? state.followers.union([""]) : [service]
+            var changed: Set<String> = []
+            for name in services where state.statuses.updateValue(stored, forKey: name) != stored { changed.insert(name) }
+            return (stored, state.watchers.values.filter { changed.contains($0.service) }.map(\.continuation))
         }
         for continuation in continuations { continuation.yield(stored) }
+    }
+
+    /// Makes each of `services` — the API services this process serves itself — answer with
+    /// the process's status from now on, as the gRPC health convention expects a server to
+    /// know the services it serves (`Check {"service": "shop.catalog.v1.CatalogService"}`).
+    public func follow(_ services: [String]) {
+        let (current, continuations) = state.withLock { state in
+            let current = state.statuses[""] ?? .serving
+            var changed: Set<String> = []
+            for name in services where !name.isEmpty {
+                state.followers.insert(name)
+                if state.statuses.updateValue(current, forKey: name) != current { changed.insert(name) }
+            }
+            return (current, state.watchers.values.filter { changed.contains($0.service) }.map(\.continuation))
+        }
+        for continuation in continuations { continuation.yield(current) }
     }
 
     /// Marks every service `NOT_SERVING` (at the start of a shutdown).

@@ -41,14 +41,15 @@ package enum ServiceHost {
     /// The server for `router`, with health and Describe added; not yet listening. With
     /// `group`, it serves on those loops (shared with the process's clients, as the gateway
     /// does) instead of its own; `handlersStayOnLoop` keeps handlers on those loops after
-    /// they suspend (``ServerConfiguration/handlersStayOnLoop``).
+    /// they suspend (``ServerConfiguration/handlersStayOnLoop``). `servedHere`: see
+    /// ``Router/addStandardServices(health:servedHere:)``.
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
         health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false,
-        defaultUnaryTimeout: Duration? = nil
+        defaultUnaryTimeout: Duration? = nil, servedHere: [String]? = nil
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
-        router.addStandardServices(health: health)
+        router.addStandardServices(health: health, servedHere: servedHere)
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.gracePeriod = gracePeriod
         configuration.handlersStayOnLoop = handlersStayOnLoop

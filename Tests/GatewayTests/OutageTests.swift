@@ -65,6 +65,8 @@ struct OutageTests {
             #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try await stack.gatewayHealth() == .serving })
             try await stack.service(.catalog).kill()
             #expect(try await eventually(within: .seconds(5), every: .milliseconds(100)) { try await stack.gatewayHealth() == .notServing })
+            // The gateway's own service follows the gateway's status.
+            #expect(try await stack.gatewayHealth(StorefrontContract.service) == .notServing)
             await expectRPCError(.unavailable, reason: "UPSTREAM_UNAVAILABLE") {
                 try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             }
@@ -72,6 +74,7 @@ struct OutageTests {
             #expect(try await eventually(within: .seconds(15), every: .milliseconds(100)) { try await stack.gatewayHealth() == .serving })
             let product = try await stack.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             #expect(product.product.id == 1)
+            #expect(try await stack.gatewayHealth(StorefrontContract.service) == .serving)
         }
     }
 

@@ -50,6 +50,25 @@ struct HealthMonitorTests {
         watcher.stop()
     }
 
+    @Test("the services a process serves itself answer with its status, and their watchers follow it; others stay apart")
+    func followedServices() async throws {
+        let monitor = HealthMonitor()
+        #expect(monitor.status(of: "shop.catalog.v1.CatalogService") == nil)
+        monitor.setStatus(.notServing)
+        monitor.follow(["shop.catalog.v1.CatalogService"])
+        monitor.setStatus(.serving, for: "shop.basket.v1.BasketService")  // set on its own, as the gateway sets its upstreams
+        #expect(monitor.status(of: "shop.catalog.v1.CatalogService") == .notServing)
+        let watcher = Watcher(monitor, service: "shop.catalog.v1.CatalogService")
+        #expect(await watcher.waitFor(.notServing, count: 1))
+        monitor.setStatus(.serving)
+        #expect(await watcher.waitFor(.serving, count: 2))
+        #expect(monitor.status(of: "shop.catalog.v1.CatalogService") == .serving)
+        monitor.setStatus(.notServing)
+        #expect(monitor.status(of: "shop.basket.v1.BasketService") == .serving)
+        #expect(await watcher.waitFor(.notServing, count: 3))
+        watcher.stop()
+    }
+
     @Test("once the process drains, no watcher is told SERVING again, whatever is still reported")
     func drainingStaysNotServing() async throws {
         let monitor = HealthMonitor()

@@ -22,6 +22,10 @@ struct ServiceProcessTests {
         let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
         let health = try await client.unary(HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: .seconds(5)))
         #expect(health.status == .serving)
+        // Its own API service too, by name (the gRPC health convention).
+        let own = try await client.unary(
+            HealthContract.check, HealthCheckRequest(service: "bench.v1.BenchService"), options: CallOptions(timeout: .seconds(5)))
+        #expect(own.status == .serving)
         let described = try await client.unary(MetaContract.describe, Empty(), options: CallOptions(timeout: .seconds(5)))
         #expect(described.services.map(\.name).contains("bench.v1.BenchService"))
         #expect(described.services.map(\.name).contains(HealthContract.service))
