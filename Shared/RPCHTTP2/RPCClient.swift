@@ -67,6 +67,17 @@ public final class RPCClient: Sendable {
         if ownsGroup { await group.shutdown() }
     }
 
+    /// Closes the current connections without closing the client: calls on them fail with
+    /// `UNAVAILABLE`, and the next call connects afresh — for a connection suspected of being
+    /// stuck (a call on it went unanswered) when the peer may well be fine.
+    public func replaceConnections(reason: String) {
+        let connections = state.withLock { state -> [ClientConnection] in
+            defer { state.connections = state.connections.map { _ in nil } }
+            return state.connections.compactMap(\.self)
+        }
+        for connection in connections { connection.loop.execute { connection.shutDown(reason: reason) } }
+    }
+
     // MARK: Raw calls
 
     /// Starts a call on `path`; the caller sends, half-closes and reads through the result.

@@ -275,7 +275,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     func sessionAnswerHeadersNotSent(streamID: Int32) {
-        stream(streamID)?.resetStatus = RPCError(code: .internal, message: "The answer's headers could not be sent.")
+        guard let stream = stream(streamID), stream.resetStatus == nil else { return }
+        stream.resetStatus = RPCError(code: .internal, message: "The answer's headers could not be sent.")
     }
 
     func sessionSentEndStream(streamID: Int32) {

@@ -42,9 +42,11 @@ public final class HealthMonitor: Sendable {
     /// Makes each of `services` — the API services this process serves itself — answer with
     /// the process's status from now on, as the gRPC health convention expects a server to
     /// know the services it serves (`Check {"service": "shop.catalog.v1.CatalogService"}`).
+    /// A followed service's status may still be set on its own; the process's next change
+    /// overrides it.
     public func follow(_ services: [String]) {
         let (current, continuations) = state.withLock { state in
-            let current = state.statuses[""] ?? .serving
+            let current: ServingStatus = state.draining ? .notServing : state.statuses[""] ?? .serving
             var changed: Set<String> = []
             for name in services where !name.isEmpty {
                 state.followers.insert(name)

@@ -61,6 +61,24 @@ struct CircuitBreakerTests {
         breaker.recordSuccess()
         #expect(breaker.admit(now: start) == .proceed)
     }
+
+    @Test("failed health checks hold the breaker open until the next check, and give up on a probe in flight")
+    func unreachableHolds() {
+        var breaker = CircuitBreakerState(threshold: 5, initialCoolDown: .seconds(1), maxCoolDown: .seconds(15))
+        // Closed: open for the hold (longer than the cool-down), not just the cool-down.
+        breaker.recordUnreachable(now: start, holdFor: .seconds(2))
+        #expect(breaker.admit(now: start + .milliseconds(1500)) == .reject)
+        // Open: each failed check moves the end on; no call probes meanwhile.
+        breaker.recordUnreachable(now: start + .milliseconds(1900), holdFor: .seconds(2))
+        #expect(breaker.admit(now: start + .milliseconds(3500)) == .reject)
+        #expect(breaker.admit(now: start + .milliseconds(3900)) == .probe)
+        // Half-open: a failed check while the probe waits opens it again, with twice the cool-down.
+        breaker.recordUnreachable(now: start + .seconds(4), holdFor: .zero)
+        #expect(breaker.state == .open(until: start + .seconds(6), coolDown: .seconds(2)))
+        // The probe's end (out of time) does not reopen the door early.
+        breaker.recordAbandoned(now: start + .seconds(5))
+        #expect(breaker.admit(now: start + .seconds(5)) == .reject)
+    }
 }
 
 /// The thread-safe breaker: its lock-free answers while healthy must follow every transition.

@@ -130,7 +130,7 @@ struct UpstreamHealthTests {
         #expect(back == .serving, "the first check after the upstream came back did not reach it")
     }
 
-    @Test("an upstream that stops answering (its check times out) opens the breaker: calls are refused at once")
+    @Test("an upstream that stops answering (two checks in a row time out) opens the breaker: calls are refused at once")
     func hungUpstreamOpensTheBreaker() async throws {
         let hung = Holds()
         var router = Router()
@@ -144,14 +144,26 @@ struct UpstreamHealthTests {
         let upstream = Upstream.connecting(
             name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
             services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
-        let status = await Self.checker(upstream).checkAll()["catalog-svc"]
-        let open = upstream.breaker.isOpen
+        let checker = Self.checker(upstream)
+        // One unanswered check may be its connection's fault: it is replaced, the breaker stays closed.
+        let first = await checker.checkAll()["catalog-svc"]
+        let openAfterOne = upstream.breaker.isOpen
+        let replaced = await eventually(within: .seconds(5)) { server.openConnectionCount == 0 }
+        // A second in a row: the upstream itself is not answering.
+        let second = await checker.checkAll()["catalog-svc"]
+        let openAfterTwo = upstream.breaker.isOpen
+        // Past the breaker's 1 s cool-down it still refuses: no call probes before the next check.
+        try await Task.sleep(for: .milliseconds(1200))
+        let admission = upstream.breaker.admit()
         hung.released.store(true, ordering: .relaxed)
         await upstream.close()
         await group.shutdown()
         await server.shutdown()
-        #expect(status == .notServing)
-        #expect(open, "a check that timed out left the breaker closed: calls would wait out their deadlines")
+        #expect(first == .notServing && second == .notServing)
+        #expect(!openAfterOne, "one unanswered check opened the breaker")
+        #expect(replaced, "the unanswered check's connection was kept")
+        #expect(openAfterTwo, "two unanswered checks left the breaker closed: calls would wait out their deadlines")
+        #expect(admission == .reject, "a call probed the hung upstream before the next check")
     }
 
     @Test("a check sharing the calls' connection times out behind the burst (what the separate connection avoids)")

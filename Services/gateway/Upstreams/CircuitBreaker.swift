@@ -85,9 +85,20 @@ struct CircuitBreakerState: Sendable {
     }
 
     /// A health check found the upstream unreachable: open at once, without waiting for
-    /// callers to fail `threshold` times.
-    mutating func recordUnreachable(now: ContinuousClock.Instant) {
-        if case .closed = state { state = .open(until: now + initialCoolDown, coolDown: initialCoolDown) }
+    /// callers to fail `threshold` times, and stay open for at least `holdFor` — until the next
+    /// check can say otherwise — so that no call probes an upstream the checks find down (a
+    /// probe of a hung one would wait out its whole deadline). A probe already in flight is
+    /// given up on: the breaker opens with twice its cool-down.
+    mutating func recordUnreachable(now: ContinuousClock.Instant, holdFor: Duration = .zero) {
+        switch state {
+        case .closed:
+            state = .open(until: now + max(initialCoolDown, holdFor), coolDown: initialCoolDown)
+        case .halfOpen(let coolDown):
+            let next = min(coolDown * 2, maxCoolDown)
+            state = .open(until: now + max(next, holdFor), coolDown: next)
+        case .open(let until, let coolDown):
+            state = .open(until: max(until, now + holdFor), coolDown: coolDown)
+        }
     }
 
     /// Whether calls are being refused now.
@@ -137,9 +148,9 @@ final class CircuitBreaker: Sendable {
         update { $0.recordAbandoned(now: .now) }
     }
 
-    /// A health check could not reach the upstream.
-    func recordUnreachable() {
-        update { $0.recordUnreachable(now: .now) }
+    /// A health check could not reach the upstream; calls are refused for at least `holdFor`.
+    func recordUnreachable(holdFor: Duration = .zero) {
+        update { $0.recordUnreachable(now: .now, holdFor: holdFor) }
     }
 
     /// Whether calls are refused now; a retry is pointless then.

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import Synchronization
 
 /// One service behind the gateway: the API services it serves, its client, and the circuit
 /// breaker that answers for it while it is down.
@@ -23,6 +24,8 @@ final class Upstream: Sendable {
     let healthClient: RPCClient
     /// Refuses calls fast while it is known to be down.
     let breaker: CircuitBreaker
+    /// Health checks in a row that went unanswered (``UpstreamHealth``).
+    let unansweredChecks = Atomic<Int>(0)
     /// Whether a failed attempt of a task-free unary call may be retried: it counts against the
     /// breaker unless the upstream answered, and retries stop once the breaker opens. One
     /// closure for every call.

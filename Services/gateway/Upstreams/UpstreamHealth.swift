@@ -3,6 +3,7 @@ import Logging
 import RPC
 import RPCHTTP2
 import ServiceKit
+import Synchronization
 
 /// The gateway's health, aggregated from its upstreams (API.md §8, issue: "aggregated
 /// health"): every `interval` it asks each upstream's `grpc.health.v1.Health/Check`. Each
@@ -57,18 +58,32 @@ struct UpstreamHealth: Sendable {
     }
 
     /// The status `upstream` reports for itself, `NOT_SERVING` when it cannot be reached. Asked
-    /// on the upstream's own health connection, so a burst of calls does not hold the check back:
-    /// a check unanswered within `timeout` means the process is not answering at all (stopped,
-    /// hung, its loops stuck), and opens the breaker as a refused connection does — otherwise
-    /// every call to a hung upstream would wait out its whole deadline.
+    /// on the upstream's own health connection, so a burst of calls does not hold the check back.
+    ///
+    /// An upstream that refuses the connection opens its breaker at once. One that does not
+    /// answer within `timeout` may be hung (stopped, its loops stuck) — or only this connection
+    /// may be (a dropped route): the connection is replaced, and a second unanswered check in a
+    /// row opens the breaker — else every call to a hung upstream would wait out its whole
+    /// deadline. Either way the breaker stays open until the next check can say otherwise.
     func check(_ upstream: Upstream) async -> ServingStatus {
+        let holdFor = interval + timeout
         do {
             let response = try await upstream.healthClient.unary(
                 HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: timeout))
+            upstream.unansweredChecks.store(0, ordering: .relaxed)
             upstream.breaker.recordSuccess()
             return response.status
-        } catch let error as RPCError where error.code == .unavailable || error.code == .deadlineExceeded {
-            upstream.breaker.recordUnreachable()
+        } catch let error as RPCError where error.code == .unavailable {
+            upstream.unansweredChecks.store(0, ordering: .relaxed)
+            upstream.breaker.recordUnreachable(holdFor: holdFor)
+            return .notServing
+        } catch let error as RPCError where error.code == .deadlineExceeded {
+            if upstream.healthClient !== upstream.client {
+                upstream.healthClient.replaceConnections(reason: "a health check went unanswered")
+            }
+            if upstream.unansweredChecks.add(1, ordering: .relaxed).newValue >= 2 {
+                upstream.breaker.recordUnreachable(holdFor: holdFor)
+            }
             return .notServing
         } catch {
             return .notServing
