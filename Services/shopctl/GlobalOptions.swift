@@ -14,7 +14,9 @@ struct GlobalOptions: ParsableArguments {
     var json = false
 
     /// The deadline of each call, in seconds.
-    @Option(help: "Deadline of each call in seconds; watch commands have none.")
+    /// (`.unconditional`, like every number: `-1` is read as a value, and refused as out of
+    /// range, not as an unknown option that leaves the value missing.)
+    @Option(parsing: .unconditional, help: "Deadline of each call in seconds; watch commands have none.")
     var timeout: Double = 10
 
     /// Refuses an address that is not host:port and a deadline outside 0.1 s ... 1 h.

@@ -55,6 +55,23 @@ struct ArgumentValidationTests {
         }
     }
 
+    @Test(
+        "a negative number is read as the option's value and refused for its range, not as a missing value",
+        arguments: [
+            (["products", "list", "--page-size", "-1"], "--page-size must be 1 to 100"),
+            (["basket", "add", "3", "--count", "-2"], "--count must be 1 to 10"),
+            (["health", "--timeout", "-1"], "--timeout must be 0.1 to 3600 seconds"),
+        ])
+    func negativeNumbers(arguments: [String], message: String) {
+        do {
+            _ = try parse(arguments)
+            Issue.record("\(arguments) was accepted")
+        } catch {
+            #expect(Shopctl.exitCode(for: error) == .validationFailure, "\(arguments): \(error)")
+            #expect(Shopctl.message(for: error).contains(message), "\(arguments): \(Shopctl.message(for: error))")
+        }
+    }
+
     @Test("accepts a complete order, lower-case country and a four-digit year included")
     func acceptsOrder() throws {
         let command = try #require(try parse(["order", "place"] + Self.address + Self.card) as? OrderCommand.Place)

@@ -53,7 +53,7 @@ extension AdminCommand.Products {
         /// A file holding the product.
         @Option(help: "A JSON file with the product (or - for standard input).") var jsonFile: String?
         /// The product to replace.
-        @Option(help: "The id of the product to change; without it a product is created.") var id: Int?
+        @Option(parsing: .unconditional, help: "The id of the product to change; without it a product is created.") var id: Int?
         /// The title.
         @Option(help: "Title.") var title: String?
         /// The long description.
@@ -67,11 +67,11 @@ extension AdminCommand.Products {
         /// The image URL.
         @Option(help: "Image URL.") var image: String?
         /// The mean rating.
-        @Option(help: "Rating, 0 to 5.") var rating: Double?
+        @Option(parsing: .unconditional, help: "Rating, 0 to 5.") var rating: Double?
         /// How many ratings.
-        @Option(help: "Number of ratings.") var ratingCount: Int?
+        @Option(parsing: .unconditional, help: "Number of ratings.") var ratingCount: Int?
         /// Units in stock.
-        @Option(help: "Units in stock.") var stock: Int?
+        @Option(parsing: .unconditional, help: "Units in stock.") var stock: Int?
 
         /// Whether any product field flag was given.
         private var hasFieldFlags: Bool {

@@ -60,7 +60,7 @@ extension BasketCommand {
         /// The product id.
         @Argument(help: "The product id.") var product: Int
         /// How many units.
-        @Option(help: "How many units, 1 to 10.") var count = 1
+        @Option(parsing: .unconditional, help: "How many units, 1 to 10.") var count = 1
 
         /// Refuses bad values before anything is sent.
         func validate() throws {

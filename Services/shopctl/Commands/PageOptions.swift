@@ -4,7 +4,7 @@ import ArgumentParser
 /// way, and the page size carried into the command each page prints for the next one.
 struct PageOptions: ParsableArguments {
     /// The page size; the service's default (20) when absent.
-    @Option(help: "Results per page, 1 to 100 (default 20).") var pageSize: Int?
+    @Option(parsing: .unconditional, help: "Results per page, 1 to 100 (default 20).") var pageSize: Int?
     /// The page to show.
     @Option(help: "The page token a previous page printed.") var pageToken: String?
 
