@@ -50,7 +50,7 @@ public struct JSONCodec: Sendable {
                     code: .invalidArgument, reason: "MALFORMED_MESSAGE",
                     message: "The message is not a valid JSON object.", cause: error)
             }
-            (path, problem) = (context.codingPath, context.debugDescription)
+            (path, problem) = (context.codingPath, describeCorruption(context.debugDescription))
         @unknown default:
             (path, problem) = ([], "is invalid")
         }
@@ -59,6 +59,16 @@ public struct JSONCodec: Sendable {
         var rpcError = RPCError.invalidField(field.isEmpty ? "(message)" : field, problem, reason: "MALFORMED_MESSAGE")
         rpcError.cause = error
         return rpcError
+    }
+
+    /// A value the field's type does not accept, in the client's terms: an enum's unknown case
+    /// (Swift says "Cannot initialize ProductSort from invalid String value NOPE", naming our
+    /// type) becomes "'NOPE' is not an allowed value".
+    private static func describeCorruption(_ description: String) -> String {
+        guard description.hasPrefix("Cannot initialize "), let range = description.range(of: " value ") else {
+            return description
+        }
+        return "'\(description[range.upperBound...])' is not an allowed value"
     }
 
     private static func describe(_ type: Any.Type) -> String {

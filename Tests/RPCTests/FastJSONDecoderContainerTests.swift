@@ -19,6 +19,15 @@ struct FastJSONDecoderContainerTests {
         return (try #require(violation["field"]?.stringValue), try #require(violation["description"]?.stringValue))
     }
 
+    @Test("an enum's unknown value is named in the client's terms, not the server's type")
+    func unknownEnumValue() throws {
+        enum Sort: String, Decodable { case priceAscending = "PRICE_ASC" }
+        struct Request: Decodable { var sort: Sort? }
+        let (field, problem) = try Self.violation(#"{"sort":"NOPE"}"#, as: Request.self)
+        #expect(field == "sort")
+        #expect(problem == "'NOPE' is not an allowed value")
+    }
+
     @Test("keyed containers list keys, test presence and null, and let the last duplicate win")
     func keyedBasics() throws {
         struct Probe: Decodable {
