@@ -365,7 +365,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         call.ungranted = 0  // the connection's window had them back on arrival
         // Nearly every call has its status by now: build the reset's error only when it has not.
         if !call.hasEnded {
-            let deadlinePassed = call.deadlineAt != .max && System.monotonicNanoseconds() >= call.deadlineAt
+            let deadlinePassed = System.monotonicNanoseconds() >= call.deadlineAt  // never, without one (.max)
             call.complete(.failure(Self.error(forReset: errorCode, deadlinePassed: deadlinePassed)))
         }
     }

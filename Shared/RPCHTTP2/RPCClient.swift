@@ -53,12 +53,7 @@ public final class RPCClient: Sendable {
 
     /// Closes the connection and, if owned, the loops. Calls in flight fail with `UNAVAILABLE`.
     public func close() async {
-        let connections = state.withLock { state -> [ClientConnection] in
-            state.closed = true
-            defer { state.connections = state.connections.map { _ in nil } }
-            return state.connections.compactMap(\.self)
-        }
-        for connection in connections { connection.loop.execute { connection.shutDown(reason: "client closed") } }
+        shutDownConnections(reason: "client closed", closingClient: true)
         let waiting = waitingRetries.withLock { waiting in
             defer { waiting.removeAll() }
             return Array(waiting.values)
@@ -71,7 +66,14 @@ public final class RPCClient: Sendable {
     /// `UNAVAILABLE`, and the next call connects afresh — for a connection suspected of being
     /// stuck (a call on it went unanswered) when the peer may well be fine.
     public func replaceConnections(reason: String) {
+        shutDownConnections(reason: reason, closingClient: false)
+    }
+
+    /// Empties the connection slots (marking the client closed with `closingClient`) and shuts
+    /// down the connections that were in them, each on its loop.
+    private func shutDownConnections(reason: String, closingClient: Bool) {
         let connections = state.withLock { state -> [ClientConnection] in
+            if closingClient { state.closed = true }
             defer { state.connections = state.connections.map { _ in nil } }
             return state.connections.compactMap(\.self)
         }

@@ -350,9 +350,15 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         stream.abort(passed)
         flushOutput()
         guard !closed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
-        stream.resetStatus = passed
-        session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
+        resetAnswer(stream, because: passed)
         flushOutput()
+    }
+
+    /// Resets a stream whose answer will not all go out (RST_STREAM CANCEL), noting `reason` for
+    /// its log line (``ServerStream/resetStatus``).
+    private func resetAnswer(_ stream: ServerStream, because reason: RPCError) {
+        stream.resetStatus = reason
+        session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
     }
 
     private func endOfRequest(_ stream: ServerStream) {
@@ -573,8 +579,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         for stream in stalled {
             let untaken = RPCError(code: .cancelled, message: "The client took none of the answer.")
             stream.abort(untaken)
-            stream.resetStatus = untaken
-            session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
+            resetAnswer(stream, because: untaken)
         }
         if pingSentAt == nil && idleFor >= configuration.keepaliveInterval.clockNanoseconds {
             pingSentAt = now

@@ -12,6 +12,13 @@ public final class HealthMonitor: Sendable {
         var watchers: [Int: (service: String, continuation: AsyncStream<ServingStatus>.Continuation)] = [:]
         var nextWatcher = 0
         var draining = false
+
+        /// Gives each of `services` `status`; returns the watchers of those it changed.
+        mutating func store(_ status: ServingStatus, for services: some Sequence<String>) -> [AsyncStream<ServingStatus>.Continuation] {
+            var changed: Set<String> = []
+            for name in services where statuses.updateValue(status, forKey: name) != status { changed.insert(name) }
+            return changed.isEmpty ? [] : watchers.values.filter { changed.contains($0.service) }.map(\.continuation)
+        }
     }
 
     private let state = Mutex(State())
@@ -31,10 +38,7 @@ public final class HealthMonitor: Sendable {
     public func setStatus(_ status: ServingStatus, for service: String = "") {
         let (stored, continuations) = state.withLock { state in
             let stored: ServingStatus = state.draining ? .notServing : status
-            let services = service.isEmpty ? state.followers.union([""]) : [service]
-            var changed: Set<String> = []
-            for name in services where state.statuses.updateValue(stored, forKey: name) != stored { changed.insert(name) }
-            return (stored, state.watchers.values.filter { changed.contains($0.service) }.map(\.continuation))
+            return (stored, state.store(stored, for: service.isEmpty ? state.followers.union([""]) : [service]))
         }
         for continuation in continuations { continuation.yield(stored) }
     }
@@ -47,12 +51,9 @@ public final class HealthMonitor: Sendable {
     public func follow(_ services: [String]) {
         let (current, continuations) = state.withLock { state in
             let current: ServingStatus = state.draining ? .notServing : state.statuses[""] ?? .serving
-            var changed: Set<String> = []
-            for name in services where !name.isEmpty {
-                state.followers.insert(name)
-                if state.statuses.updateValue(current, forKey: name) != current { changed.insert(name) }
-            }
-            return (current, state.watchers.values.filter { changed.contains($0.service) }.map(\.continuation))
+            let named = services.filter { !$0.isEmpty }
+            state.followers.formUnion(named)
+            return (current, state.store(current, for: named))
         }
         for continuation in continuations { continuation.yield(current) }
     }

@@ -70,19 +70,13 @@ enum FixtureContract {
     static let failWithMessage = MethodDescriptor<TextMessage, TextMessage>(
         service: service, method: "FailWithMessage", kind: .unary)
     /// Raw bytes, no JSON: echoes every request message as it arrives.
-    static let rawEcho = MethodInfo(
-        service: service, method: "RawEcho", kind: .bidirectionalStreaming, auth: .none, idempotent: false,
-        requestFields: [], responseFields: [])
+    static let rawEcho = raw("RawEcho", .bidirectionalStreaming)
     /// Raw bytes: after one request message, writes ``downloadCount`` messages of ``downloadChunk`` bytes.
-    static let download = MethodInfo(
-        service: service, method: "Download", kind: .serverStreaming, auth: .none, idempotent: false,
-        requestFields: [], responseFields: [])
+    static let download = raw("Download", .serverStreaming)
 
     /// Raw bytes, client-streaming: waits until the probe's gate opens, then reads every
     /// request message and answers with the byte count as text.
-    static let gatedUpload = MethodInfo(
-        service: service, method: "GatedUpload", kind: .clientStreaming, auth: .none, idempotent: false,
-        requestFields: [], responseFields: [])
+    static let gatedUpload = raw("GatedUpload", .clientStreaming)
 
     /// Waits `millis` without noticing cancellation, then answers: a handler that outlives
     /// its call's connection.
@@ -90,17 +84,19 @@ enum FixtureContract {
 
     /// Raw bytes, unary: after one request message, answers one message of ``largeAnswerSize``
     /// bytes — above the outbound mark, so the handler's write waits for the bytes to drain.
-    static let largeAnswer = MethodInfo(
-        service: service, method: "LargeAnswer", kind: .unary, auth: .none, idempotent: false,
-        requestFields: [], responseFields: [])
+    static let largeAnswer = raw("LargeAnswer", .unary)
 
     /// Raw bytes, server-streaming: after one request message, writes one message, then fails
     /// with ``WriteThenFailError`` (answered INTERNAL; the error is the log line's cause).
-    static let writeThenFail = MethodInfo(
-        service: service, method: "WriteThenFail", kind: .serverStreaming, auth: .none, idempotent: false,
-        requestFields: [], responseFields: [])
+    static let writeThenFail = raw("WriteThenFail", .serverStreaming)
     struct WriteThenFailError: Error, CustomStringConvertible {
         var description: String { "the fixture failed on purpose after writing" }
+    }
+
+    /// A method of raw bytes (no JSON fields) with no auth, not idempotent.
+    private static func raw(_ method: String, _ kind: MethodKind) -> MethodInfo {
+        MethodInfo(
+            service: service, method: method, kind: kind, auth: .none, idempotent: false, requestFields: [], responseFields: [])
     }
 
     static let downloadChunk = 64 * 1024
