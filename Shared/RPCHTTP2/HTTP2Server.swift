@@ -228,11 +228,17 @@ final class HTTP2ServerCore: Sendable {
 
     /// Logs a call's one line — request id, method, status, duration, peer: `status` is what the client got; `handlerStatus`, a server
     /// failure the call ended with before a reset replaced it (logged as `handler-status`).
+    /// Writes a call's one log line. `httpStatus` is set for a request refused before it was a
+    /// call (HTTP 405, 415): `status` is then what a gRPC client makes of that HTTP status, and
+    /// the line is at info, the client's mistake rather than the server's failure.
     func logCall(
-        stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil, handlerStatus: RPCError? = nil
+        stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil, handlerStatus: RPCError? = nil,
+        httpStatus: Int? = nil
     ) {
         let level: Logger.Level =
-            if status?.code == .internal || status?.code == .unknown || handlerStatus != nil {
+            if httpStatus != nil {
+                .info
+            } else if status?.code == .internal || status?.code == .unknown || handlerStatus != nil {
                 .error
             } else if status == nil && stream.path == Self.healthCheckPath {
                 .debug  // probes (the gateway's, every second; Kubernetes') would drown the log
@@ -247,6 +253,7 @@ final class HTTP2ServerCore: Sendable {
             "duration-ms": .string(Self.milliseconds(fromMicroseconds: Int(micros))), "peer": .string(stream.connection.peer),
         ]
         if let reason = status?.reason { metadata["reason"] = .string(reason) }
+        if let httpStatus { metadata["http-status"] = .string(String(httpStatus)) }
         if let handlerStatus { metadata["handler-status"] = .string(handlerStatus.code.name) }
         if let cause { metadata["cause"] = .string(String(describing: cause)) }
         logger.log(level: level, "call", metadata: metadata)

@@ -390,7 +390,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let headers = HTTP2HeaderBlock([(":status", String(status))])
         stream.heldHeaders = headers
         session.submitResponse(streamID: stream.id, headers: headers, body: false)
-        server.logger.info("rejected \(stream.httpMethod) \(stream.path) from \(peer) with HTTP \(status)")
+        server.logCall(
+            stream: stream, status: RPCError(code: .forHTTPStatus(status), message: "HTTP status \(status)."), requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init),
+            httpStatus: status)
     }
 
     private func startHandler(_ stream: ServerStream) {
