@@ -49,12 +49,29 @@ struct Shopctl: AsyncParsableCommand {
             let code = exitCode(for: error)
             if code == .success { exit(withError: error) }  // --help, --version
             if code == .validationFailure {
-                Output.error(fullMessage(for: error))
+                Output.error(usageMessage(for: error, arguments: Array(CommandLine.arguments.dropFirst())))
                 Foundation.exit(ExitStatus.usage.rawValue)
             }
         }
         let report = ErrorReport(other: error)
         Output.error(report.line)
         Foundation.exit(report.status.rawValue)
+    }
+
+    /// ArgumentParser's message for a usage error, with a hint under its first line when a
+    /// negative number was taken for an option: `basket set ITEM -1` reads `-1` as a flag and
+    /// says the count is missing. No argument of shopctl takes a negative number (an option's
+    /// value does get read as one: `--page-size -1` is refused for its range).
+    static func usageMessage(for error: any Error, arguments: [String]) -> String {
+        let message = fullMessage(for: error)
+        let isNegativeNumber = { (argument: String) in
+            argument.count > 1 && argument.first == "-" && argument.dropFirst().allSatisfy { ("0"..."9").contains($0) || $0 == "." }
+        }
+        guard message.contains("Missing expected argument"), let number = arguments.first(where: isNegativeNumber) else {
+            return message
+        }
+        var lines = message.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        lines.insert("'\(number)' was read as an option: no argument of shopctl takes a negative number.", at: 1)
+        return lines.joined(separator: "\n")
     }
 }

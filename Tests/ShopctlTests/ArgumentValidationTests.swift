@@ -72,6 +72,29 @@ struct ArgumentValidationTests {
         }
     }
 
+    @Test(
+        "a negative number where an argument goes is named as read for an option, not left as a missing argument",
+        arguments: [["basket", "set", "abcd", "-1"], ["products", "show", "-5"], ["favorites", "add", "-2", "--json"]])
+    func negativeArguments(arguments: [String]) {
+        do {
+            _ = try parse(arguments)
+            Issue.record("\(arguments) was accepted")
+        } catch {
+            #expect(Shopctl.exitCode(for: error) == .validationFailure, "\(arguments): \(error)")
+            let message = Shopctl.usageMessage(for: error, arguments: arguments)
+            let number = arguments.first { $0.hasPrefix("-") && $0 != "--json" } ?? ""
+            #expect(
+                message.split(separator: "\n").dropFirst().first == "'\(number)' was read as an option: no argument of shopctl takes a negative number.",
+                "\(arguments): \(message)")
+        }
+        // Other usage errors are left as ArgumentParser words them.
+        do {
+            _ = try parse(["basket", "set", "abcd"])
+        } catch {
+            #expect(Shopctl.usageMessage(for: error, arguments: ["basket", "set", "abcd"]) == Shopctl.fullMessage(for: error))
+        }
+    }
+
     @Test("accepts a complete order, lower-case country and a four-digit year included")
     func acceptsOrder() throws {
         let command = try #require(try parse(["order", "place"] + Self.address + Self.card) as? OrderCommand.Place)
