@@ -36,18 +36,57 @@ struct IdempotencyStoreTests {
     @Test("at start, keys a crash left running without an order are freed; keys with an order stay for recovery")
     func freeAbandoned() async throws {
         let store = try await Self.store()
-        for key in ["crashed", "with-order", "answered"] {
+        for key in ["crashed", "with-order", "answered", "order-gone"] {
             _ = try await store.claim(userID: "u1", key: key, requestHash: "h", now: Self.epoch)
         }
         try await store.insert(Self.order("o1", user: "u1", key: "with-order", step: "charged"), now: Self.epoch)
         try await store.answer(userID: "u1", key: "answered", with: StoredAnswer(order: nil, error: nil))
-        #expect(try await store.freeAbandonedKeys() == 1)
+        // A crash after an undone order was removed and before its key was freed.
+        try await store.insert(Self.order("o2", user: "u1", key: "order-gone", step: "priced"), now: Self.epoch)
+        try await store.remove(orderID: "o2")
+        #expect(try await store.freeAbandonedKeys() == 2)
         #expect(try await Self.keys(in: store) == ["u1/with-order", "u1/answered"])
         // The client's retry with the crashed key starts afresh.
         guard case .claimed = try await store.claim(userID: "u1", key: "crashed", requestHash: "h", now: Self.epoch + 60) else {
             Issue.record("the crashed key is still claimed")
             return
         }
+    }
+
+    @Test("an answer that removes its pending order does both in one step, and only for an order still pending")
+    func answerRemovingOrder() async throws {
+        let store = try await Self.store()
+        _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h", now: Self.epoch)
+        try await store.insert(Self.order("o1", user: "u1", key: "k1", step: "priced"), now: Self.epoch)
+        let answer = StoredAnswer(order: nil, error: StoredError(code: 9, reason: "OUT_OF_STOCK", message: "gone", details: nil))
+        try await store.answer(userID: "u1", key: "k1", with: answer, removingOrder: "o1")
+        #expect(try await store.order(id: "o1") == nil)
+        guard case .answered(let stored) = try await store.claim(userID: "u1", key: "k1", requestHash: "h", now: Self.epoch + 1) else {
+            Issue.record("the key was not answered")
+            return
+        }
+        #expect(stored == answer)
+        // A key a retry claimed anew (another order) keeps its state; a finished order stays.
+        _ = try await store.claim(userID: "u1", key: "k2", requestHash: "h", now: Self.epoch)
+        try await store.insert(Self.order("o2", user: "u1", key: "k2", step: "done"), now: Self.epoch)
+        try await store.answer(userID: "u1", key: "k2", with: answer, removingOrder: "o3")
+        #expect(try await store.order(id: "o2") != nil)
+        guard case .inProgress = try await store.claim(userID: "u1", key: "k2", requestHash: "h", now: Self.epoch + 1) else {
+            Issue.record("the key of another order was answered")
+            return
+        }
+    }
+
+    @Test("compensation runs to its end in a cancelled call")
+    func uncancelledWork() async throws {
+        let call = Task {
+            await OrderService.uncancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                return !Task.isCancelled
+            }
+        }
+        call.cancel()
+        #expect(await call.value)
     }
 
     @Test("past retention: answered keys and keys left running go; a key an unfinished order still needs stays")

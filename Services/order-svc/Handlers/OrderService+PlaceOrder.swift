@@ -13,6 +13,18 @@ extension OrderService {
     struct FinalAnswer: Error {
         /// The error to answer with.
         let error: RPCError
+        /// The pending order to remove with the answer, in the same transaction (so that a
+        /// crash between the two cannot leave the key claimed by an order that is gone).
+        var removing: String? = nil
+    }
+
+    /// A failure that left the recorded order for the recovery pass — undoing it failed, or it
+    /// was charged. Its idempotency key stays claimed (a retry meets `REQUEST_IN_PROGRESS`)
+    /// until recovery settles the order and frees or answers the key: freed now, a retry could
+    /// charge again while the first charge stands, or meet stock the first still holds.
+    struct LeftForRecovery: Error {
+        /// What the caller is answered.
+        let error: any Error
     }
 
     /// `PlaceOrder`.
@@ -38,8 +50,11 @@ extension OrderService {
         do {
             return try await place(request, card: card, userID: user.id, key: key, context: context)
         } catch let final as FinalAnswer {
-            try await store.answer(userID: user.id, key: key, with: StoredAnswer(error: StoredError(final.error)))
+            try await store.answer(
+                userID: user.id, key: key, with: StoredAnswer(error: StoredError(final.error)), removingOrder: final.removing)
             throw final.error
+        } catch let left as LeftForRecovery {
+            throw left.error
         } catch {
             // Transient: nothing was charged and nothing stays reserved (see `place`); free
             // the key so that the client's retry runs afresh.
@@ -93,14 +108,16 @@ extension OrderService {
                     items: items.map { StockReservationItem(productId: $0.productId, count: $0.count) }),
                 options: upstreamOptions(context, withInternalKey: true))
         } catch let error as RPCError where error.reason == CatalogReason.outOfStock.rawValue {
-            try await store.remove(orderID: orderID)
-            throw FinalAnswer(error: OrderReason.outOfStock.error(error.message, details: error.details))
+            throw FinalAnswer(error: OrderReason.outOfStock.error(error.message, details: error.details), removing: orderID)
         } catch {
             // The reservation may have happened before the failure.
-            await abandon(orderID, refund: false)
-            throw Self.upstreamError(error, service: "catalog-svc")
+            try await abandon(orderID, refund: false, after: Self.upstreamError(error, service: "catalog-svc"))
         }
-        try await store.advance(orderID: orderID, to: "reserved")
+        do {
+            try await store.advance(orderID: orderID, to: "reserved")
+        } catch {
+            try await abandon(orderID, refund: false, after: error)
+        }
         timer.mark("reserve")
 
         // 5. Payment.
@@ -108,28 +125,40 @@ extension OrderService {
         do {
             outcome = try await payments.charge(orderID: orderID, amount: order.total, card: card)
         } catch {
-            await abandon(orderID, refund: true)
-            throw error
+            try await abandon(orderID, refund: true, after: error)
         }
         if case .declined(let reason) = outcome {
             let declined = OrderReason.paymentDeclined.error(reason)
-            try await store.answer(
-                userID: userID, key: key, with: StoredAnswer(error: StoredError(declined)), orderID: orderID,
-                step: "declined", status: .paymentFailed)
-            if (try? await releaseStock(orderID, options: recoveryOptions)) != nil {
+            do {
+                try await store.answer(
+                    userID: userID, key: key, with: StoredAnswer(error: StoredError(declined)), orderID: orderID,
+                    step: "declined", status: .paymentFailed)
+            } catch {
+                try await abandon(orderID, refund: true, after: error)
+            }
+            let released = await Self.uncancelled { (try? await self.releaseStock(orderID, options: self.recoveryOptions)) != nil }
+            if released {
                 try await store.advance(orderID: orderID, to: "done")
             }
             context.logger.info("payment declined", metadata: ["order": "\(orderID)"])
             throw declined
         }
-        try await store.advance(orderID: orderID, to: "charged")
-        timer.mark("charge")
+        // Charged: from here on a failure leaves the order to recovery, which completes it as
+        // PAID and stores that answer under the key.
+        do {
+            try await store.advance(orderID: orderID, to: "charged")
+            timer.mark("charge")
 
-        // 6. Paid; the basket is cleared if nobody changed it meanwhile.
-        order.status = .paid
-        order.updatedAt = Timestamp.rfc3339(Timestamp.now())
-        try await store.answer(
-            userID: userID, key: key, with: StoredAnswer(order: order), orderID: orderID, step: "done", status: .paid)
+            // 6. Paid; the basket is cleared if nobody changed it meanwhile.
+            order.status = .paid
+            order.updatedAt = Timestamp.rfc3339(Timestamp.now())
+            try await store.answer(
+                userID: userID, key: key, with: StoredAnswer(order: order), orderID: orderID, step: "done", status: .paid)
+        } catch {
+            logger.warning(
+                "order left for recovery", metadata: ["order": "\(orderID)", "error": "\(RPCError(converting: error))"])
+            throw LeftForRecovery(error: error)
+        }
         timer.mark("paid")
         do {
             _ = try await self.basket.unary(
@@ -146,18 +175,32 @@ extension OrderService {
         return order
     }
 
-    /// Undoes a placement that failed before it was charged for good: refund (when a charge
-    /// may exist), release the stock, remove the pending order. If a step fails, the order
-    /// stays at its step for the recovery pass, which finishes the job.
-    private func abandon(_ orderID: String, refund: Bool) async {
-        do {
-            if refund { try await payments.refund(orderID: orderID) }
-            try await releaseStock(orderID, options: recoveryOptions)
-            try await store.remove(orderID: orderID)
-        } catch {
-            logger.warning(
-                "order left for recovery", metadata: ["order": "\(orderID)", "error": "\(RPCError(converting: error))"])
+    /// Undoes a placement that failed with `error` before it was charged for good — refund
+    /// (when a charge may exist), release the stock, remove the pending order — and throws
+    /// `error`, so that the key is freed and a retry starts afresh. If a step fails, the order
+    /// stays at its step for the recovery pass and `LeftForRecovery` is thrown. The undoing is
+    /// not cancelled with the call: a deadline that ended the call must not leave its stock
+    /// reserved until recovery comes by.
+    private func abandon(_ orderID: String, refund: Bool, after error: any Error) async throws -> Never {
+        let undone = await Self.uncancelled {
+            do {
+                if refund { try await self.payments.refund(orderID: orderID) }
+                try await self.releaseStock(orderID, options: self.recoveryOptions)
+                try await self.store.remove(orderID: orderID)
+                return true
+            } catch {
+                self.logger.warning(
+                    "order left for recovery", metadata: ["order": "\(orderID)", "error": "\(RPCError(converting: error))"])
+                return false
+            }
         }
+        throw undone ? error : LeftForRecovery(error: error)
+    }
+
+    /// Runs `work` to its end even when the calling task is cancelled (a call's deadline):
+    /// compensation that must happen whatever became of the call.
+    static func uncancelled<T: Sendable>(_ work: @escaping @Sendable () async -> T) async -> T {
+        await Task { await work() }.value
     }
 
     /// The basket's lines at the catalog's current titles and prices; a product gone from the

@@ -20,18 +20,28 @@ extension OrderService {
             logger.error("recovery cannot read orders", metadata: ["error": "\(error)"])
             return 0
         }
+        return await recover(listed: records)
+    }
+
+    /// Settles the orders of `records`, a list read a moment ago, each by its step as it is now.
+    func recover(listed records: [OrderRecord]) async -> Int {
         var settled = 0
-        for record in records {
-            let id = record.order.id
+        for listed in records {
+            let id = listed.order.id
             guard inFlight.claim(id) else { continue }
             defer { inFlight.release(id) }
             do {
+                // The list is a snapshot: a PlaceOrder or CancelOrder may have finished the order
+                // since, and released it just before this claim. Only its step now counts —
+                // settling by a stale one would refund, release and delete a paid order.
+                guard let record = try await store.order(id: id), Self.unfinishedSteps.contains(record.step) else {
+                    continue
+                }
                 try await settle(record)
                 settled += 1
                 logger.notice("recovered order", metadata: ["order": "\(id)", "step": "\(record.step)"])
             } catch {
-                logger.warning(
-                    "recovery will retry", metadata: ["order": "\(id)", "step": "\(record.step)", "error": "\(error)"])
+                logger.warning("recovery will retry", metadata: ["order": "\(id)", "error": "\(error)"])
             }
         }
         return settled

@@ -71,19 +71,28 @@ struct OrderService: Sendable {
         guard let record = try await store.order(id: request.id, userID: user.id), record.isVisible else {
             throw Self.orderNotFound(request.id)
         }
-        guard record.order.status == .paid, record.step == "done" || record.step == "cancelling" else {
-            throw OrderReason.orderNotCancellable.error(
-                "Only a paid order can be cancelled; this one is \(record.order.status.rawValue).")
-        }
+        try Self.checkCancellable(record)
         guard inFlight.claim(record.order.id) else {
             throw OrderReason.requestInProgress.error("The order is being changed; try again shortly.")
         }
         defer { inFlight.release(record.order.id) }
+        // Read again under the claim: another cancel may have finished it since the read above.
+        guard let current = try await store.order(id: record.order.id) else { throw Self.orderNotFound(request.id) }
+        try Self.checkCancellable(current)
         try await store.advance(orderID: record.order.id, to: "cancelling")
         try await finishCancelling(record.order.id, options: upstreamOptions(context, withInternalKey: true))
         guard let cancelled = try await store.order(id: record.order.id) else { throw Self.orderNotFound(request.id) }
         context.logger.info("order cancelled", metadata: ["order": "\(record.order.id)"])
         return cancelled.order
+    }
+
+    /// `FAILED_PRECONDITION`/`ORDER_NOT_CANCELLABLE` unless `record` is a paid order (or one
+    /// whose cancelling a failure interrupted).
+    private static func checkCancellable(_ record: OrderRecord) throws {
+        guard record.order.status == .paid, record.step == "done" || record.step == "cancelling" else {
+            throw OrderReason.orderNotCancellable.error(
+                "Only a paid order can be cancelled; this one is \(record.order.status.rawValue).")
+        }
     }
 
     /// Refunds, releases the stock, and marks the order `CANCELLED` (each step idempotent).

@@ -80,24 +80,29 @@ extension OrderStore {
         }
     }
 
-    /// Stores the answer of a key and, when given, moves its order to `step`/`status` — in one
-    /// transaction, so the answer and the order never disagree. With an order, the key is
-    /// answered only if it still belongs to that order (a retry may have claimed it anew).
+    /// Stores the answer of a key and, when given, moves its order to `step`/`status`, or
+    /// removes the pending order `removingOrder` — in one transaction, so the answer and the
+    /// order never disagree. With an order, the key is answered only if it still belongs to
+    /// that order (a retry may have claimed it anew).
     func answer(
         userID: String, key: String, with answer: StoredAnswer, orderID: String? = nil, step: String? = nil,
-        status: OrderStatus? = nil, now: Int64 = Timestamp.now()
+        status: OrderStatus? = nil, removingOrder: String? = nil, now: Int64 = Timestamp.now()
     ) async throws {
         let json = try Self.json(answer)
+        let owner = orderID ?? removingOrder
         try await database.write { connection in
             try connection.execute(
                 """
                 UPDATE idempotency_keys SET state = 'done', answer_json = ?
                 WHERE user_id = ? AND key = ? AND (? IS NULL OR order_id = ?)
-                """, [json, userID, key, orderID, orderID])
+                """, [json, userID, key, owner, owner])
             if let orderID, let step {
                 try connection.execute(
                     "UPDATE orders SET step = ?, status = coalesce(?, status), updated_at = ? WHERE id = ?",
                     [step, status?.rawValue, now, orderID])
+            }
+            if let removingOrder {
+                try connection.execute("DELETE FROM orders WHERE id = ? AND step IN ('priced', 'reserved')", [removingOrder])
             }
         }
     }
@@ -111,25 +116,29 @@ extension OrderStore {
     }
 
     /// Removes the pending order `orderID` that recovery undid, and frees its key if the key
-    /// still belongs to it.
+    /// still belongs to it. Only an order still pending (`priced`, `reserved`) is removed.
     func discard(orderID: String, userID: String, key: String) async throws {
         try await database.write { connection in
             try connection.execute(
                 "DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND order_id = ? AND state = 'running'",
                 [userID, key, orderID])
-            try connection.execute("DELETE FROM orders WHERE id = ?", [orderID])
+            try connection.execute("DELETE FROM orders WHERE id = ? AND step IN ('priced', 'reserved')", [orderID])
         }
     }
 
     /// Frees the keys a previous process left 'running' without an order — it ended (a crash)
-    /// between claiming a key and writing the order — so that the client's retry with the key
-    /// starts afresh instead of meeting `REQUEST_IN_PROGRESS` for a day. Keys with an order are
-    /// recovery's. Call before serving, while no call of this process has claimed a key;
-    /// returns how many were freed.
+    /// between claiming a key and writing the order, or between removing an undone order and
+    /// freeing its key — so that the client's retry with the key starts afresh instead of
+    /// meeting `REQUEST_IN_PROGRESS` for a day. Keys with an order are recovery's. Call before
+    /// serving, while no call of this process has claimed a key; returns how many were freed.
     @discardableResult
     func freeAbandonedKeys() async throws -> Int {
         try await database.write { connection in
-            try connection.execute("DELETE FROM idempotency_keys WHERE state = 'running' AND order_id IS NULL")
+            try connection.execute(
+                """
+                DELETE FROM idempotency_keys WHERE state = 'running'
+                    AND (order_id IS NULL OR order_id NOT IN (SELECT id FROM orders))
+                """)
         }
     }
 
