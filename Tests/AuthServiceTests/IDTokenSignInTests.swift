@@ -24,10 +24,10 @@ struct IDTokenSignInTests {
         }
     }
 
-    @Test("Google's issuer is accepted with and without the scheme")
-    func googleIssuerSpellings() async throws {
+    @Test("Google's issuer is accepted with and without the scheme, as one identity", arguments: [true, false])
+    func googleIssuerSpellings(withEmail: Bool) async throws {
         try await withAuthService { service in
-            var claims = IDTokens.googleClaims()
+            var claims = withEmail ? IDTokens.googleClaims() : IDTokens.googleClaims(email: nil, emailVerified: nil)
             claims.issuer = "accounts.google.com"
             let short = try await service.signIn(with: .google, idToken: try IDTokens.google(claims))
             claims.issuer = "https://accounts.google.com"
@@ -49,17 +49,32 @@ struct IDTokenSignInTests {
         }
     }
 
-    @Test("a verified Google email links to the password account with that email")
+    @Test("a verified Google email links to the verified password account with that email; the password still works")
     func verifiedEmailLinks() async throws {
         try await withAuthService { service in
-            let existing = try await service.signUp("ada@example.com")
+            try await service.signUpAndVerify("ada@example.com")
+            let existing = try await service.signIn("ada@example.com").user
             let claims = IDTokens.googleClaims(email: "Ada@Example.com", emailVerified: true)
             let session = try await service.signIn(with: .google, idToken: try IDTokens.google(claims))
             #expect(session.user.id == existing.id)
             #expect(Set(session.user.providers) == ["password", "google"])
-            #expect(session.user.emailVerified, "the provider's verified email marks the account verified")
-            // The password still works too.
             #expect(try await service.signIn("ada@example.com").user.id == existing.id)
+        }
+    }
+
+    @Test("a verified Google email takes over an account nobody had proved: the password set at sign-up stops working")
+    func verifiedEmailEndsPreHijack() async throws {
+        try await withAuthService { service in
+            // Someone signs up with Ada's address and a password of theirs, and never verifies.
+            let squatter = try await service.signUp("ada@example.com", password: "squatters-password-1")
+            let claims = IDTokens.googleClaims(email: "ada@example.com", emailVerified: true)
+            let session = try await service.signIn(with: .google, idToken: try IDTokens.google(claims))
+            #expect(session.user.id == squatter.id)
+            #expect(session.user.providers == ["google"])
+            #expect(session.user.emailVerified, "the provider's verified email marks the account verified")
+            await expectRPCError(AuthReason.invalidCredentials) {
+                try await service.signIn("ada@example.com", password: "squatters-password-1")
+            }
         }
     }
 

@@ -44,6 +44,35 @@ struct SignInThrottlingTests {
         }
     }
 
+    @Test("DeleteAccount's password check is throttled with sign-in's: a burst of wrong guesses locks the account")
+    func deleteAccountThrottled() async throws {
+        try await withAuthService { service in
+            let session = try await service.verifiedSession("ada@example.com")
+            let codes = await withTaskGroup(of: String.self) { group in
+                for index in 0..<25 {
+                    group.addTask {
+                        do {
+                            _ = try await service.client.unary(
+                                AuthContract.deleteAccount, DeleteAccountRequest(password: "wrong-guess-\(index)"),
+                                options: service.authorized(session, timeout: .seconds(30)))
+                            return "deleted"
+                        } catch {
+                            return RPCError(converting: error).reason ?? "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            // Ten guesses are checked; the rest, and then the right password, are refused.
+            #expect(codes.filter { $0 == AuthReason.invalidCredentials.rawValue }.count == 10, "\(codes)")
+            #expect(codes.filter { $0 == AuthReason.tooManyAttempts.rawValue }.count == 15, "\(codes)")
+            await expectRPCError(AuthReason.tooManyAttempts) {
+                try await service.signIn("ada@example.com", timeout: .seconds(30))
+            }
+            #expect(try await service.currentUser(session).id == session.user.id)
+        }
+    }
+
     @Test("a locked account does not lock another account signing in from the same address")
     func lockIsPerAccount() async throws {
         try await withAuthService { service in

@@ -44,10 +44,46 @@ struct AuthStoreEmailTokenTests {
         let user = try await store.makePasswordUser("ada@example.com")
         let hash = try await issue(.verifyEmail, for: user, in: store, now: epoch)
 
-        let verified = try await store.redeemVerificationToken(hash: hash, now: epoch + 60).get()
+        let (verified, _) = try await store.redeemVerificationToken(hash: hash, now: epoch + 60).get()
         #expect(verified.id == user.id)
         #expect(verified.emailVerified)
-        #expect(try await store.redeemVerificationToken(hash: hash, now: epoch + 61) == .failure(.invalid))
+        #expect(try await store.redeemVerificationToken(hash: hash, now: epoch + 61).problem == .invalid)
+    }
+
+    @Test(
+        "a link that proves the address drops identities linked without proof of it, with every session",
+        arguments: [EmailTokenPurpose.verifyEmail, .resetPassword])
+    func provingDropsUnprovenIdentities(purpose: EmailTokenPurpose) async throws {
+        let store = try await AuthStore.inMemory()
+        // A provider account claimed the address without vouching for it and made the account.
+        let (claimed, _) = try await store.userForIdentity(
+            provider: "google", issuer: "https://accounts.google.com", subject: "g-claims", email: "ada@example.com",
+            emailVerified: false, now: epoch)
+        let (session, _) = try await store.makeSession(for: claimed.id)
+        let hash = try await issue(purpose, for: claimed, in: store, now: epoch)
+
+        let proved: UserRecord
+        let revoked: [String]
+        if purpose == .verifyEmail {
+            (proved, revoked) = try await store.redeemVerificationToken(hash: hash, now: epoch + 60).get()
+        } else {
+            (proved, revoked) = try await store.redeemResetToken(hash: hash, newPasswordHash: "$scrypt$new", now: epoch + 60).get()
+        }
+        #expect(proved.emailVerified && proved.providers == (purpose == .verifyEmail ? [] : ["password"]))
+        #expect(revoked == [session.id])
+        #expect(try await store.user(issuer: "https://accounts.google.com", subject: "g-claims") == nil)
+        #expect(try await store.session(id: session.id)?.revokedAt == epoch + 60)
+        // An identity that vouched for the address is kept.
+        let (vouched, _) = try await store.userForIdentity(
+            provider: "apple", issuer: "https://appleid.apple.com", subject: "a-1", email: "bob@example.com",
+            emailVerified: true, now: epoch)
+        let again = try await issue(purpose, for: vouched, in: store, now: epoch)
+        if purpose == .verifyEmail {
+            #expect(try await store.redeemVerificationToken(hash: again, now: epoch + 60).get().revoked.isEmpty)
+        } else {
+            _ = try await store.redeemResetToken(hash: again, newPasswordHash: "$scrypt$new", now: epoch + 60).get()
+        }
+        #expect(try await store.user(issuer: "https://appleid.apple.com", subject: "a-1")?.id == vouched.id)
     }
 
     @Test("pruning drops tokens a month past their expiry, used or not, and keeps the rest")
@@ -76,7 +112,7 @@ struct AuthStoreEmailTokenTests {
 
         #expect(try await store.checkEmailToken(hash: verify, purpose: .verifyEmail, now: epoch + 24 * 3600 - 1)
             == .success(user.id))
-        #expect(try await store.redeemVerificationToken(hash: verify, now: epoch + 24 * 3600) == .failure(.expired))
+        #expect(try await store.redeemVerificationToken(hash: verify, now: epoch + 24 * 3600).problem == .expired)
         let late = try await store.redeemResetToken(hash: reset, newPasswordHash: "new", now: epoch + 3600)
         #expect(late.problem == .expired)
         #expect(try await store.user(id: user.id)?.passwordHash == "$scrypt$test-hash")

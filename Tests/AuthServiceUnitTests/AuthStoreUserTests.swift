@@ -38,32 +38,61 @@ struct AuthStoreUserTests {
         let store = try await AuthStore.inMemory()
         let first = try await store.userForIdentity(
             provider: "google", issuer: "https://accounts.google.com", subject: "g-1", email: "grace@example.com",
-            emailVerified: true, now: epoch)
+            emailVerified: true, now: epoch).0
         #expect(first.providers == ["google"])
         #expect(first.passwordHash == nil)
         #expect(first.emailVerified)
 
         let again = try await store.userForIdentity(
             provider: "google", issuer: "https://accounts.google.com", subject: "g-1", email: "changed@example.com",
-            emailVerified: false, now: epoch + 60)
+            emailVerified: false, now: epoch + 60).0
         #expect(again.id == first.id)
         #expect(try await store.user(issuer: "https://accounts.google.com", subject: "g-1")?.id == first.id)
         #expect(try await store.user(issuer: "https://appleid.apple.com", subject: "g-1") == nil)
     }
 
-    @Test("a verified provider email links to the password account and marks it verified")
+    @Test("a verified provider email links to the verified password account, which keeps its password")
     func verifiedEmailLinks() async throws {
         let store = try await AuthStore.inMemory()
-        let account = try await store.makePasswordUser("ada@example.com")
-        #expect(account.emailVerified == false)
+        let account = try await store.makePasswordUser("ada@example.com", verified: true)
+        let (session, _) = try await store.makeSession(for: account.id)
 
-        let linked = try await store.userForIdentity(
+        let (linked, revoked) = try await store.userForIdentity(
             provider: "apple", issuer: "https://appleid.apple.com", subject: "a-1", email: "ada@example.com",
             emailVerified: true, now: epoch)
         #expect(linked.id == account.id)
         #expect(linked.emailVerified)
         #expect(linked.providers == ["password", "apple"])
-        #expect(try await store.user(id: account.id)?.providers == ["password", "apple"])
+        #expect(revoked.isEmpty)
+        #expect(try await store.session(id: session.id)?.revokedAt == nil)
+    }
+
+    @Test("linking proves the address of an account nobody had proved: its password, unproven identities and sessions go")
+    func linkingWipesUnprovenAccess() async throws {
+        let store = try await AuthStore.inMemory()
+        // Someone signed up with the address and a password of theirs, and someone's provider
+        // account claimed it without vouching for it... (two accounts cannot share an address,
+        // so the provider's claim is on the second account below.)
+        let squatted = try await store.makePasswordUser("ada@example.com")
+        let claimed = try await store.userForIdentity(
+            provider: "google", issuer: "https://accounts.google.com", subject: "g-claims", email: "bob@example.com",
+            emailVerified: false, now: epoch).0
+        let (claimedSession, _) = try await store.makeSession(for: claimed.id)
+
+        // ...then the owners sign in with providers that vouch for the addresses.
+        let ada = try await store.userForIdentity(
+            provider: "apple", issuer: "https://appleid.apple.com", subject: "a-ada", email: "ada@example.com",
+            emailVerified: true, now: epoch + 1).0
+        #expect(ada.id == squatted.id && ada.emailVerified)
+        #expect(ada.passwordHash == nil && ada.providers == ["apple"], "the unproven password stays: \(ada)")
+
+        let (bob, revoked) = try await store.userForIdentity(
+            provider: "apple", issuer: "https://appleid.apple.com", subject: "a-bob", email: "bob@example.com",
+            emailVerified: true, now: epoch + 2)
+        #expect(bob.id == claimed.id && bob.providers == ["apple"])
+        #expect(revoked == [claimedSession.id])
+        #expect(try await store.user(issuer: "https://accounts.google.com", subject: "g-claims") == nil)
+        #expect(try await store.session(id: claimedSession.id)?.revokedAt == epoch + 2)
     }
 
     @Test("an unverified provider email of another account is refused and links nothing")
@@ -73,7 +102,7 @@ struct AuthStoreUserTests {
         await #expect(throws: AuthStore.Conflict.emailInUse) {
             _ = try await store.userForIdentity(
                 provider: "google", issuer: "accounts.google.com", subject: "g-2", email: "ada@example.com",
-                emailVerified: false, now: epoch)
+                emailVerified: false, now: epoch).0
         }
         #expect(try await store.user(issuer: "accounts.google.com", subject: "g-2") == nil)
         #expect(try await store.user(id: account.id)?.providers == ["password"])
@@ -87,7 +116,7 @@ struct AuthStoreUserTests {
         for subject in ["s-1", "s-2", "s-3"] {
             let user = try await store.userForIdentity(
                 provider: "apple", issuer: "https://appleid.apple.com", subject: subject, email: "",
-                emailVerified: false, now: epoch)
+                emailVerified: false, now: epoch).0
             #expect(user.email == "")
             ids.insert(user.id)
         }
@@ -99,7 +128,7 @@ struct AuthStoreUserTests {
         let store = try await AuthStore.inMemory()
         let user = try await store.userForIdentity(
             provider: "google", issuer: "accounts.google.com", subject: "g-9", email: "del@example.com",
-            emailVerified: true, now: epoch)
+            emailVerified: true, now: epoch).0
         let (first, _) = try await store.makeSession(for: user.id)
         let (second, _) = try await store.makeSession(for: user.id)
 
@@ -112,7 +141,7 @@ struct AuthStoreUserTests {
         // The identity is gone, so signing in with it again makes a brand-new account.
         let reborn = try await store.userForIdentity(
             provider: "google", issuer: "accounts.google.com", subject: "g-9", email: "del@example.com",
-            emailVerified: true, now: epoch + 20)
+            emailVerified: true, now: epoch + 20).0
         #expect(reborn.id != user.id)
     }
 

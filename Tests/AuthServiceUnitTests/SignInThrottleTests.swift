@@ -91,4 +91,54 @@ struct SignInThrottleTests {
         // The oldest failures leave the window 15 minutes later and the address may try again.
         #expect(throttle.decide(account: "new@example.com", address: address, now: at(900)) == .proceed(delay: .zero))
     }
+
+    @Test("concurrent attempts count while they are checked: of 25 at once, 10 are checked and 15 refused")
+    func concurrentAttempts() async throws {
+        let throttle = SignInThrottle(delay: .milliseconds(1))
+        let gate = AsyncGate()
+        let outcomes = try await withThrowingTaskGroup(of: SignInThrottle.Outcome.self) { group in
+            for _ in 0..<25 {
+                group.addTask {
+                    try await throttle.attempt(account: account, address: address) {
+                        await gate.wait()  // every check waits until all 25 have been decided
+                        return false
+                    }
+                }
+            }
+            // Without counting running attempts none is refused and none would open the gate.
+            let fallback = Task {
+                try? await Task.sleep(for: .seconds(3))
+                await gate.open()
+            }
+            defer { fallback.cancel() }
+            var outcomes: [SignInThrottle.Outcome] = []
+            for try await outcome in group {
+                outcomes.append(outcome)
+                if outcomes.count == 15 { await gate.open() }
+            }
+            return outcomes
+        }
+        #expect(outcomes.filter { $0 == .refused }.count == 15)
+        #expect(outcomes.filter { $0 == .failed }.count == 10)
+        // The ten failures lock the account; nothing is left running.
+        #expect(throttle.decide(account: account, address: address) == .refuse)
+        #expect(throttle.decide(account: "other@example.com", address: "198.51.100.1") == .proceed(delay: .zero))
+    }
+}
+
+/// Suspends callers of `wait()` until `open()`.
+private actor AsyncGate {
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func wait() async {
+        if isOpen { return }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func open() {
+        isOpen = true
+        for waiter in waiters { waiter.resume() }
+        waiters = []
+    }
 }

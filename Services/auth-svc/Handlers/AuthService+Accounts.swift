@@ -27,7 +27,9 @@ extension AuthService {
     func verifyEmail(_ request: VerifyEmailRequest, context: ServerContext) async throws -> UserResponse {
         let hash = try Self.tokenHash(request.token, field: "token")
         switch try await store.redeemVerificationToken(hash: hash) {
-        case .success(let user): return UserResponse(user: user.message)
+        case .success(let (user, revoked)):
+            announceRevoked(revoked)
+            return UserResponse(user: user.message)
         case .failure(let problem): throw Self.error(for: problem)
         }
     }
@@ -69,9 +71,7 @@ extension AuthService {
                 throw AuthReason.requiresRecentLogin.error("Give the account's password to delete it.")
             }
             try InputRules.checkPasswordSize(password, field: "password")
-            guard try await checkPassword(password, user: user) else {
-                throw AuthReason.invalidCredentials.error("The password is incorrect.")
-            }
+            try await checkThrottled(password, of: user, context: context, wrong: "The password is incorrect.")
         } else {
             guard let session = try await store.session(id: caller.sessionID),
                 Timestamp.now() - session.authenticatedAt <= Self.recentLoginWindow

@@ -38,22 +38,25 @@ extension AuthService {
         }
     }
 
+    /// Checks `password` against `user`'s as one throttled attempt on the account
+    /// (`SignInThrottle`): `TOO_MANY_ATTEMPTS` when throttled, `INVALID_CREDENTIALS` with
+    /// `wrong` for a wrong password. For a signed-in caller: a success keeps the record.
+    func checkThrottled(_ password: String, of user: UserRecord, context: ServerContext, wrong: String) async throws {
+        switch try await throttle.attempt(account: user.email, address: clientAddress(context), clearsOnSuccess: false, check: {
+            try await checkPassword(password, user: user)
+        }) {
+        case .refused: throw AuthReason.tooManyAttempts.error("Too many failed attempts; try again in 15 minutes.")
+        case .failed: throw AuthReason.invalidCredentials.error(wrong)
+        case .passed: return
+        }
+    }
+
     /// `ChangePassword`: needs the current password; keeps the calling session (answered with
     /// fresh tokens) and revokes every other.
     func changePassword(_ request: ChangePasswordRequest, context: ServerContext) async throws -> Session {
         let (caller, user) = try await currentUser(context)
         try InputRules.checkPasswordSize(request.currentPassword, field: "currentPassword")
-        let address = clientAddress(context)
-        switch throttle.decide(account: user.email, address: address) {
-        case .refuse:
-            throw AuthReason.tooManyAttempts.error("Too many failed attempts; try again in 15 minutes.")
-        case .proceed(let delay):
-            if delay > .zero { try await Task.sleep(for: delay) }
-        }
-        guard try await checkPassword(request.currentPassword, user: user) else {
-            throttle.recordFailure(account: user.email, address: address)
-            throw AuthReason.invalidCredentials.error("The current password is incorrect.")
-        }
+        try await checkThrottled(request.currentPassword, of: user, context: context, wrong: "The current password is incorrect.")
         let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword")
         let revoked = try await store.changePassword(
             userID: user.id, newPasswordHash: passwordHash, keeping: caller.sessionID)

@@ -18,18 +18,19 @@ extension AuthService {
         let email = InputRules.normalizedEmail(request.email)
         let account = email ?? request.email.lowercased()
         let address = clientAddress(context)
-        switch throttle.decide(account: account, address: address) {
-        case .refuse:
+        var user: UserRecord?
+        switch try await throttle.attempt(account: account, address: address, check: {
+            user = try await email.asyncFlatMap { try await store.user(email: $0) }
+            return try await checkPassword(request.password, user: user) && user != nil
+        }) {
+        case .refused:
             throw AuthReason.tooManyAttempts.error("Too many failed sign-in attempts; try again in 15 minutes.")
-        case .proceed(let delay):
-            if delay > .zero { try await Task.sleep(for: delay) }
-        }
-        let user = try await email.asyncFlatMap { try await store.user(email: $0) }
-        guard try await checkPassword(request.password, user: user), let user else {
-            throttle.recordFailure(account: account, address: address)
+        case .failed:
             throw AuthReason.invalidCredentials.error("The email address or password is incorrect.")
+        case .passed:
+            break
         }
-        throttle.recordSuccess(account: account)
+        guard let user else { throw AuthReason.invalidCredentials.error("The email address or password is incorrect.") }
         guard user.emailVerified else {
             try await sendVerification(to: user)
             throw AuthReason.emailNotVerified.error("Verify your email address first; a new link is on its way.")
@@ -54,9 +55,11 @@ extension AuthService {
         let email = claims.email.flatMap(InputRules.normalizedEmail) ?? ""
         let user: UserRecord
         do {
-            user = try await store.userForIdentity(
+            let revoked: [String]
+            (user, revoked) = try await store.userForIdentity(
                 provider: request.provider.rawValue, issuer: claims.issuer, subject: claims.subject, email: email,
                 emailVerified: claims.emailVerified == true)
+            announceRevoked(revoked)
         } catch AuthStore.Conflict.emailInUse {
             throw AuthReason.emailAlreadyInUse.error(
                 "An account with this email address exists; sign in to it with its password.")

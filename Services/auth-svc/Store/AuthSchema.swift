@@ -88,6 +88,17 @@ enum AuthSchema {
                     last_error TEXT
                 );
                 CREATE INDEX outbox_due ON outbox(next_attempt_at);
-                """)
+                """),
+        Migration(
+            "identities: whether the provider vouched for the email; one spelling of Google's issuer",
+            sql: """
+                -- 0: linked with an email nobody had proved. Such an identity goes when the address
+                -- is proved (a reset or verification link, a provider that vouches for it): it may
+                -- belong to someone who claimed another's address (account pre-hijacking).
+                ALTER TABLE identities ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 1;
+                -- Google writes its issuer two ways; identities are stored under the URL (one
+                -- Google account, one identity). A subject stored under both keeps its first.
+                UPDATE OR IGNORE identities SET issuer = 'https://accounts.google.com' WHERE issuer = 'accounts.google.com';
+                """),
     ]
 }

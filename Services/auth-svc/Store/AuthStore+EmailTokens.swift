@@ -44,9 +44,11 @@ extension AuthStore {
         try await database.read { connection in try Self.checkEmailToken(hash: hash, purpose: purpose, now: now, on: connection) }
     }
 
-    /// Uses a verification token: marks its address verified and returns the user.
+    /// Uses a verification token: marks its address verified (the account keeps its password:
+    /// its owner set it at sign-up) and returns the user and the sessions revoked with what
+    /// ``AuthStore/forgetUnprovenAccess(userID:keepPassword:now:on:)`` takes away.
     func redeemVerificationToken(hash: String, now: Int64 = Timestamp.now()) async throws -> Result<
-        UserRecord, EmailTokenProblem
+        (UserRecord, revoked: [String]), EmailTokenProblem
     > {
         try await database.write { connection in
             let userID: String
@@ -56,13 +58,13 @@ extension AuthStore {
             }
             try connection.execute("UPDATE email_tokens SET used_at = ? WHERE token_hash = ?", [now, hash])
             // Only the address the link was sent to is proved, should the account have changed it.
-            try connection.execute(
-                """
-                UPDATE users SET email_verified = 1, updated_at = ?
-                WHERE id = ? AND email = (SELECT email FROM email_tokens WHERE token_hash = ?)
-                """, [now, userID, hash])
+            var revoked: [String] = []
+            if try Self.linkProvesAddress(hash: hash, userID: userID, on: connection) {
+                revoked = try Self.forgetUnprovenAccess(userID: userID, keepPassword: true, now: now, on: connection)
+                try connection.execute("UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?", [now, userID])
+            }
             guard let user = try Self.user(id: userID, on: connection) else { return .failure(.invalid) }
-            return .success(user)
+            return .success((user, revoked))
         }
     }
 
@@ -81,16 +83,26 @@ extension AuthStore {
             try connection.execute(
                 "UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL",
                 [now, userID, EmailTokenPurpose.resetPassword.rawValue])
-            try connection.execute(
-                """
-                UPDATE users SET password_hash = ?, email_verified = 1, updated_at = ?
-                WHERE id = ? AND email = (SELECT email FROM email_tokens WHERE token_hash = ?)
-                """, [newPasswordHash, now, userID, hash])
-            let revoked = try Self.revokeSessions(
+            var revoked: [String] = []
+            if try Self.linkProvesAddress(hash: hash, userID: userID, on: connection) {
+                revoked = try Self.forgetUnprovenAccess(userID: userID, keepPassword: true, now: now, on: connection)
+                try connection.execute(
+                    "UPDATE users SET password_hash = ?, email_verified = 1, updated_at = ? WHERE id = ?",
+                    [newPasswordHash, now, userID])
+            }
+            revoked += try Self.revokeSessions(
                 userID: userID, except: nil, reason: "password reset", now: now, on: connection)
             guard let user = try Self.user(id: userID, on: connection) else { return .failure(.invalid) }
             return .success((user, revoked))
         }
+    }
+
+    /// Whether the link of token `hash` was sent to `userID`'s current address (the account may
+    /// have changed it since): only then does using it prove the address.
+    private static func linkProvesAddress(hash: String, userID: String, on connection: Connection) throws -> Bool {
+        try connection.queryValue(
+            "SELECT 1 FROM users WHERE id = ? AND email = (SELECT email FROM email_tokens WHERE token_hash = ?)",
+            [userID, hash], as: Int.self) != nil
     }
 
     /// Sets a new password hash and revokes every session of the user but `keeping`.

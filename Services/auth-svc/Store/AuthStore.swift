@@ -113,27 +113,31 @@ final class AuthStore: Sendable {
 
     /// Finds or creates the user of a provider identity, in one transaction: the identity's
     /// user; else, when the provider vouches for the email, the account with that email (linked,
-    /// and marked verified); else a new account. `Conflict.emailInUse` when the email belongs to
-    /// another account and the provider does not vouch for it.
+    /// and marked verified — see ``forgetUnprovenAccess(userID:keepPassword:now:on:)`` for what an
+    /// account nobody had proved loses then); else a new account. `Conflict.emailInUse` when the
+    /// email belongs to another account and the provider does not vouch for it. Returns the user
+    /// and the sessions revoked.
     func userForIdentity(
         provider: String, issuer: String, subject: String, email: String, emailVerified: Bool,
         now: Int64 = Timestamp.now()
-    ) async throws -> UserRecord {
+    ) async throws -> (UserRecord, revoked: [String]) {
         do {
             return try await database.write { connection in
                 if let id = try connection.queryValue(
                     "SELECT user_id FROM identities WHERE issuer = ? AND subject = ?", [issuer, subject], as: String.self),
                     let user = try Self.user(id: id, on: connection)
                 {
-                    return user
+                    return (user, [])
                 }
                 let existing =
                     email.isEmpty
                     ? nil : try connection.queryValue("SELECT id FROM users WHERE email = ?", [email], as: String.self)
                 let userID: String
+                var revoked: [String] = []
                 if let existing {
                     guard emailVerified else { throw Conflict.emailInUse }
                     userID = existing
+                    revoked = try Self.forgetUnprovenAccess(userID: userID, keepPassword: false, now: now, on: connection)
                     try connection.execute(
                         "UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?", [now, userID])
                 } else {
@@ -144,15 +148,35 @@ final class AuthStore: Sendable {
                 }
                 try connection.execute(
                     """
-                    INSERT INTO identities (issuer, subject, provider, user_id, email, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, [issuer, subject, provider, userID, email, now])
+                    INSERT INTO identities (issuer, subject, provider, user_id, email, email_verified, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, [issuer, subject, provider, userID, email, emailVerified || email.isEmpty ? 1 : 0, now])
                 guard let user = try Self.user(id: userID, on: connection) else { throw Conflict.noSuchUser }
-                return user
+                return (user, revoked)
             }
         } catch let error as StorageError where error.isUniqueViolation {
             throw Conflict.emailInUse
         }
+    }
+
+    /// Called in the transaction that proves `userID`'s email address (a reset or verification
+    /// link, a provider vouching for it), before it is marked verified. What was attached to the
+    /// account while nobody had proved the address may be someone else's — an attacker can sign
+    /// up with another's address, or sign in with a provider account claiming it, and wait for
+    /// its owner (account pre-hijacking) — so it goes: identities linked with an unverified
+    /// email, with every session; and, unless `keepPassword`, the password of an account that
+    /// was never verified. Returns the revoked session ids (none when nothing was taken away).
+    static func forgetUnprovenAccess(userID: String, keepPassword: Bool, now: Int64, on connection: Connection) throws -> [String] {
+        let wasVerified = try connection.queryValue("SELECT email_verified FROM users WHERE id = ?", [userID], as: Int.self) == 1
+        let hasPassword = try connection.queryValue(
+            "SELECT password_hash IS NOT NULL FROM users WHERE id = ?", [userID], as: Int.self) == 1
+        let passwordGoes = !keepPassword && !wasVerified && hasPassword
+        let dropped = try connection.execute("DELETE FROM identities WHERE user_id = ? AND email_verified = 0", [userID])
+        guard dropped > 0 || passwordGoes else { return [] }
+        if passwordGoes {
+            try connection.execute("UPDATE users SET password_hash = NULL, updated_at = ? WHERE id = ?", [now, userID])
+        }
+        return try revokeSessions(userID: userID, except: nil, reason: "address proved", now: now, on: connection)
     }
 
     // MARK: Shared SQL

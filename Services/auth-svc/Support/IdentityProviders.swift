@@ -16,6 +16,9 @@ struct ProviderConfiguration: Sendable {
     var clientIDs: Set<String>
     /// Accepted `iss` values.
     var issuers: Set<String>
+    /// The spelling of `iss` identities are stored under, whichever the token used: one
+    /// provider account is one identity (Google writes its issuer two ways).
+    var canonicalIssuer: String
     /// A file path or an `http(s)://` URL of the provider's JWK Set.
     var jwks: String
 
@@ -23,12 +26,14 @@ struct ProviderConfiguration: Sendable {
     static func google(clientIDs: Set<String>, jwks: String) -> ProviderConfiguration {
         ProviderConfiguration(
             provider: .google, clientIDs: clientIDs, issuers: ["https://accounts.google.com", "accounts.google.com"],
-            jwks: jwks)
+            canonicalIssuer: "https://accounts.google.com", jwks: jwks)
     }
 
     /// Apple.
     static func apple(clientIDs: Set<String>, jwks: String) -> ProviderConfiguration {
-        ProviderConfiguration(provider: .apple, clientIDs: clientIDs, issuers: ["https://appleid.apple.com"], jwks: jwks)
+        ProviderConfiguration(
+            provider: .apple, clientIDs: clientIDs, issuers: ["https://appleid.apple.com"],
+            canonicalIssuer: "https://appleid.apple.com", jwks: jwks)
     }
 
     /// The key source reading `jwks`: the file on every fetch (so a replaced file is picked
@@ -68,15 +73,16 @@ struct ProviderKeysError: Error, CustomStringConvertible {
 ///
 /// Thread-safe.
 struct IdentityProviders: Sendable {
-    private let verifiers: [IdentityProvider: CachedJWTVerifier]
+    private let verifiers: [IdentityProvider: (verifier: CachedJWTVerifier, canonicalIssuer: String)]
 
     /// Verifiers for each configured provider; any other provider is unsupported.
     init(_ configurations: [ProviderConfiguration]) {
-        var verifiers: [IdentityProvider: CachedJWTVerifier] = [:]
+        var verifiers: [IdentityProvider: (verifier: CachedJWTVerifier, canonicalIssuer: String)] = [:]
         for configuration in configurations where configuration.provider == .google || configuration.provider == .apple {
-            verifiers[configuration.provider] = CachedJWTVerifier(source: configuration.keySource) { keys in
+            let verifier = CachedJWTVerifier(source: configuration.keySource) { keys in
                 JWTVerifier.idTokens(keys: keys, issuers: configuration.issuers, audiences: configuration.clientIDs)
             }
+            verifiers[configuration.provider] = (verifier, configuration.canonicalIssuer)
         }
         self.verifiers = verifiers
     }
@@ -84,16 +90,16 @@ struct IdentityProviders: Sendable {
     /// The providers sign-in works with.
     var configured: Set<IdentityProvider> { Set(verifiers.keys) }
 
-    /// The claims of a valid ID token of `provider`.
+    /// The claims of a valid ID token of `provider`, its issuer in the provider's canonical spelling.
     ///
     /// - Throws: UNIMPLEMENTED `UNSUPPORTED_PROVIDER` for a provider not configured;
     ///   UNAUTHENTICATED `INVALID_CREDENTIAL` for a token that fails any check (the detail is
     ///   in the error's cause, for logs); UNAVAILABLE when the provider's keys cannot be had.
     func verify(provider: IdentityProvider, idToken: String, rawNonce: String?) async throws -> IDTokenClaims {
-        guard let verifier = verifiers[provider] else {
+        guard let (verifier, canonicalIssuer) = verifiers[provider] else {
             throw AuthReason.unsupportedProvider.error("Sign-in with \(provider.rawValue) is not supported here.")
         }
-        let claims: IDTokenClaims
+        var claims: IDTokenClaims
         do {
             claims = try await verifier.verify(idToken, as: IDTokenClaims.self)
         } catch .token(let error) {
@@ -106,6 +112,7 @@ struct IdentityProviders: Sendable {
         if provider == .apple, !AppleNonce.isSatisfied(by: claims, rawNonce: rawNonce) {
             throw AuthReason.invalidCredential.error("The ID token's nonce does not match the raw nonce.")
         }
+        claims.issuer = canonicalIssuer
         return claims
     }
 }

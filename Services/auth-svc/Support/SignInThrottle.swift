@@ -5,7 +5,9 @@ import Synchronization
 /// slowed by `delay`; once `refuseAfter` failures are on record, attempts are refused without
 /// checking the password and without being counted — so a lock ends `window` after the failure
 /// that caused it, whatever a third party keeps sending. An address is refused after
-/// `addressLimit` failures. A success clears the account's record.
+/// `addressLimit` failures. A success clears the account's record. Attempts still being
+/// checked count as failures to be (``attempt(account:address:clearsOnSuccess:check:)``), so a
+/// burst of concurrent guesses meets the limits as the same guesses one after another would.
 ///
 /// Thread-safe: the records live behind a `Mutex`; old ones are swept as time passes.
 final class SignInThrottle: Sendable {
@@ -33,7 +35,20 @@ final class SignInThrottle: Sendable {
         /// Accounts refused until the given time: `window` after the failure that locked them.
         var lockedUntil: [String: ContinuousClock.Instant] = [:]
         var addresses: [String: [ContinuousClock.Instant]] = [:]
+        /// Attempts being checked now, by account and by address.
+        var runningOn: [String: Int] = [:]
+        var runningFrom: [String: Int] = [:]
         var lastSweep = ContinuousClock.now
+    }
+
+    /// How a throttled attempt ended.
+    enum Outcome: Sendable, Equatable {
+        /// Refused unchecked (`TOO_MANY_ATTEMPTS`).
+        case refused
+        /// Checked, and wrong: recorded as a failure.
+        case failed
+        /// Checked, and right.
+        case passed
     }
 
     private let state = Mutex(State())
@@ -50,16 +65,51 @@ final class SignInThrottle: Sendable {
         self.addressLimit = addressLimit
     }
 
-    /// The decision for an attempt on `account` from `address`.
-    func decide(account: String, address: String, now: ContinuousClock.Instant = .now) -> Decision {
-        state.withLock { state in
-            if now - state.lastSweep > window { sweep(&state, now: now) }
-            if let until = state.lockedUntil[account], now < until { return .refuse }
-            let accountFailures = recent(state.accounts[account], now: now)
-            let addressFailures = recent(state.addresses[address], now: now)
-            if addressFailures >= addressLimit { return .refuse }
-            return .proceed(delay: accountFailures >= delayAfter ? delay : .zero)
+    /// One password check on `account` from `address`, throttled: refused unchecked or slowed
+    /// as ``decide(account:address:now:)`` says, and counted from its start until it ends, so
+    /// that attempts running at once see each other — a burst of guesses cannot all pass the
+    /// check of the limits before the first failure is recorded. A wrong password is recorded
+    /// as a failure; a right one clears the account's record when `clearsOnSuccess`.
+    func attempt(
+        account: String, address: String, clearsOnSuccess: Bool = true, check: () async throws -> Bool
+    ) async throws -> Outcome {
+        let decision = state.withLock { state in
+            let decision = decide(account: account, address: address, now: .now, state: &state)
+            if case .proceed = decision {
+                state.runningOn[account, default: 0] += 1
+                state.runningFrom[address, default: 0] += 1
+            }
+            return decision
         }
+        guard case .proceed(let delay) = decision else { return .refused }
+        defer {
+            state.withLock { state in
+                state.runningOn[account] = state.runningOn[account].flatMap { $0 > 1 ? $0 - 1 : nil }
+                state.runningFrom[address] = state.runningFrom[address].flatMap { $0 > 1 ? $0 - 1 : nil }
+            }
+        }
+        if delay > .zero { try await Task.sleep(for: delay) }
+        guard try await check() else {
+            recordFailure(account: account, address: address)
+            return .failed
+        }
+        if clearsOnSuccess { recordSuccess(account: account) }
+        return .passed
+    }
+
+    /// The decision for an attempt on `account` from `address`, the attempts being checked
+    /// now counted with the failures.
+    func decide(account: String, address: String, now: ContinuousClock.Instant = .now) -> Decision {
+        state.withLock { state in decide(account: account, address: address, now: now, state: &state) }
+    }
+
+    private func decide(account: String, address: String, now: ContinuousClock.Instant, state: inout State) -> Decision {
+        if now - state.lastSweep > window { sweep(&state, now: now) }
+        if let until = state.lockedUntil[account], now < until { return .refuse }
+        let accountFailures = recent(state.accounts[account], now: now) + (state.runningOn[account] ?? 0)
+        let addressFailures = recent(state.addresses[address], now: now) + (state.runningFrom[address] ?? 0)
+        if accountFailures >= refuseAfter || addressFailures >= addressLimit { return .refuse }
+        return .proceed(delay: accountFailures >= delayAfter ? delay : .zero)
     }
 
     /// Records a wrong password (or unknown account) for `account` from `address`.
