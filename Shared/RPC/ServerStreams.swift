@@ -30,6 +30,33 @@ public struct RequestStream<Message: Decodable & Sendable>: AsyncSequence, Senda
             return try JSONCodec.shared.decode(Message.self, from: data)
         }
     }
+
+    /// The messages with each one's decoding on its own: a message that does not decode is a
+    /// `.failure` (`MALFORMED_MESSAGE`) in its place and the stream goes on — for handlers that
+    /// answer for every message (ImportProducts' `failed`). The stream's own errors still throw.
+    public var results: Results { Results(io: io) }
+
+    /// ``results``.
+    public struct Results: AsyncSequence, Sendable {
+        public typealias Element = Result<Message, RPCError>
+        let io: any ServerCallIO
+
+        public func makeAsyncIterator() -> Iterator { Iterator(io: io) }
+
+        /// Reads messages one at a time, decoding each.
+        public struct Iterator: AsyncIteratorProtocol {
+            let io: any ServerCallIO
+
+            public mutating func next() async throws -> Result<Message, RPCError>? {
+                guard let data = try await io.nextMessage() else { return nil }
+                do {
+                    return .success(try JSONCodec.shared.decode(Message.self, from: data))
+                } catch {
+                    return .failure(RPCError(converting: error))
+                }
+            }
+        }
+    }
 }
 
 /// Writes the response messages of a streaming call.

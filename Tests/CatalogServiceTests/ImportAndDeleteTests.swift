@@ -1,4 +1,5 @@
 import Contracts
+import Foundation
 import RPC
 import ServiceTestSupport
 import Testing
@@ -58,6 +59,22 @@ struct ImportAndDeleteTests {
             let response = try await stack.importProducts([first, second, SampleProducts.make("Unchosen")])
             #expect(response == ImportProductsResponse(created: 2, updated: 1, failed: []))
             #expect(try await stack.product(90_000) == second)
+        }
+    }
+
+    @Test("a message that is not a product (not JSON, a field of the wrong type) fails at its index; the products around it are imported")
+    func undecodableMessages() async throws {
+        try await withCatalogService { stack in
+            let before = try await stack.allProducts().count
+            let product = { (title: String) in try JSONCodec.shared.encode(ImportProductsRequest(product: SampleProducts.make(title))) }
+            let response = try await stack.importRawMessages([
+                try product("Before the noise"), Data("not json".utf8), Data(#"{"product": {"title": 5}}"#.utf8),
+                try product("After the noise"),
+            ])
+            #expect(response.created == 2)
+            #expect(response.failed.map(\.index) == [1, 2])
+            #expect(response.failed.allSatisfy { !$0.reason.isEmpty }, "\(response.failed)")
+            #expect(try await stack.allProducts().count == before + 2)
         }
     }
 

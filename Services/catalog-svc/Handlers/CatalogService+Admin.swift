@@ -24,7 +24,10 @@ extension CatalogService {
     }
 
     /// `ImportProducts`: validates each streamed product, writes the valid ones in
-    /// transactions of `importBatchSize`, and lists the invalid ones by stream index.
+    /// transactions of `importBatchSize`, and lists the invalid ones by stream index — a
+    /// message that is not a product at all (not JSON, wrong types) among them: the batches
+    /// written before it stand, so failing the whole stream there would report nothing of them
+    /// and a retry would create them again.
     func importProducts(
         _ requests: RequestStream<ImportProductsRequest>, context: ServerContext
     ) async throws -> ImportProductsResponse {
@@ -33,8 +36,16 @@ extension CatalogService {
         var updated = 0
         var failed: [ImportFailure] = []
         var index = 0
-        for try await request in requests {
+        for try await result in requests.results {
             defer { index += 1 }
+            let request: ImportProductsRequest
+            switch result {
+            case .success(let decoded):
+                request = decoded
+            case .failure(let error):
+                failed.append(ImportFailure(index: index, reason: error.message))
+                continue
+            }
             if let (field, description) = ProductRules.problem(with: request.product) {
                 failed.append(ImportFailure(index: index, reason: "\(field): \(description)"))
                 continue

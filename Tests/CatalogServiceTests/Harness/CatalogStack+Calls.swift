@@ -89,6 +89,16 @@ extension CatalogStack {
         }
     }
 
+    /// `ImportProducts` with the admin key, of messages as they are sent: JSON or not.
+    func importRawMessages(_ messages: [Data]) async throws -> ImportProductsResponse {
+        try await catalog.client.withCall(path: CatalogContract.importProducts.path, options: asAdmin) { call in
+            for message in messages { try await call.send(message) }
+            call.finishSending()
+            guard let answer = try await call.nextMessage() else { throw RPCError(code: .internal, message: "no answer") }
+            return try JSONCodec.shared.decode(ImportProductsResponse.self, from: answer)
+        }
+    }
+
     /// `ReserveStock` with the internal key; `items` are (product id, count) pairs.
     func reserve(_ reservationId: String, _ items: [(productId: Int, count: Int)]) async throws {
         let lines = items.map { StockReservationItem(productId: $0.productId, count: $0.count) }
