@@ -34,6 +34,9 @@ public final class HTTP2Server: Sendable {
     /// Connections open now.
     package var openConnectionCount: Int { core.openConnections.count }
 
+    /// The name of each open connection's loop: how the connections are spread.
+    package var loopsOfOpenConnections: [String] { core.openConnections.map(\.loop.name) }
+
     /// Binds and starts accepting connections. Returns the bound port.
     @discardableResult
     public func start() throws -> Int {

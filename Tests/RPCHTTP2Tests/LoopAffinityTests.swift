@@ -1,6 +1,7 @@
 import Foundation
 import RPC
 @testable import RPCHTTP2
+import ServiceTestSupport
 import Synchronization
 import Testing
 
@@ -89,6 +90,41 @@ extension LiveTests {
             }
             await group.shutdown()
             await upstream.shutdown()
+        }
+
+        @Test("a client connects its empty slots together, so another client's connection between its first calls cannot put two on one upstream loop")
+        func slotsConnectTogether() async throws {
+            var upstreamConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0)
+            upstreamConfiguration.loopCount = 2
+            let upstream = try HTTP2Server(configuration: upstreamConfiguration, router: Self.whereAmIRouter(), logger: quietLogger)
+            let target = SocketAddressText(host: "127.0.0.1", port: try upstream.start())
+            var single = ClientConfiguration()
+            single.connectionCount = 1
+            let group = try EventLoopGroup(count: 2, name: "affinity-slots")
+            let client = RPCClient(target: target, group: group)  // two slots, one per loop
+            var others: [RPCClient] = []
+            /// A call from a client of its own: one more connection, accepted on the upstream's next loop.
+            func connectAnother() async throws {
+                let other = try RPCClient(target: target, configuration: single)
+                others.append(other)
+                _ = try await other.unary(Self.whereAmI, TextMessage(text: ""))
+            }
+            try await connectAnother()
+            // Off the client's loops, calls take its slots in turn: the first goes over slot 0.
+            _ = try await client.unary(Self.whereAmI, TextMessage(text: ""))
+            let bothConnected = await eventually(within: .seconds(2)) { upstream.openConnectionCount == 3 }
+            try await connectAnother()
+            _ = try await client.unary(Self.whereAmI, TextMessage(text: ""))  // slot 1
+            for other in others { await other.close() }
+            let othersGone = await eventually { upstream.openConnectionCount == 2 }
+            let loops = upstream.loopsOfOpenConnections
+            await client.close()
+            await group.shutdown()
+            await upstream.shutdown()
+            #expect(bothConnected, "slot 1 connected with slot 0")
+            #expect(othersGone)
+            // One by one, they were accepted 2nd and 4th: both on the upstream's second loop.
+            #expect(Set(loops).count == 2, "the client's connections are on upstream loops \(loops)")
         }
 
         @Test("calls made on a loop use that loop's connection: a relay on two loops reaches its upstream over both")
