@@ -166,6 +166,57 @@ struct UpstreamHealthTests {
         #expect(admission == .reject, "a call probed the hung upstream before the next check")
     }
 
+    @Test("calls already waiting on an upstream that stops answering fail UPSTREAM_UNAVAILABLE when its breaker opens, not at their deadlines")
+    func hungUpstreamFailsCallsInFlight() async throws {
+        let hung = Holds()
+        var router = Router()
+        router.unary(HealthContract.check) { _, _ in
+            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            return HealthCheckResponse(status: .serving)
+        }
+        router.register(Self.hold) { io, _ in
+            _ = try await Router.singleRawRequest(from: io)
+            hung.started.add(1, ordering: .relaxed)
+            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            try await io.write(Data("{}".utf8))
+        }
+        let server = try HTTP2Server(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: ProxyFixture.logger)
+        let group = try EventLoopGroup(count: 1, name: "health-test")
+        let upstream = Upstream.connecting(
+            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        let call = Task { () -> RPCError? in
+            do {
+                _ = try await upstream.forward(Self.hold, options: CallOptions(timeout: .seconds(30))) { call in
+                    try await call.send(Data("{}".utf8))
+                    call.finishSending()
+                    return try await call.nextMessage()
+                }
+                return nil
+            } catch {
+                return error as? RPCError
+            }
+        }
+        let waiting = await eventually { hung.started.load(ordering: .relaxed) == 1 }
+        let checker = Self.checker(upstream)
+        await checker.checkAll()  // unanswered: only the health connection is replaced
+        await checker.checkAll()  // the second unanswered check in a row
+        let ended = Task {
+            try? await Task.sleep(for: .seconds(3))
+            hung.released.store(true, ordering: .relaxed)  // without the fix, the call ends only now, answered
+        }
+        let failure = await call.value
+        ended.cancel()
+        hung.released.store(true, ordering: .relaxed)
+        await upstream.close()
+        await group.shutdown()
+        await server.shutdown()
+        #expect(waiting)
+        #expect(failure?.code == .unavailable, "the call in flight ended with \(String(describing: failure))")
+        #expect(failure?.reason == GatewayReason.upstreamUnavailable.rawValue)
+    }
+
     @Test("a check sharing the calls' connection times out behind the burst (what the separate connection avoids)")
     func sharedConnectionWaitsBehindTheBurst() async throws {
         let holds = Holds()

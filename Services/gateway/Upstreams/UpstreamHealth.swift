@@ -64,7 +64,10 @@ struct UpstreamHealth: Sendable {
     /// answer within `timeout` may be hung (stopped, its loops stuck) — or only this connection
     /// may be (a dropped route): the connection is replaced, and a second unanswered check in a
     /// row opens the breaker — else every call to a hung upstream would wait out its whole
-    /// deadline. Either way the breaker stays open until the next check can say otherwise.
+    /// deadline — and replaces the calls' connections too, so the calls already waiting on it
+    /// fail at once (`UNAVAILABLE`, answered as `UPSTREAM_UNAVAILABLE`) rather than at their
+    /// deadlines, up to the gateway's 10 s default. Either way the breaker stays open until the
+    /// next check can say otherwise.
     func check(_ upstream: Upstream) async -> ServingStatus {
         let holdFor = interval + timeout
         do {
@@ -81,8 +84,12 @@ struct UpstreamHealth: Sendable {
             if upstream.healthClient !== upstream.client {
                 upstream.healthClient.replaceConnections(reason: "a health check went unanswered")
             }
-            if upstream.unansweredChecks.add(1, ordering: .relaxed).newValue >= 2 {
+            let unanswered = upstream.unansweredChecks.add(1, ordering: .relaxed).newValue
+            if unanswered >= 2 {
                 upstream.breaker.recordUnreachable(holdFor: holdFor)
+            }
+            if unanswered == 2 && upstream.healthClient !== upstream.client {
+                upstream.client.replaceConnections(reason: "\(upstream.name) answered no health check twice in a row")
             }
             return .notServing
         } catch {
