@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-internal import Glibc
-#endif
 public import Logging
 internal import Synchronization
 
@@ -9,9 +6,9 @@ internal import Synchronization
 ///
 /// Built for the per-call log line: UTC timestamps formatted without the C library's time-zone
 /// machinery (which re-reads the zone on every call), metadata keys sorted for stable lines,
-/// and each line handed to the kernel in one `write(2)`, so lines from concurrent calls never
-/// interleave. Thread-safe: a value type; the only shared state is the per-second timestamp
-/// cache behind a Mutex.
+/// and each line queued whole to ``LogSink/standardError``, whose thread writes it: lines from
+/// concurrent calls never interleave, and no caller waits on standard error. Thread-safe: a
+/// value type; the shared state is the per-second timestamp cache and the sink's queue.
 public struct LogLineHandler: LogHandler {
     /// The logger's label, printed on each line.
     public let label: String
@@ -36,16 +33,7 @@ public struct LogLineHandler: LogHandler {
         } else {
             merged = metadata
         }
-        let line = Self.line(level: event.level, label: label, message: event.message.description, metadata: merged)
-        var offset = 0
-        while offset < line.count {
-            let written = line.withUnsafeBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // standard error is gone; nothing sensible is left to do with the line
-            }
-            offset += written
-        }
+        LogSink.standardError.write(Self.line(level: event.level, label: label, message: event.message.description, metadata: merged))
     }
 
     /// One formatted line, newline included: timestamp, level, label, message, then the
@@ -60,11 +48,15 @@ public struct LogLineHandler: LogHandler {
         line.append(contentsOf: label.utf8)
         line.append(contentsOf: ": ".utf8)
         line.append(contentsOf: message.utf8)
-        for key in metadata.keys.sorted() {
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
             line.append(0x20)
             line.append(contentsOf: key.utf8)
             line.append(0x3D)
-            appendValue(metadata[key]?.description ?? "", to: &line)
+            if case .string(let text) = value {
+                appendValue(text, to: &line)
+            } else {
+                appendValue(value.description, to: &line)
+            }
         }
         line.append(0x0A)
         return line
@@ -73,21 +65,29 @@ public struct LogLineHandler: LogHandler {
     /// Appends a value, quoted when it has spaces, quotes, `=` or line breaks, so a line
     /// stays machine-readable.
     static func appendValue(_ value: String, to line: inout [UInt8]) {
-        let bytes = value.utf8
-        let needsQuotes = bytes.isEmpty || bytes.contains { $0 == 0x20 || $0 == 0x22 || $0 == 0x3D || $0 == 0x0A || $0 == 0x5C }
-        guard needsQuotes else {
-            line.append(contentsOf: bytes)
-            return
-        }
-        line.append(0x22)
-        for byte in bytes {
-            switch byte {
-            case 0x22: line.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: line.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: line.append(contentsOf: [0x5C, 0x6E])
-            default: line.append(byte)
+        var value = value
+        // Over the contiguous UTF-8 (a native string's own storage): a scan of raw bytes, not
+        // of the generic UTF-8 view, on every value of every call's line.
+        value.withUTF8 { bytes in
+            var needsQuotes = bytes.isEmpty
+            for byte in bytes where byte == 0x20 || byte == 0x22 || byte == 0x3D || byte == 0x0A || byte == 0x5C {
+                needsQuotes = true
+                break
             }
+            guard needsQuotes else {
+                line.append(contentsOf: bytes)
+                return
+            }
+            line.append(0x22)
+            for byte in bytes {
+                switch byte {
+                case 0x22: line.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: line.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: line.append(contentsOf: [0x5C, 0x6E])
+                default: line.append(byte)
+                }
+            }
+            line.append(0x22)
         }
-        line.append(0x22)
     }
 }
