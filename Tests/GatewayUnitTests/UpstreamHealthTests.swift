@@ -71,6 +71,29 @@ struct UpstreamHealthTests {
         #expect(holds.started.load(ordering: .relaxed) == calls)
     }
 
+    /// An upstream that has stopped answering: its health checks and Hold calls (counted in
+    /// `hung.started`) wait until `hung` is released; reached on a loop of its own.
+    static func hungUpstream(_ hung: Holds) throws -> (HTTP2Server, EventLoopGroup, Upstream) {
+        var router = Router()
+        router.unary(HealthContract.check) { _, _ in
+            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            return HealthCheckResponse(status: .serving)
+        }
+        router.register(hold) { io, _ in
+            _ = try await Router.singleRawRequest(from: io)
+            hung.started.add(1, ordering: .relaxed)
+            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
+            try await io.write(Data("{}".utf8))
+        }
+        let server = try HTTP2Server(
+            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: ProxyFixture.logger)
+        let group = try EventLoopGroup(count: 1, name: "health-test")
+        let upstream = Upstream.connecting(
+            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        return (server, group, upstream)
+    }
+
     static func checker(_ upstream: Upstream) -> UpstreamHealth {
         UpstreamHealth(upstreams: [upstream], health: HealthMonitor(), timeout: .milliseconds(500), logger: ProxyFixture.logger)
     }
@@ -133,17 +156,7 @@ struct UpstreamHealthTests {
     @Test("an upstream that stops answering (two checks in a row time out) opens the breaker: calls are refused at once")
     func hungUpstreamOpensTheBreaker() async throws {
         let hung = Holds()
-        var router = Router()
-        router.unary(HealthContract.check) { _, _ in
-            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
-            return HealthCheckResponse(status: .serving)
-        }
-        let server = try HTTP2Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: ProxyFixture.logger)
-        let group = try EventLoopGroup(count: 1, name: "health-test")
-        let upstream = Upstream.connecting(
-            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
-            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        let (server, group, upstream) = try Self.hungUpstream(hung)
         let checker = Self.checker(upstream)
         // One unanswered check may be its connection's fault: it is replaced, the breaker stays closed.
         let first = await checker.checkAll()["catalog-svc"]
@@ -169,23 +182,7 @@ struct UpstreamHealthTests {
     @Test("calls already waiting on an upstream that stops answering fail UPSTREAM_UNAVAILABLE when its breaker opens, not at their deadlines")
     func hungUpstreamFailsCallsInFlight() async throws {
         let hung = Holds()
-        var router = Router()
-        router.unary(HealthContract.check) { _, _ in
-            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
-            return HealthCheckResponse(status: .serving)
-        }
-        router.register(Self.hold) { io, _ in
-            _ = try await Router.singleRawRequest(from: io)
-            hung.started.add(1, ordering: .relaxed)
-            while !hung.released.load(ordering: .relaxed) { try await Task.sleep(for: .milliseconds(5)) }
-            try await io.write(Data("{}".utf8))
-        }
-        let server = try HTTP2Server(
-            configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: ProxyFixture.logger)
-        let group = try EventLoopGroup(count: 1, name: "health-test")
-        let upstream = Upstream.connecting(
-            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
-            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        let (server, group, upstream) = try Self.hungUpstream(hung)
         let call = Task { () -> RPCError? in
             do {
                 _ = try await upstream.forward(Self.hold, options: CallOptions(timeout: .seconds(30))) { call in
