@@ -186,6 +186,8 @@ final class HTTP2ServerCore: Sendable {
     /// The logger's level, read once: asking the handler costs a dynamic call on every call,
     /// and the level is set when the process starts.
     private let logLevel: Logger.Level
+    /// The logger's handler when it writes call lines itself (found once, not cast per call).
+    private let callLines: (any CallLineLogging)?
     private let calls = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
 
@@ -194,6 +196,7 @@ final class HTTP2ServerCore: Sendable {
         self.router = router
         self.logger = logger
         self.logLevel = logger.logLevel
+        self.callLines = logger.handler as? any CallLineLogging
     }
 
     var inFlight: Int { calls.load(ordering: .relaxed) }
@@ -250,16 +253,16 @@ final class HTTP2ServerCore: Sendable {
             }
         guard logLevel <= level else { return }
         let micros = (ContinuousClock.now - stream.startTime) / .microseconds(1)
-        var metadata: Logger.Metadata = [
-            "request-id": .string(requestID?.description ?? "-"), "method": .string(stream.path),
-            "status": .string(status.map { $0.code.name } ?? "OK"),
-            "duration-ms": .string(Self.milliseconds(fromMicroseconds: Int(micros))), "peer": .string(stream.connection.peer),
-        ]
-        if let reason = status?.reason { metadata["reason"] = .string(reason) }
-        if let httpStatus { metadata["http-status"] = .string(String(httpStatus)) }
-        if let handlerStatus { metadata["handler-status"] = .string(handlerStatus.code.name) }
-        if let cause { metadata["cause"] = .string(String(describing: cause)) }
-        logger.log(level: level, "call", metadata: metadata)
+        let line = CallLogLine(
+            requestID: requestID?.description ?? "-", method: stream.path, status: status.map { $0.code.name } ?? "OK",
+            reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)),
+            peer: stream.connection.peer, httpStatus: httpStatus, handlerStatus: handlerStatus?.code.name,
+            cause: cause.map { String(describing: $0) })
+        if let callLines {
+            callLines.logCall(line, level: level)
+        } else {
+            logger.log(level: level, CallLogLine.message, metadata: line.metadata)
+        }
     }
 
     /// The path of the health probe whose successful calls are logged at debug only.

@@ -1,4 +1,5 @@
 public import Logging
+public import RPCHTTP2
 internal import Synchronization
 
 /// A swift-log handler that writes one line per event to standard error:
@@ -9,7 +10,7 @@ internal import Synchronization
 /// and each line queued whole to ``LogSink/standardError``, whose thread writes it: lines from
 /// concurrent calls never interleave, and no caller waits on standard error. Thread-safe: a
 /// value type; the shared state is the per-second timestamp cache and the sink's queue.
-public struct LogLineHandler: LogHandler {
+public struct LogLineHandler: LogHandler, CallLineLogging {
     /// The logger's label, printed on each line.
     public let label: String
     public var logLevel: Logger.Level
@@ -36,9 +37,42 @@ public struct LogLineHandler: LogHandler {
         LogSink.standardError.write(Self.line(level: event.level, label: label, message: event.message.description, metadata: merged))
     }
 
+    /// A call's line, written from its fields as ``line(level:label:message:metadata:)`` would
+    /// write their metadata — unless the handler has metadata of its own to merge in.
+    public func logCall(_ call: CallLogLine, level: Logger.Level) {
+        guard metadata.isEmpty else {
+            return log(event: LogEvent(
+                level: level, message: CallLogLine.message, metadata: call.metadata, source: "RPCHTTP2", file: #fileID,
+                function: #function, line: #line))
+        }
+        LogSink.standardError.write(Self.callLine(call, level: level, label: label))
+    }
+
+    /// ``logCall(_:level:)``'s line, newline included.
+    static func callLine(_ call: CallLogLine, level: Logger.Level, label: String) -> [UInt8] {
+        var line = start(level: level, label: label, message: CallLogLine.message.description)
+        call.forEachField { name, value in appendField(name, value, to: &line) }
+        line.append(0x0A)
+        return line
+    }
+
     /// One formatted line, newline included: timestamp, level, label, message, then the
     /// metadata as `key=value` in key order.
     static func line(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
+        var line = start(level: level, label: label, message: message)
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            if case .string(let text) = value {
+                appendField(key, text, to: &line)
+            } else {
+                appendField(key, value.description, to: &line)
+            }
+        }
+        line.append(0x0A)
+        return line
+    }
+
+    /// A line up to its metadata: timestamp, level, label, message.
+    private static func start(level: Logger.Level, label: String, message: String) -> [UInt8] {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         Timestamp.append(to: &line)
@@ -48,18 +82,15 @@ public struct LogLineHandler: LogHandler {
         line.append(contentsOf: label.utf8)
         line.append(contentsOf: ": ".utf8)
         line.append(contentsOf: message.utf8)
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            line.append(0x20)
-            line.append(contentsOf: key.utf8)
-            line.append(0x3D)
-            if case .string(let text) = value {
-                appendValue(text, to: &line)
-            } else {
-                appendValue(value.description, to: &line)
-            }
-        }
-        line.append(0x0A)
         return line
+    }
+
+    /// ` key=value`.
+    private static func appendField(_ key: String, _ value: String, to line: inout [UInt8]) {
+        line.append(0x20)
+        line.append(contentsOf: key.utf8)
+        line.append(0x3D)
+        appendValue(value, to: &line)
     }
 
     /// Appends a value, quoted when it has spaces, quotes, `=` or line breaks, so a line

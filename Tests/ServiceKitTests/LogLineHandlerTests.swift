@@ -1,4 +1,5 @@
 import Logging
+import RPCHTTP2
 @testable import ServiceKit
 import Testing
 
@@ -28,6 +29,24 @@ struct LogLineHandlerTests {
         let line = String(decoding: bytes, as: UTF8.self)
         #expect(line.hasSuffix(" info auth-svc: call duration-ms=1.250 method=/shop.auth.v1.AuthService/SignIn status=OK\n"))
         #expect(line.filter { $0 == "\n" }.count == 1)
+    }
+
+    /// Call lines with no optional field, with every one, and with values that need quoting.
+    static let callLines = [
+        CallLogLine(requestID: "fb3fe6a00000003", method: "/bench.v1.BenchService/Echo", status: "OK", durationMilliseconds: "0.198", peer: "127.0.0.1:55966"),
+        CallLogLine(
+            requestID: "-", method: "/shop.catalog.v1.CatalogService/GetProduct", status: "CANCELLED", reason: "UPSTREAM_UNAVAILABLE",
+            durationMilliseconds: "12.000", peer: "[::1]:1", httpStatus: 415, handlerStatus: "INTERNAL", cause: "a cause with \"quotes\"\nand a break"),
+        CallLogLine(requestID: "", method: "/a b", status: "UNKNOWN", durationMilliseconds: "1.000", peer: "p=q", httpStatus: 405),
+    ]
+
+    @Test("a call line written from its fields is the line its metadata makes", arguments: callLines)
+    func callLineFromFields(call: CallLogLine) {
+        let direct = String(decoding: LogLineHandler.callLine(call, level: .info, label: "gateway"), as: UTF8.self)
+        let general = String(decoding: LogLineHandler.line(level: .info, label: "gateway", message: "call", metadata: call.metadata), as: UTF8.self)
+        // The timestamps (24 characters) may fall in different milliseconds.
+        #expect(direct.dropFirst(24) == general.dropFirst(24))
+        #expect(direct.dropFirst(24).hasPrefix(" info gateway: call "))
     }
 
     @Test("values with spaces, quotes, = or line breaks are quoted and escaped", arguments: [
