@@ -56,6 +56,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// Starts connecting. Loop thread. A literal address connects at once; a host name is
     /// looked up by the client's ``HostResolver`` (on a thread of its own: it may block on DNS).
     func connect() {
+        // Shut down before its turn came (the client closed, or replaced its connections):
+        // a socket opened now would belong to nobody.
+        guard phase == .connecting else { return }
         // Strong capture: weak references would give the connection a side table and slow
         // every retain and release of it; the timer holds it for the connect timeout at most.
         loop.scheduleTimer(after: configuration.connectTimeout) { [self] in
@@ -79,6 +82,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     private func connect(to address: ResolvedAddress) {
+        guard phase == .connecting else { return }
         do {
             let fd = try Socket.startConnect(to: address)
             socket = HTTP2Socket(fd: fd, loop: loop)

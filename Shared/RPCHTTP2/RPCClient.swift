@@ -120,7 +120,7 @@ public final class RPCClient: Sendable {
 
     /// The connection for a call made now, connecting it if its slot has none.
     ///
-    /// A slot that needs a new connection connects every other empty slot with it: the
+    /// A slot that needs a new connection connects every other slot without a usable one with it: the
     /// upstream, which hands accepted connections to its loops in turn, then receives them
     /// one after another and puts them on different loops. Connected one by one as calls first
     /// came to each slot, another client's connection accepted in between could put two of
@@ -141,7 +141,8 @@ public final class RPCClient: Sendable {
                     message: "\(target) is unreachable; reconnecting after backoff."))
             }
             var started: [ClientConnection] = []
-            for index in state.connections.indices where index == slot || state.connections[index] == nil {
+            for index in state.connections.indices
+            where index == slot || !(state.connections[index]?.isUsable.load(ordering: .relaxed) ?? false) {
                 let connection = newConnection(on: group.loops[index % group.loops.count])
                 state.connections[index] = connection
                 started.append(connection)

@@ -14,7 +14,10 @@ internal import Synchronization
 /// hands whole batches to the kernel, one `write(2)` for many lines under load. The buffer is
 /// bounded: past ``limit`` bytes waiting, lines are dropped and counted, and once the reader
 /// takes lines again a line of its own says how many were lost. Lines keep their order and
-/// never interleave. Pending lines are written before the process exits (`atexit`).
+/// never interleave with each other (with another writer of the descriptor — the runtime's
+/// crash report — a batch larger than the pipe's atomic size may). Pending lines are written
+/// when the process exits (`atexit`); a crash (a trap, a fatal signal) loses what waited: at
+/// most the last millisecond's lines while the descriptor keeps up.
 ///
 /// Thread-safe.
 final class LogSink: Sendable {
@@ -51,11 +54,11 @@ final class LogSink: Sendable {
     /// Queues one line (its newline included); never blocks on the descriptor.
     func write(_ line: [UInt8]) {
         let wakeWriter = state.withLock { state -> Bool in
-            guard state.pending.count + line.count <= limit else {
-                state.dropped += 1
-                return false
+            if state.pending.count + line.count <= limit {
+                state.pending.append(contentsOf: line)
+            } else {
+                state.dropped += 1  // reported by the writer, which a line longer than the limit must wake too
             }
-            state.pending.append(contentsOf: line)
             defer { state.waiting = false }
             return state.waiting
         }

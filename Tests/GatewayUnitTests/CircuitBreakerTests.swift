@@ -115,6 +115,19 @@ struct SharedCircuitBreakerTests {
         #expect(!breaker.isOpen)
     }
 
+    @Test("a call answered before the breaker opened and failing after does not close it; one admitted since does")
+    func failuresOfEarlierCallsKeepItOpen() {
+        let breaker = CircuitBreaker(CircuitBreakerState(threshold: 1, initialCoolDown: .seconds(60)))
+        let before = breaker.openCount
+        #expect(breaker.admit() == .proceed)
+        breaker.recordUnreachable()  // the health checks find the upstream hung
+        breaker.recordSuccess(admittedAt: before)  // a watch answered long ago, cut off now
+        #expect(breaker.isOpen)
+        #expect(breaker.admit() == .reject)
+        breaker.recordSuccess(admittedAt: breaker.openCount)  // a call admitted since then
+        #expect(!breaker.isOpen)
+    }
+
     @Test("a breaker created open refuses from the first call")
     func createdOpen() {
         var state = CircuitBreakerState(threshold: 1, initialCoolDown: .seconds(60))

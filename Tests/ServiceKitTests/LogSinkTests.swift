@@ -81,7 +81,7 @@ struct LogSinkTests {
     func stalledReaderDropsAndReports() async throws {
         let pipe = try Pipe()
         let sink = LogSink(fd: pipe.write, limit: 64 * 1024)
-        let total = 4_000  // ~360 KiB: more than the pipe and the sink's limit hold together
+        let total = 20_000  // ~1.8 MB: more than the pipe (64 KiB, or 1 MiB with 64 KiB pages) and the sink's limit hold
         let written = Atomic<Bool>(false)
         let writer = Thread {
             for number in 0..<total { sink.write(Self.line(number)) }

@@ -119,6 +119,8 @@ final class CircuitBreaker: Sendable {
     private let state: Mutex<CircuitBreakerState>
     /// Whether `state` is closed with no failures counted; written under the lock.
     private let healthy: Atomic<Bool>
+    /// How many times the breaker has opened; written under the lock.
+    private let openings = Atomic<Int>(0)
 
     /// A closed breaker with the given thresholds.
     init(_ initial: CircuitBreakerState = CircuitBreakerState()) {
@@ -136,6 +138,21 @@ final class CircuitBreaker: Sendable {
     func recordSuccess() {
         if healthy.load(ordering: .acquiring) { return }
         update { $0.recordSuccess() }
+    }
+
+    /// How many times the breaker has opened so far: a call notes it before it is admitted
+    /// (``recordSuccess(admittedAt:)``).
+    var openCount: Int { openings.load(ordering: .acquiring) }
+
+    /// A call admitted when ``openCount`` was `count` failed after the upstream had answered
+    /// it: that closes the breaker only if the breaker has not opened since. A call answered
+    /// before an outage was noticed — a watch open for an hour — and cut off by it says nothing
+    /// of the upstream now: it must not close the breaker the outage opened.
+    func recordSuccess(admittedAt count: Int) {
+        if healthy.load(ordering: .acquiring) { return }
+        update { state in
+            if openings.load(ordering: .relaxed) == count { state.recordSuccess() }
+        }
     }
 
     /// A call could not reach the upstream.
@@ -162,7 +179,9 @@ final class CircuitBreaker: Sendable {
     /// Changes the state under the lock, keeping `healthy` in step.
     private func update<Result>(_ change: (inout CircuitBreakerState) -> Result) -> Result {
         state.withLock { state in
+            let wasOpen = if case .open = state.state { true } else { false }
             let result = change(&state)
+            if case .open = state.state, !wasOpen { openings.add(1, ordering: .releasing) }
             healthy.store(state.state == .closed(failures: 0), ordering: .releasing)
             return result
         }

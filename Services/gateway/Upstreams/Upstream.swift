@@ -102,6 +102,7 @@ final class Upstream: Sendable {
     /// `responder` with the upstream's response or error, under the same breaker and retry
     /// rules; cancelling the responder cancels the upstream call.
     func forwardUnary(_ method: MethodInfo, request: Data, options: CallOptions, responder: CallResponder) {
+        let admittedAt = breaker.openCount
         guard breaker.admit() != .reject else { return responder.respond(.failure(unavailable)) }
         let handle = client.startUnary(
             method, request: request, options: options, mayRetry: mayRetryUnary,
@@ -112,7 +113,7 @@ final class Upstream: Sendable {
                     breaker.recordSuccess()
                     responder.respond(.success(response))
                 case .failure(let error):
-                    responder.respond(.failure(settle(error, answered: answered)))
+                    responder.respond(.failure(settle(error, answered: answered, admittedAt: admittedAt)))
                 }
             })
         responder.onCancel(cancelling: handle)
@@ -131,13 +132,14 @@ final class Upstream: Sendable {
         }
     }
 
-    /// Tells the breaker how a failed call went and returns what the client is answered: an
-    /// answer of any status is success; `UNAVAILABLE` without one is a failure to reach the
+    /// Tells the breaker how a failed call (admitted at `admittedAt`, see
+    /// ``CircuitBreaker/recordSuccess(admittedAt:)``) went and returns what the client is
+    /// answered: an answer of any status is success; `UNAVAILABLE` without one is a failure to reach the
     /// upstream, answered as `UPSTREAM_UNAVAILABLE`; anything else (a deadline, a
     /// cancellation) leaves the breaker's count alone.
-    private func settle(_ error: RPCError, answered: Bool) -> RPCError {
+    private func settle(_ error: RPCError, answered: Bool, admittedAt: Int) -> RPCError {
         if answered {
-            breaker.recordSuccess()
+            breaker.recordSuccess(admittedAt: admittedAt)
             return error
         }
         guard error.code == .unavailable else {
@@ -158,6 +160,7 @@ final class Upstream: Sendable {
     /// answer of any status is success; `UNAVAILABLE` without one is a failure to reach the
     /// upstream, answered as `UPSTREAM_UNAVAILABLE`.
     private func guarded<Result: Sendable>(_ run: (Attempt) async throws -> Result) async throws -> Result {
+        let admittedAt = breaker.openCount
         guard breaker.admit() != .reject else { throw unavailable }
         let attempt = Attempt()
         do {
@@ -165,9 +168,9 @@ final class Upstream: Sendable {
             breaker.recordSuccess()
             return result
         } catch let error as RPCError {
-            throw settle(error, answered: attempt.answered)
+            throw settle(error, answered: attempt.answered, admittedAt: admittedAt)
         } catch {
-            if attempt.answered { breaker.recordSuccess() } else { breaker.recordAbandoned() }
+            if attempt.answered { breaker.recordSuccess(admittedAt: admittedAt) } else { breaker.recordAbandoned() }
             throw error
         }
     }

@@ -84,12 +84,12 @@ struct UpstreamHealth: Sendable {
             if upstream.healthClient !== upstream.client {
                 upstream.healthClient.replaceConnections(reason: "a health check went unanswered")
             }
-            let unanswered = upstream.unansweredChecks.add(1, ordering: .relaxed).newValue
-            if unanswered >= 2 {
+            if upstream.unansweredChecks.add(1, ordering: .relaxed).newValue >= 2 {
                 upstream.breaker.recordUnreachable(holdFor: holdFor)
-            }
-            if unanswered == 2 && upstream.healthClient !== upstream.client {
-                upstream.client.replaceConnections(reason: "\(upstream.name) answered no health check twice in a row")
+                // Each time: a probe let through since the last check waits on the hung upstream too.
+                if upstream.healthClient !== upstream.client {
+                    upstream.client.replaceConnections(reason: "\(upstream.name) answered no health check twice in a row")
+                }
             }
             return .notServing
         } catch {
