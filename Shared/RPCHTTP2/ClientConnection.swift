@@ -32,6 +32,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     @exclusivity(unchecked) private var everConnected = false
     @exclusivity(unchecked) private var keepaliveTimer: UInt64?
     @exclusivity(unchecked) private var pingOutstanding = false
+    /// Whether the PING of ``confirmAlive(within:)`` is unanswered.
+    @exclusivity(unchecked) private var confirming = false
     /// Streams opened on this connection (see ``ClientConfiguration/maxStreamsPerConnection``).
     @exclusivity(unchecked) private var streamsOpened = 0
     /// Whether the connection takes no new calls and closes once its calls have finished.
@@ -385,7 +387,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         isUsable.store(false, ordering: .relaxed)
     }
 
-    func sessionPingAcknowledged() { pingOutstanding = false }
+    func sessionPingAcknowledged() {
+        pingOutstanding = false
+        confirming = false
+    }
 
     func sessionSettingsReceived() { everConnected = true }
 
@@ -433,6 +438,23 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         session.submitPing()
         flushOutput()
         scheduleKeepalive(after: configuration.keepaliveTimeout)
+    }
+
+    /// Sends a PING and shuts the connection down — its calls failing `UNAVAILABLE` — unless a
+    /// PING is answered within `timeout`: for a connection whose server may have stopped (its
+    /// health checks went unanswered), so that calls waiting on a hung server fail now, while a
+    /// server whose loop still answers — only its checks were slow — keeps its calls. Loop only.
+    func confirmAlive(within timeout: Duration) {
+        guard phase == .ready, !confirming else { return }
+        confirming = true
+        session.submitPing()
+        flushOutput()
+        // A strong capture, as for the keepalive timer: it holds the connection `timeout` at most.
+        loop.scheduleTimer(after: timeout) { [self] in
+            guard confirming else { return }
+            confirming = false
+            shutDown(reason: "the connection to \(target) answered no PING within \(timeout)")
+        }
     }
 
     // MARK: Closing

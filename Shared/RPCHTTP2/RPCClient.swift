@@ -69,6 +69,14 @@ public final class RPCClient: Sendable {
         shutDownConnections(reason: reason, closingClient: false)
     }
 
+    /// Has each current connection confirm that its server still answers (a PING), and closes
+    /// those that do not within `timeout`: their calls fail with `UNAVAILABLE` — for a server
+    /// that may have stopped, whose calls would otherwise wait out their deadlines.
+    public func confirmConnections(within timeout: Duration) {
+        let connections = state.withLock { $0.connections.compactMap(\.self) }
+        for connection in connections { connection.loop.execute { connection.confirmAlive(within: timeout) } }
+    }
+
     /// Empties the connection slots (marking the client closed with `closingClient`) and shuts
     /// down the connections that were in them, each on its loop.
     private func shutDownConnections(reason: String, closingClient: Bool) {

@@ -3,7 +3,7 @@ import Foundation
 @testable import gateway
 import Logging
 import RPC
-import RPCHTTP2
+@testable import RPCHTTP2
 import ServiceKit
 import ServiceTestSupport
 import Synchronization
@@ -179,13 +179,12 @@ struct UpstreamHealthTests {
         #expect(admission == .reject, "a call probed the hung upstream before the next check")
     }
 
-    @Test("calls already waiting on an upstream that stops answering fail UPSTREAM_UNAVAILABLE when its breaker opens, not at their deadlines")
-    func hungUpstreamFailsCallsInFlight() async throws {
-        let hung = Holds()
-        let (server, group, upstream) = try Self.hungUpstream(hung)
-        let call = Task { () -> RPCError? in
+    /// Starts a Hold call through `upstream` that nobody answers for 30 s; its error, or nil
+    /// when it was answered.
+    static func callInFlight(on upstream: Upstream) -> Task<RPCError?, Never> {
+        Task {
             do {
-                _ = try await upstream.forward(Self.hold, options: CallOptions(timeout: .seconds(30))) { call in
+                _ = try await upstream.forward(hold, options: CallOptions(timeout: .seconds(30))) { call in
                     try await call.send(Data("{}".utf8))
                     call.finishSending()
                     return try await call.nextMessage()
@@ -195,23 +194,48 @@ struct UpstreamHealthTests {
                 return error as? RPCError
             }
         }
-        let waiting = await eventually { hung.started.load(ordering: .relaxed) == 1 }
+    }
+
+    @Test("calls already waiting on an upstream that stops answering fail UPSTREAM_UNAVAILABLE when its breaker opens, not at their deadlines")
+    func hungUpstreamFailsCallsInFlight() async throws {
+        // A stopped process: the kernel completes connections in the listen backlog, nothing
+        // ever answers — not the calls, the health checks, nor a PING.
+        let (listener, port) = try Socket.listen(on: SocketAddressText(host: "127.0.0.1", port: 0))
+        defer { System.close(listener) }
+        let group = try EventLoopGroup(count: 1, name: "health-test")
+        let upstream = Upstream.connecting(
+            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+        let call = Self.callInFlight(on: upstream)
         let checker = Self.checker(upstream)
         await checker.checkAll()  // unanswered: only the health connection is replaced
-        await checker.checkAll()  // the second unanswered check in a row
-        let ended = Task {
-            try? await Task.sleep(for: .seconds(3))
-            hung.released.store(true, ordering: .relaxed)  // without the fix, the call ends only now, answered
-        }
-        let failure = await call.value
-        ended.cancel()
+        await checker.checkAll()  // the second in a row: the calls' connection must answer a PING
+        let failure = await call.value  // without the sweep, only at its 30 s deadline
+        await upstream.close()
+        await group.shutdown()
+        #expect(failure?.code == .unavailable, "the call in flight ended with \(String(describing: failure))")
+        #expect(failure?.reason == GatewayReason.upstreamUnavailable.rawValue)
+    }
+
+    @Test("calls waiting on an upstream whose checks go unanswered but whose connection answers a PING are kept")
+    func slowChecksKeepCallsInFlight() async throws {
+        let hung = Holds()  // the health checks and the Hold call wait; the server's loop answers
+        let (server, group, upstream) = try Self.hungUpstream(hung)
+        let call = Self.callInFlight(on: upstream)
+        let waiting = await eventually { hung.started.load(ordering: .relaxed) == 1 }
+        let checker = Self.checker(upstream)
+        await checker.checkAll()
+        await checker.checkAll()
+        let open = upstream.breaker.isOpen
+        try await Task.sleep(for: .milliseconds(800))  // past the PING's 500 ms
         hung.released.store(true, ordering: .relaxed)
+        let failure = await call.value
         await upstream.close()
         await group.shutdown()
         await server.shutdown()
         #expect(waiting)
-        #expect(failure?.code == .unavailable, "the call in flight ended with \(String(describing: failure))")
-        #expect(failure?.reason == GatewayReason.upstreamUnavailable.rawValue)
+        #expect(open, "two unanswered checks left the breaker closed")
+        #expect(failure == nil, "the call in flight ended with \(String(describing: failure))")
     }
 
     @Test("a check sharing the calls' connection times out behind the burst (what the separate connection avoids)")

@@ -64,10 +64,12 @@ struct UpstreamHealth: Sendable {
     /// answer within `timeout` may be hung (stopped, its loops stuck) — or only this connection
     /// may be (a dropped route): the connection is replaced, and a second unanswered check in a
     /// row opens the breaker — else every call to a hung upstream would wait out its whole
-    /// deadline — and replaces the calls' connections too, so the calls already waiting on it
-    /// fail at once (`UNAVAILABLE`, answered as `UPSTREAM_UNAVAILABLE`) rather than at their
-    /// deadlines, up to the gateway's 10 s default. Either way the breaker stays open until the
-    /// next check can say otherwise.
+    /// deadline — and has the calls' connections confirm with a PING that the upstream still
+    /// answers: those that get no answer within `timeout` are closed, so the calls already
+    /// waiting on a hung upstream fail (`UNAVAILABLE`, answered as `UPSTREAM_UNAVAILABLE`)
+    /// rather than at their deadlines, up to the gateway's 10 s default — while an upstream
+    /// whose loops still answer, only its checks being slow, keeps its calls. Either way the
+    /// breaker stays open until the next check can say otherwise.
     func check(_ upstream: Upstream) async -> ServingStatus {
         let holdFor = interval + timeout
         do {
@@ -87,9 +89,7 @@ struct UpstreamHealth: Sendable {
             if upstream.unansweredChecks.add(1, ordering: .relaxed).newValue >= 2 {
                 upstream.breaker.recordUnreachable(holdFor: holdFor)
                 // Each time: a probe let through since the last check waits on the hung upstream too.
-                if upstream.healthClient !== upstream.client {
-                    upstream.client.replaceConnections(reason: "\(upstream.name) answered no health check twice in a row")
-                }
+                if upstream.healthClient !== upstream.client { upstream.client.confirmConnections(within: timeout) }
             }
             return .notServing
         } catch {
