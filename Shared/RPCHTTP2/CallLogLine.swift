@@ -34,14 +34,8 @@ public struct CallLogLine: Sendable, Equatable {
 
     /// The fields as swift-log metadata, under the names of the line.
     public var metadata: Logger.Metadata {
-        var metadata: Logger.Metadata = [
-            "request-id": .string(requestID), "method": .string(method), "status": .string(status),
-            "duration-ms": .string(durationMilliseconds), "peer": .string(peer),
-        ]
-        if let reason { metadata["reason"] = .string(reason) }
-        if let httpStatus { metadata["http-status"] = .string(String(httpStatus)) }
-        if let handlerStatus { metadata["handler-status"] = .string(handlerStatus) }
-        if let cause { metadata["cause"] = .string(cause) }
+        var metadata: Logger.Metadata = [:]
+        forEachField { name, value in metadata[name] = .string(value) }
         return metadata
     }
 
