@@ -22,12 +22,16 @@ public final class ClientCall: @unchecked Sendable {
         /// The response headers once they came: the content type apart from the rest, so a
         /// call whose only header is its content type (nearly all) builds no list for it.
         var responseHead: (contentType: String, rest: Metadata)?
-        var headersWaiters: [CheckedContinuation<Metadata, any Error>] = []
+        var headersWaiters: [HeadersWaiter] = []
         var status: Result<Void, RPCError>?
         /// For a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``:
         /// told the single response message, or the error, when the call ends.
         var observer: (any UnaryCallObserver)?
     }
+
+    /// A task waiting for the response headers; unsafe for the reason the buffers' continuations
+    /// are (``StreamBuffers/Reader``), and taken out under the lock before it is resumed.
+    typealias HeadersWaiter = UnsafeContinuation<Metadata, any Error>
 
     let shared = Mutex(Shared())
     /// The request's header fields.
@@ -116,7 +120,7 @@ public final class ClientCall: @unchecked Sendable {
     /// The response headers (initial metadata), once they arrive; none (empty) when the call
     /// ended without any (a Trailers-Only answer).
     public func responseHeaders() async throws -> Metadata {
-        try await withCheckedThrowingContinuation { continuation in
+        try await withUnsafeThrowingContinuation { continuation in
             let ready = shared.withLock { state -> Result<Metadata, RPCError>? in
                 if let head = state.responseHead { return .success(Self.headers(head)) }
                 switch state.status {
@@ -179,7 +183,7 @@ public final class ClientCall: @unchecked Sendable {
         let (reader, writer, headerWaiters, first, unary) = shared.withLock { state in
             guard state.status == nil else {
                 return (
-                    StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [CheckedContinuation<Metadata, any Error>](), false,
+                    StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [HeadersWaiter](), false,
                     ((any UnaryCallObserver), Result<Data, RPCError>)?.none)
             }
             state.status = status

@@ -16,46 +16,59 @@ internal import Glibc
 /// Not thread-safe: used by its session, on the session's thread (and by the thread that ends
 /// the session, once no other uses it).
 final class SessionMemory {
-    /// Payload sizes of the classes.
-    static let classSizes = [64, 128, 256, 512, 1024, 2048, 4096]
+    /// The payload size of the smallest class; each class is twice the one before.
+    static let smallestClassSize = 64
+    /// Payload sizes of the classes: 64 B to 4 KiB.
+    static let classSizes = (0..<7).map { smallestClassSize << $0 }
     /// How many free blocks each class keeps.
     static let keptPerClass = [128, 128, 64, 32, 16, 8, 8]
-    /// Where each class's slots start in `lists`.
-    private static let firstSlot = keptPerClass.indices.map { keptPerClass[..<$0].reduce(0, +) }
     private static let headerSize = 16
 
     /// Free blocks (their headers), `keptPerClass[c]` slots for class `c`.
     private let lists: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     /// How many free blocks each class holds.
     private let counts: UnsafeMutablePointer<Int>
+    /// Per class, where its slots start in `lists` and how many it keeps: the static tables
+    /// copied once, so that an allocation reads no global (on Linux every read of a `static let`
+    /// is a call into `swift_once`, and an array's a retain and bounds checks besides).
+    private let slots: UnsafeMutablePointer<(first: Int, kept: Int)>
+    private let classCount = SessionMemory.classSizes.count
+    private let largestClassSize = SessionMemory.classSizes[SessionMemory.classSizes.count - 1]
 
     init() {
-        let slots = Self.keptPerClass.reduce(0, +)
-        lists = .allocate(capacity: slots)
-        lists.initialize(repeating: nil, count: slots)
-        counts = .allocate(capacity: Self.classSizes.count)
-        counts.initialize(repeating: 0, count: Self.classSizes.count)
+        let total = Self.keptPerClass.reduce(0, +)
+        lists = .allocate(capacity: total)
+        lists.initialize(repeating: nil, count: total)
+        counts = .allocate(capacity: classCount)
+        counts.initialize(repeating: 0, count: classCount)
+        slots = .allocate(capacity: classCount)
+        var first = 0
+        for (sizeClass, kept) in Self.keptPerClass.enumerated() {
+            (slots + sizeClass).initialize(to: (first, kept))
+            first += kept
+        }
     }
 
     deinit {
-        for sizeClass in 0..<Self.classSizes.count {
-            for index in 0..<counts[sizeClass] { Glibc.free(lists[Self.firstSlot[sizeClass] + index]) }
+        for sizeClass in 0..<classCount {
+            for index in 0..<counts[sizeClass] { Glibc.free(lists[slots[sizeClass].first + index]) }
         }
         lists.deallocate()
         counts.deallocate()
+        slots.deallocate()
     }
 
     /// How many free blocks wait in the lists (for tests).
-    var freeBlocks: Int { (0..<Self.classSizes.count).reduce(0) { $0 + counts[$1] } }
+    var freeBlocks: Int { (0..<classCount).reduce(0) { $0 + counts[$1] } }
 
     /// A block of at least `size` bytes, or nil when the system has no memory.
     func allocate(_ size: Int) -> UnsafeMutableRawPointer? {
-        let sizeClass = Self.sizeClass(for: size)
+        let sizeClass = sizeClass(for: size)
         if sizeClass >= 0, counts[sizeClass] > 0 {
             counts[sizeClass] -= 1
-            return lists[Self.firstSlot[sizeClass] + counts[sizeClass]]! + Self.headerSize
+            return lists[slots[sizeClass].first + counts[sizeClass]]! + Self.headerSize
         }
-        let payload = sizeClass >= 0 ? Self.classSizes[sizeClass] : size
+        let payload = sizeClass >= 0 ? Self.smallestClassSize << sizeClass : size
         guard let block = malloc(payload + Self.headerSize) else { return nil }
         block.storeBytes(of: sizeClass, as: Int.self)
         return block + Self.headerSize
@@ -74,8 +87,8 @@ final class SessionMemory {
         guard let pointer else { return }
         let block = pointer - Self.headerSize
         let sizeClass = block.load(as: Int.self)
-        if sizeClass >= 0, counts[sizeClass] < Self.keptPerClass[sizeClass] {
-            lists[Self.firstSlot[sizeClass] + counts[sizeClass]] = block
+        if sizeClass >= 0, counts[sizeClass] < slots[sizeClass].kept {
+            lists[slots[sizeClass].first + counts[sizeClass]] = block
             counts[sizeClass] += 1
         } else {
             Glibc.free(block)
@@ -92,18 +105,19 @@ final class SessionMemory {
             guard let moved = realloc(block, size + Self.headerSize) else { return nil }
             return moved + Self.headerSize
         }
-        if size <= Self.classSizes[sizeClass] { return pointer }
+        let payload = Self.smallestClassSize << sizeClass
+        if size <= payload { return pointer }
         guard let grown = allocate(size) else { return nil }
-        grown.copyMemory(from: pointer, byteCount: Self.classSizes[sizeClass])
+        grown.copyMemory(from: pointer, byteCount: payload)
         free(pointer)
         return grown
     }
 
-    /// The smallest class that holds `size` bytes, or -1 when none does.
-    private static func sizeClass(for size: Int) -> Int {
-        guard size <= classSizes[classSizes.count - 1] else { return -1 }
-        var sizeClass = 0
-        while classSizes[sizeClass] < size { sizeClass += 1 }
-        return sizeClass
+    /// The smallest class that holds `size` bytes, or -1 when none does: from the bit length of
+    /// `size - 1`, the classes being powers of two.
+    private func sizeClass(for size: Int) -> Int {
+        guard size > Self.smallestClassSize else { return 0 }
+        guard size <= largestClassSize else { return -1 }
+        return (Int.bitWidth - (size - 1).leadingZeroBitCount) - Self.smallestClassSize.trailingZeroBitCount
     }
 }

@@ -21,6 +21,30 @@ struct SessionMemoryTests {
         #expect(memory.freeBlocks == 2)
     }
 
+    @Test("a size is served from the smallest class that holds it, from 1 byte to the largest class")
+    func classBoundaries() throws {
+        #expect(SessionMemory.classSizes == [64, 128, 256, 512, 1024, 2048, 4096])
+        for (sizeClass, classSize) in SessionMemory.classSizes.enumerated() {
+            let smallest = sizeClass == 0 ? 1 : SessionMemory.classSizes[sizeClass - 1] + 1
+            for size in [smallest, classSize] {
+                let memory = SessionMemory()
+                let block = try #require(memory.allocate(size))
+                block.initializeMemory(as: UInt8.self, repeating: 0x5A, count: size)
+                memory.free(block)
+                // Neither the class below nor the one above hands it out; its own class does.
+                if sizeClass > 0 {
+                    let below = try #require(memory.allocate(smallest - 1))
+                    #expect(below != block, "size \(size)")
+                    memory.free(below)
+                }
+                let above = try #require(memory.allocate(classSize + 1))
+                #expect(above != block, "size \(size)")
+                memory.free(above)
+                #expect(memory.allocate(classSize) == block, "size \(size)")
+            }
+        }
+    }
+
     @Test("blocks larger than every class come from the system and go back to it")
     func large() throws {
         let memory = SessionMemory()
