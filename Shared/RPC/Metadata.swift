@@ -87,7 +87,8 @@ extension Metadata {
     /// header of every call: a switch of short strings, no hashing).
     public static func isCustom(_ name: String) -> Bool {
         // gRPC reserves the `grpc-` prefix for the protocol.
-        if name.hasPrefix(":") || name.hasPrefix("grpc-") { return false }
+        // Bytes, not `hasPrefix`, which compares grapheme clusters.
+        if name.utf8.first == UInt8(ascii: ":") || name.utf8.starts(with: "grpc-".utf8) { return false }
         switch name {
         case "content-type", "te", "user-agent", "content-length", "host", "connection", "keep-alive",
             "proxy-connection", "transfer-encoding", "upgrade":

@@ -305,7 +305,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
                     ?? RPCError(code: .unknown, message: "HTTP status \(call.httpStatus).")))
                 return
             }
-            guard contentType.hasPrefix("application/grpc") else {
+            guard KnownHeader.isGRPC(contentType: contentType) else {
                 call.complete(.failure(RPCError(code: .unknown, message: "Unexpected content-type '\(contentType)'.")))
                 return
             }

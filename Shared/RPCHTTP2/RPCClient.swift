@@ -15,7 +15,10 @@ public final class RPCClient: Sendable {
     private let configuration: ClientConfiguration
     fileprivate let group: EventLoopGroup
     private let ownsGroup: Bool
-    private let state: Mutex<ConnectionState>
+    /// The connection slots, in an object of their own that each connection's close callback
+    /// holds strongly: a weak reference to the client would give it a side table, and then every
+    /// retain and release of it — one of each per call — would take the runtime's slow path.
+    private let slots: ConnectionSlots
     private let cursor = Atomic<Int>(0)
     /// Calls made with ``startUnary(_:request:options:mayRetry:completion:)`` whose retry waits
     /// for its delay: ``close()`` cancels them, since the timer may never fire on stopped loops.
@@ -33,6 +36,34 @@ public final class RPCClient: Sendable {
         var closed = false
     }
 
+    /// The client's connections and its reconnect backoff. Thread-safe.
+    private final class ConnectionSlots: Sendable {
+        let state: Mutex<ConnectionState>
+        private let configuration: ClientConfiguration
+
+        init(count: Int, configuration: ClientConfiguration) {
+            state = Mutex(ConnectionState(connections: Array(repeating: nil, count: count)))
+            self.configuration = configuration
+        }
+
+        /// Empties the slot of a connection that closed and, when it never connected, counts a
+        /// failure and sets when to reconnect.
+        func connectionClosed(_ connection: ClientConnection, wasConnected: Bool) {
+            state.withLock { state in
+                if let slot = state.connections.firstIndex(where: { $0 === connection }) { state.connections[slot] = nil }
+                if wasConnected {
+                    state.failures = 0
+                    state.retryAt = nil
+                } else if state.retryAt.map({ ContinuousClock.now >= $0 }) ?? true {
+                    // Slots connected together fail together: the round counts as one failure.
+                    state.failures += 1
+                    let delay = configuration.reconnectBackoff(afterFailures: state.failures) * Double.random(in: 0.8...1.2)
+                    state.retryAt = .now + delay
+                }
+            }
+        }
+    }
+
     /// Creates a client with its own event loop.
     public convenience init(target: SocketAddressText, configuration: ClientConfiguration = ClientConfiguration()) throws {
         let group = try EventLoopGroup(count: configuration.loopCount, name: "client")
@@ -48,7 +79,7 @@ public final class RPCClient: Sendable {
         self.group = group
         self.ownsGroup = ownsGroup
         let count = max(1, configuration.connectionCount ?? group.loops.count)
-        state = Mutex(ConnectionState(connections: Array(repeating: nil, count: count)))
+        slots = ConnectionSlots(count: count, configuration: configuration)
     }
 
     /// Closes the connection and, if owned, the loops. Calls in flight fail with `UNAVAILABLE`.
@@ -73,14 +104,14 @@ public final class RPCClient: Sendable {
     /// those that do not within `timeout`: their calls fail with `UNAVAILABLE` — for a server
     /// that may have stopped, whose calls would otherwise wait out their deadlines.
     public func confirmConnections(within timeout: Duration) {
-        let connections = state.withLock { $0.connections.compactMap(\.self) }
+        let connections = slots.state.withLock { $0.connections.compactMap(\.self) }
         for connection in connections { connection.loop.execute { connection.confirmAlive(within: timeout) } }
     }
 
     /// Empties the connection slots (marking the client closed with `closingClient`) and shuts
     /// down the connections that were in them, each on its loop.
     private func shutDownConnections(reason: String, closingClient: Bool) {
-        let connections = state.withLock { state -> [ClientConnection] in
+        let connections = slots.state.withLock { state -> [ClientConnection] in
             if closingClient { state.closed = true }
             defer { state.connections = state.connections.map { _ in nil } }
             return state.connections.compactMap(\.self)
@@ -96,7 +127,7 @@ public final class RPCClient: Sendable {
     }
 
     /// Whether ``close()`` has been called (a closed client makes no calls, so retries stop).
-    var isClosed: Bool { state.withLock { $0.closed } }
+    var isClosed: Bool { slots.state.withLock { $0.closed } }
 
     /// Builds a call, lets `prepare` set it up, and submits it.
     fileprivate func makeCall(path: String, options: CallOptions, prepare: (ClientCall) -> Void) throws -> ClientCall {
@@ -137,7 +168,7 @@ public final class RPCClient: Sendable {
     /// 0.6 of the throughput). A slot replaced alone later (a retired connection) still lands
     /// wherever the upstream's turn is.
     private func connection() throws(RPCError) -> ClientConnection {
-        let result = state.withLock { state -> Result<(ClientConnection, [ClientConnection]), RPCError> in
+        let result = slots.state.withLock { state -> Result<(ClientConnection, [ClientConnection]), RPCError> in
             if state.closed { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }
             let slot = slot(count: state.connections.count)
             if let connection = state.connections[slot], connection.isUsable.load(ordering: .relaxed) {
@@ -164,24 +195,11 @@ public final class RPCClient: Sendable {
 
     /// A connection on `loop`, not yet connecting, that empties its slot when it closes.
     private func newConnection(on loop: EventLoop) -> ClientConnection {
+        // The slots hold the connection and it holds them (through this callback) until it
+        // closes, which empties its slot.
         ClientConnection(target: target, loop: loop, configuration: configuration, resolver: resolver) {
-            [weak self] closed, connected in
-            self?.connectionClosed(closed, wasConnected: connected)
-        }
-    }
-
-    private func connectionClosed(_ connection: ClientConnection, wasConnected: Bool) {
-        state.withLock { state in
-            if let slot = state.connections.firstIndex(where: { $0 === connection }) { state.connections[slot] = nil }
-            if wasConnected {
-                state.failures = 0
-                state.retryAt = nil
-            } else if state.retryAt.map({ ContinuousClock.now >= $0 }) ?? true {
-                // Slots connected together fail together: the round counts as one failure.
-                state.failures += 1
-                let delay = configuration.reconnectBackoff(afterFailures: state.failures) * Double.random(in: 0.8...1.2)
-                state.retryAt = .now + delay
-            }
+            [slots] closed, connected in
+            slots.connectionClosed(closed, wasConnected: connected)
         }
     }
 

@@ -309,7 +309,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard stream.httpMethod == "POST" else {
             return answerHTTP(stream, status: 405)
         }
-        guard stream.contentType.hasPrefix("application/grpc") else {
+        guard KnownHeader.isGRPC(contentType: stream.contentType) else {
             return answerHTTP(stream, status: 415)
         }
         if let encoding = stream.encoding, encoding != "identity" {
@@ -375,7 +375,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// Ends a call with an error before or during its handler.
     private func fail(_ stream: ServerStream, _ error: RPCError) {
-        if stream.contentType.isEmpty || !stream.contentType.hasPrefix("application/grpc") {
+        if stream.contentType.isEmpty || !KnownHeader.isGRPC(contentType: stream.contentType) {
             stream.contentType = "application/grpc+json"
         }
         stream.abort(error)
