@@ -8,7 +8,10 @@ internal import Synchronization
 final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @unchecked Sendable {
     // Invariant for @unchecked Sendable: only `pending` (a Mutex) is touched off the loop.
     private let socket: HTTP2Socket
-    var loop: EventLoop { socket.loop }
+    /// Held strongly, as a client connection holds its loop: read through the socket's unowned
+    /// reference, every use (several per call) would cost an atomic unowned-to-strong retain.
+    /// The loop holds the connection only while it is registered.
+    let loop: EventLoop
     let peer: String
     private let server: HTTP2ServerCore
     // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
@@ -36,6 +39,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     init(fd: Int32, peer: String, loop: EventLoop, server: HTTP2ServerCore) {
         self.socket = HTTP2Socket(fd: fd, loop: loop)
+        self.loop = loop
         self.peer = peer
         self.server = server
         self.maxHeaderListSize = server.configuration.limits.maxHeaderListSize
