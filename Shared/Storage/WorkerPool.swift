@@ -85,7 +85,10 @@ final class WorkerPool: Sendable {
     ///
     /// - Throws: What `work` throws, or `StorageError` (`isMisuse`) after shutdown began.
     func submit<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        // Unsafe rather than checked: this runs for every query of every call, and a checked
+        // continuation allocates a canary object and is handled through value witnesses (a
+        // resilient type). It is resumed exactly once: by its job, or here when refused.
+        try await withUnsafeThrowingContinuation { continuation in
             let job = Job.run { connection in
                 continuation.resume(with: Result { try work(connection) })
             }
