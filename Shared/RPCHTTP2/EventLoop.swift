@@ -346,6 +346,11 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
             System.close(wakeFD)
         }
         System.close(epollFD)
+        // Let go of what is still registered or scheduled: connections hold their loop strongly,
+        // so a connection left here (or captured by a timer) would keep both alive.
+        handlers.removeAll()
+        timerSlots = TimerSlots()
+        timers = TimerHeap()
         let waiters = finished.withLock { waiters -> [CheckedContinuation<Void, Never>] in
             defer { waiters = nil }
             return waiters ?? []
