@@ -182,6 +182,12 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
     }
 
+    /// ``retire()`` from any thread: the client has replaced this connection with others.
+    func retireSoon() {
+        isUsable.store(false, ordering: .relaxed)
+        loop.execute { self.retire() }
+    }
+
     /// Takes the connection out of use for new calls (the client makes another); it closes
     /// once the calls on it have finished (``flushOutput()``).
     private func retire() {

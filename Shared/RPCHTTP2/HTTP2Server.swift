@@ -37,6 +37,11 @@ public final class HTTP2Server: Sendable {
     /// The name of each open connection's loop: how the connections are spread.
     package var loopsOfOpenConnections: [String] { core.openConnections.map(\.loop.name) }
 
+    /// The name of the loop of the open connection from `peer` (`host:port`), if there is one.
+    package func loopOfConnection(from peer: String) -> String? {
+        core.openConnections.first { $0.peer == peer }?.loop.name
+    }
+
     /// Binds and starts accepting connections. Returns the bound port.
     @discardableResult
     public func start() throws -> Int {

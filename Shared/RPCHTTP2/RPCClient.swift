@@ -159,20 +159,20 @@ public final class RPCClient: Sendable {
 
     /// The connection for a call made now, connecting it if its slot has none.
     ///
-    /// A slot that needs a new connection connects every other slot without a usable one with it: the
-    /// upstream, which hands accepted connections to its loops in turn, then receives them
-    /// one after another and puts them on different loops. Connected one by one as calls first
-    /// came to each slot, another client's connection accepted in between could put two of
-    /// ours on one upstream loop, and that loop would serve all our traffic while the
-    /// upstream's other loops idled (catalog-svc behind the gateway: ~4 µs more CPU per call and
-    /// 0.6 of the throughput). A slot replaced alone later (a retired connection) still lands
-    /// wherever the upstream's turn is.
+    /// A slot that needs a new connection connects every other slot with it, retiring the usable
+    /// connections those hold (their calls finish on them): the upstream, which hands accepted
+    /// connections to its loops in turn, then receives ours one after another and puts them on
+    /// different loops. Connected one by one — as calls first came to each slot, or as one
+    /// connection was retired after its 2^30 streams or lost — another client's connection
+    /// accepted in between could put two of ours on one upstream loop, and that loop would serve
+    /// all our traffic while the upstream's other loops idled (catalog-svc behind the gateway:
+    /// ~4 µs more CPU per call and 0.6 of the throughput), for as long as the process ran.
     private func connection() throws(RPCError) -> ClientConnection {
-        let result = slots.state.withLock { state -> Result<(ClientConnection, [ClientConnection]), RPCError> in
+        let result = slots.state.withLock { state -> Result<(ClientConnection, [ClientConnection], [ClientConnection]), RPCError> in
             if state.closed { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }
             let slot = slot(count: state.connections.count)
             if let connection = state.connections[slot], connection.isUsable.load(ordering: .relaxed) {
-                return .success((connection, []))
+                return .success((connection, [], []))
             }
             if let retryAt = state.retryAt, ContinuousClock.now < retryAt {
                 return .failure(RPCError(
@@ -180,16 +180,18 @@ public final class RPCClient: Sendable {
                     message: "\(target) is unreachable; reconnecting after backoff."))
             }
             var started: [ClientConnection] = []
-            for index in state.connections.indices
-            where index == slot || !(state.connections[index]?.isUsable.load(ordering: .relaxed) ?? false) {
+            var replaced: [ClientConnection] = []
+            for index in state.connections.indices {
+                if let current = state.connections[index], current.isUsable.load(ordering: .relaxed) { replaced.append(current) }
                 let connection = newConnection(on: group.loops[index % group.loops.count])
                 state.connections[index] = connection
                 started.append(connection)
             }
-            return .success((state.connections[slot]!, started))
+            return .success((state.connections[slot]!, started, replaced))
         }
-        let (connection, started) = try result.get()
+        let (connection, started, replaced) = try result.get()
         for new in started { new.loop.execute { new.connect() } }
+        for old in replaced { old.retireSoon() }
         return connection
     }
 

@@ -127,6 +127,59 @@ extension LiveTests {
             #expect(Set(loops).count == 2, "the client's connections are on upstream loops \(loops)")
         }
 
+        @Test("a slot whose connection retires reconnects with the others, so its replacement cannot land on the upstream loop of another slot")
+        func retiredSlotReconnectsWithTheOthers() async throws {
+            var upstreamConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0)
+            upstreamConfiguration.loopCount = 2
+            let upstream = try HTTP2Server(configuration: upstreamConfiguration, router: Self.whereAmIRouter(), logger: quietLogger)
+            let target = SocketAddressText(host: "127.0.0.1", port: try upstream.start())
+            let group = try EventLoopGroup(count: 2, name: "affinity-retire")
+            var configuration = ClientConfiguration()
+            configuration.maxStreamsPerConnection = 2
+            let client = RPCClient(target: target, configuration: configuration, group: group)
+            let request = try JSONCodec.shared.encode(TextMessage(text: ""))
+            /// A call made on the client's loop `index`, so over that loop's slot.
+            @discardableResult
+            func call(onLoop index: Int) async throws -> TextMessage {
+                let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, RPCError>, Never>) in
+                    group.loops[index].execute {
+                        client.startUnary(Self.whereAmI.info, request: request, options: CallOptions()) { result, _ in
+                            done.resume(returning: result)
+                        }
+                    }
+                }
+                return try JSONCodec.shared.decode(TextMessage.self, from: result.get())
+            }
+            try await call(onLoop: 0)  // both slots connect, accepted 1st and 2nd: one on each upstream loop
+            let bothConnected = await eventually(within: .seconds(2)) { upstream.openConnectionCount == 2 }
+            let slot1Loop = upstream.loopOfConnection(from: Self.peer(of: try await call(onLoop: 1)))
+            try await call(onLoop: 0)  // slot 0's second stream: its connection retires
+            // The upstream hands accepted connections to server-0, server-1 in turn, and has
+            // accepted two: the next goes to server-0. Another client's connection first, when
+            // slot 1 is on server-1, so that slot 0's new connection, made alone, would be
+            // accepted on slot 1's loop.
+            var others: [RPCClient] = []
+            if slot1Loop == "server-1" {
+                var single = ClientConfiguration()
+                single.connectionCount = 1
+                let other = try RPCClient(target: target, configuration: single)
+                others.append(other)
+                _ = try await other.unary(Self.whereAmI, TextMessage(text: ""))
+            }
+            try await call(onLoop: 0)  // slot 0 reconnects
+            for other in others { await other.close() }
+            let spread = await eventually(within: .seconds(3)) {
+                upstream.openConnectionCount == 2 && Set(upstream.loopsOfOpenConnections).count == 2
+            }
+            let loops = upstream.loopsOfOpenConnections
+            await client.close()
+            await group.shutdown()
+            await upstream.shutdown()
+            #expect(bothConnected)
+            #expect(slot1Loop != nil)
+            #expect(spread, "the client's connections are on upstream loops \(loops)")
+        }
+
         @Test("calls made on a loop use that loop's connection: a relay on two loops reaches its upstream over both")
         func callsFromALoopUseItsConnection() async throws {
             let (upstream, upstreamPort) = try Self.startUpstream()
