@@ -40,6 +40,15 @@ extension LiveTests {
             return (server, try server.start())
         }
 
+        /// A server of `whereAmI` on two loops of its own (named server-0 and server-1, which it
+        /// hands accepted connections to in turn), and its address.
+        static func startTwoLoopUpstream() throws -> (HTTP2Server, SocketAddressText) {
+            var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
+            configuration.loopCount = 2
+            let server = try HTTP2Server(configuration: configuration, router: whereAmIRouter(), logger: quietLogger)
+            return (server, SocketAddressText(host: "127.0.0.1", port: try server.start()))
+        }
+
         /// The peer address in a `whereAmI` answer: which connection the call came over.
         static func peer(of answer: TextMessage) -> String {
             String(answer.text.split(separator: "|").last ?? "")
@@ -94,10 +103,7 @@ extension LiveTests {
 
         @Test("a client connects its empty slots together, so another client's connection between its first calls cannot put two on one upstream loop")
         func slotsConnectTogether() async throws {
-            var upstreamConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0)
-            upstreamConfiguration.loopCount = 2
-            let upstream = try HTTP2Server(configuration: upstreamConfiguration, router: Self.whereAmIRouter(), logger: quietLogger)
-            let target = SocketAddressText(host: "127.0.0.1", port: try upstream.start())
+            let (upstream, target) = try Self.startTwoLoopUpstream()
             var single = ClientConfiguration()
             single.connectionCount = 1
             let group = try EventLoopGroup(count: 2, name: "affinity-slots")
@@ -129,10 +135,7 @@ extension LiveTests {
 
         @Test("a slot whose connection retires reconnects with the others, so its replacement cannot land on the upstream loop of another slot")
         func retiredSlotReconnectsWithTheOthers() async throws {
-            var upstreamConfiguration = ServerConfiguration(host: "127.0.0.1", port: 0)
-            upstreamConfiguration.loopCount = 2
-            let upstream = try HTTP2Server(configuration: upstreamConfiguration, router: Self.whereAmIRouter(), logger: quietLogger)
-            let target = SocketAddressText(host: "127.0.0.1", port: try upstream.start())
+            let (upstream, target) = try Self.startTwoLoopUpstream()
             let group = try EventLoopGroup(count: 2, name: "affinity-retire")
             var configuration = ClientConfiguration()
             configuration.maxStreamsPerConnection = 2
