@@ -188,8 +188,13 @@ public final class ClientCall: @unchecked Sendable {
             }
             state.status = status
             let reader = state.buffers.endInbound(status.mapError { $0 as any Error })
-            var writer: StreamBuffers.Writer?
-            if case .failure(let error) = status { writer = state.buffers.cancel(error).1 }
+            // A writer waiting for its bytes to drain is let go either way: after an OK status
+            // (the server answered without reading them all) nothing drains any more.
+            let writer: StreamBuffers.Writer? =
+                switch status {
+                case .failure(let error): state.buffers.cancel(error).1
+                case .success: state.buffers.takeWriter()
+                }
             var unary: ((any UnaryCallObserver), Result<Data, RPCError>)?
             if let observer = state.observer {
                 unary = (observer, Self.unaryOutcome(status, buffers: &state.buffers))

@@ -38,6 +38,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     @exclusivity(unchecked) private var streamsOpened = 0
     /// Whether the connection takes no new calls and closes once its calls have finished.
     @exclusivity(unchecked) private var retiring = false
+    /// Whether a retired connection may close once its calls have ended: not until a moment
+    /// after it was retired, so that a call that took it from its slot just before the client
+    /// replaced it still opens its stream here rather than finding it closed.
+    @exclusivity(unchecked) private var retirementSettled = false
     private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)
@@ -130,7 +134,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             shutDown(reason: failure)
         } else if !session.isAlive {
             shutDown(reason: "the server ended the connection")  // after its GOAWAY, once our calls finished
-        } else if retiring && calls.isEmpty && waiting.isEmpty {
+        } else if retiring && retirementSettled && calls.isEmpty && waiting.isEmpty {
             session.submitGoAway()
             _ = socket.flush(session)
             shutDown(reason: "retired after \(streamsOpened) streams")
@@ -182,18 +186,34 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
     }
 
-    /// ``retire()`` from any thread: the client has replaced this connection with others.
+    /// ``retire()`` from any thread: the client has replaced this connection with others. One
+    /// still connecting with no call waiting for it is given up instead (not counted as a
+    /// failure: it is no longer in a slot), so that it is not accepted among the new ones.
     func retireSoon() {
         isUsable.store(false, ordering: .relaxed)
-        loop.execute { self.retire() }
+        loop.execute { [self] in
+            if phase == .connecting && waiting.isEmpty {
+                shutDown(reason: "replaced before it connected")
+            } else {
+                retire()
+            }
+        }
     }
 
+    /// How long a retired connection stays open at least, for calls already on their way to it.
+    static let retirementGrace = Duration.milliseconds(100)
+
     /// Takes the connection out of use for new calls (the client makes another); it closes
-    /// once the calls on it have finished (``flushOutput()``).
+    /// once the calls on it have finished (``flushOutput()``), and not before
+    /// ``retirementGrace`` has passed.
     private func retire() {
         isUsable.store(false, ordering: .relaxed)
+        guard !retiring else { return }
         retiring = true
-        flushSoon()
+        loop.scheduleTimer(after: Self.retirementGrace) { [self] in
+            retirementSettled = true
+            flushSoon()
+        }
     }
 
     /// Starts a call's deadline timer when the call reaches this connection (once: a call that

@@ -156,6 +156,9 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private func queueTask(_ work: @escaping @Sendable () -> Void, unlessStopping: Bool) -> Bool {
         queue.withLock { state in
             if unlessStopping && state.stopped { return false }
+            // The thread has ended: nothing would run the work, and kept here it would keep what
+            // it captured (a connection, which holds this loop) alive for good.
+            if state.closed { return false }
             state.tasks.append(Work(run: work))
             if state.sleeping {
                 state.sleeping = false

@@ -34,6 +34,10 @@ public final class RPCClient: Sendable {
         var failures = 0
         var retryAt: ContinuousClock.Instant?
         var closed = false
+        /// Connections taken out of their slots while usable (``RPCClient/connection()``),
+        /// until they close: their calls finish on them, and ``RPCClient/close()`` and
+        /// ``RPCClient/confirmConnections(within:)`` still reach them.
+        var retired: [ClientConnection] = []
     }
 
     /// The client's connections and its reconnect backoff. Thread-safe.
@@ -50,7 +54,13 @@ public final class RPCClient: Sendable {
         /// failure and sets when to reconnect.
         func connectionClosed(_ connection: ClientConnection, wasConnected: Bool) {
             state.withLock { state in
-                if let slot = state.connections.firstIndex(where: { $0 === connection }) { state.connections[slot] = nil }
+                guard let slot = state.connections.firstIndex(where: { $0 === connection }) else {
+                    // Replaced already: how it ended says nothing of connecting now (a retired
+                    // connection closing after a new round failed must not clear its backoff).
+                    state.retired.removeAll { $0 === connection }
+                    return
+                }
+                state.connections[slot] = nil
                 if wasConnected {
                     state.failures = 0
                     state.retryAt = nil
@@ -104,7 +114,7 @@ public final class RPCClient: Sendable {
     /// those that do not within `timeout`: their calls fail with `UNAVAILABLE` — for a server
     /// that may have stopped, whose calls would otherwise wait out their deadlines.
     public func confirmConnections(within timeout: Duration) {
-        let connections = slots.state.withLock { $0.connections.compactMap(\.self) }
+        let connections = slots.state.withLock { $0.connections.compactMap(\.self) + $0.retired }
         for connection in connections { connection.loop.execute { connection.confirmAlive(within: timeout) } }
     }
 
@@ -113,8 +123,11 @@ public final class RPCClient: Sendable {
     private func shutDownConnections(reason: String, closingClient: Bool) {
         let connections = slots.state.withLock { state -> [ClientConnection] in
             if closingClient { state.closed = true }
-            defer { state.connections = state.connections.map { _ in nil } }
-            return state.connections.compactMap(\.self)
+            defer {
+                state.connections = state.connections.map { _ in nil }
+                state.retired = []
+            }
+            return state.connections.compactMap(\.self) + state.retired
         }
         for connection in connections { connection.loop.execute { connection.shutDown(reason: reason) } }
     }
@@ -182,7 +195,12 @@ public final class RPCClient: Sendable {
             var started: [ClientConnection] = []
             var replaced: [ClientConnection] = []
             for index in state.connections.indices {
-                if let current = state.connections[index], current.isUsable.load(ordering: .relaxed) { replaced.append(current) }
+                if let current = state.connections[index] {
+                    // Usable ones are retired now; the others are retiring (after their 2^30
+                    // streams) or closing already. Either way they are kept track of until they close.
+                    if current.isUsable.load(ordering: .relaxed) { replaced.append(current) }
+                    state.retired.append(current)
+                }
                 let connection = newConnection(on: group.loops[index % group.loops.count])
                 state.connections[index] = connection
                 started.append(connection)

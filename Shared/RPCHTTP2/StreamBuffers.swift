@@ -69,7 +69,10 @@ struct StreamBuffers {
             return .message(message, regrant: wasAbove && belowInboundMark)
         }
         if let inboundEnd { return .end(inboundEnd) }
-        if let continuation { reader = continuation }
+        if let continuation {
+            assert(reader == nil, "two readers of one stream at once: the first would never be resumed")
+            reader = continuation
+        }
         return .wait
     }
 
@@ -106,6 +109,7 @@ struct StreamBuffers {
     /// Whether a writer may go on (`true`), or stores `continuation` until bytes drain.
     mutating func proceedOrWait(_ continuation: Writer) -> Bool {
         guard unsent > Self.outboundLowWater else { return true }
+        assert(writer == nil, "two writers of one stream at once: the first would never be resumed")
         writer = continuation
         return false
     }
@@ -143,6 +147,13 @@ struct StreamBuffers {
         guard unsentBytes <= Self.outboundLowWater, let waiting = writer else { return (written, nil) }
         writer = nil
         return (written, waiting)
+    }
+
+    /// Takes a writer waiting for bytes to drain, when the call ended well and nothing more
+    /// will drain: it goes on (its next send finds the call over).
+    mutating func takeWriter() -> Writer? {
+        defer { writer = nil }
+        return writer
     }
 
     /// Cancels the task's side; returns the continuations to fail.

@@ -61,6 +61,33 @@ extension LiveTests {
             }
         }
 
+        @Test("an upload held back by backpressure goes on when the server answers OK without reading it")
+        func blockedUploaderReleasedByAnswer() async throws {
+            try await withLiveServer { live in
+                let probe = live.probe
+                let call = try live.client.makeCall(path: FixtureContract.gatedAnswer.path, options: CallOptions(timeout: .seconds(20)))
+                let sent = Counter()
+                let finished = Counter()
+                let sender = Task {
+                    let chunk = Data(repeating: UInt8(ascii: "u"), count: FixtureContract.downloadChunk)
+                    for _ in 0..<256 {  // 16 MiB: far past the stream's window and the send buffer
+                        guard (try? await call.send(chunk)) != nil else { break }
+                        sent.add(chunk.count)
+                    }
+                    finished.add(1)
+                }
+                let paused = await PausedWriter.watch(
+                    limit: 16 * mebibyte - 1, quiet: .milliseconds(150), written: { sent.value }, finished: { finished.value > 0 })
+                probe.openGate()
+                let answer = try await call.nextMessage()
+                let released = await eventually(within: .seconds(5)) { finished.value == 1 }
+                sender.cancel()
+                #expect(paused.stalled, "the upload \(paused.description(of: 16 * mebibyte))")
+                #expect(answer.map { String(decoding: $0, as: UTF8.self) } == "answered")
+                #expect(released, "send() still waits after the call ended OK")
+            }
+        }
+
         @Test("uploads cancelled while their handlers are not reading give their window back to the connection")
         func cancelledUploadsReturnWindow() async throws {
             try await withLiveServer { live in

@@ -77,6 +77,9 @@ enum FixtureContract {
     /// Raw bytes, client-streaming: waits until the probe's gate opens, then reads every
     /// request message and answers with the byte count as text.
     static let gatedUpload = raw("GatedUpload", .clientStreaming)
+    /// Raw bytes, client-streaming: waits for the probe's gate, then answers without reading
+    /// the request messages (the call ends OK while the client may still be sending).
+    static let gatedAnswer = raw("GatedAnswer", .clientStreaming)
 
     /// Waits `millis` without noticing cancellation, then answers: a handler that outlives
     /// its call's connection.
@@ -207,6 +210,10 @@ extension Router {
         router.register(FixtureContract.largeAnswer) { io, _ in
             _ = try await io.nextMessage()
             try await io.write(Data(repeating: UInt8(ascii: "l"), count: FixtureContract.largeAnswerSize))
+        }
+        router.register(FixtureContract.gatedAnswer) { io, _ in
+            while !probe.isGateOpen { try await Task.sleep(for: .milliseconds(10)) }
+            try await io.write(Data("answered".utf8))
         }
         router.register(FixtureContract.gatedUpload) { io, _ in
             probe.record(.uploadStarted)

@@ -49,6 +49,18 @@ extension LiveTests {
             return (server, SocketAddressText(host: "127.0.0.1", port: try server.start()))
         }
 
+        /// A raw unary call of `method` made on `group`'s loop `index`, so over that loop's slot of `client`.
+        static func unary(
+            _ method: MethodInfo, _ request: Data, on client: RPCClient, loop index: Int, of group: EventLoopGroup
+        ) async throws -> Data {
+            let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, RPCError>, Never>) in
+                group.loops[index].execute {
+                    client.startUnary(method, request: request, options: CallOptions()) { result, _ in done.resume(returning: result) }
+                }
+            }
+            return try result.get()
+        }
+
         /// The peer address in a `whereAmI` answer: which connection the call came over.
         static func peer(of answer: TextMessage) -> String {
             String(answer.text.split(separator: "|").last ?? "")
@@ -141,17 +153,10 @@ extension LiveTests {
             configuration.maxStreamsPerConnection = 2
             let client = RPCClient(target: target, configuration: configuration, group: group)
             let request = try JSONCodec.shared.encode(TextMessage(text: ""))
-            /// A call made on the client's loop `index`, so over that loop's slot.
             @discardableResult
             func call(onLoop index: Int) async throws -> TextMessage {
-                let result = await withCheckedContinuation { (done: CheckedContinuation<Result<Data, RPCError>, Never>) in
-                    group.loops[index].execute {
-                        client.startUnary(Self.whereAmI.info, request: request, options: CallOptions()) { result, _ in
-                            done.resume(returning: result)
-                        }
-                    }
-                }
-                return try JSONCodec.shared.decode(TextMessage.self, from: result.get())
+                let answer = try await Self.unary(Self.whereAmI.info, request, on: client, loop: index, of: group)
+                return try JSONCodec.shared.decode(TextMessage.self, from: answer)
             }
             try await call(onLoop: 0)  // both slots connect, accepted 1st and 2nd: one on each upstream loop
             let bothConnected = await eventually(within: .seconds(2)) { upstream.openConnectionCount == 2 }
@@ -181,6 +186,40 @@ extension LiveTests {
             #expect(bothConnected)
             #expect(slot1Loop != nil)
             #expect(spread, "the client's connections are on upstream loops \(loops)")
+        }
+
+        @Test("closing a client ends the calls on connections it retired when it replaced them")
+        func closeReachesRetiredConnections() async throws {
+            try await withLiveServer { live in
+                let group = try EventLoopGroup(count: 2, name: "affinity-close")
+                var configuration = ClientConfiguration()
+                configuration.maxStreamsPerConnection = 2
+                let client = RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration, group: group)
+                // A stream over slot 0, open throughout.
+                let made = await onLoop(group.loops[0]) { Result { try client.makeCall(path: FixtureContract.rawEcho.path, options: CallOptions()) } }
+                let stream = try made.get()
+                try await stream.send(Data("open".utf8))
+                let echoed = try await stream.nextMessage()
+                // Slot 1's connection retires after its second call; the third replaces every
+                // slot's connection, retiring slot 0's with the stream on it.
+                let request = try JSONCodec.shared.encode(TextMessage(text: "x"))
+                for _ in 0..<3 { _ = try await Self.unary(EchoContract.unary.info, request, on: client, loop: 1, of: group) }
+                let ended = Counter()
+                let reader = Task {
+                    do {
+                        while try await stream.nextMessage() != nil {}
+                    } catch let error as RPCError where error.code == .unavailable {
+                        ended.add(1)
+                    }
+                }
+                await client.close()
+                let endedAtOnce = await eventually(within: .seconds(3)) { ended.value == 1 }
+                reader.cancel()
+                stream.cancel()
+                await group.shutdown()
+                #expect(echoed.map { String(decoding: $0, as: UTF8.self) } == "open")
+                #expect(endedAtOnce, "the stream on the retired connection outlived close()")
+            }
         }
 
         @Test("calls made on a loop use that loop's connection: a relay on two loops reaches its upstream over both")
