@@ -41,7 +41,7 @@ public final class RPCClient: Sendable {
     }
 
     /// The client's connections and its reconnect backoff. Thread-safe.
-    private final class ConnectionSlots: Sendable {
+    final class ConnectionSlots: Sendable {
         let state: Mutex<ConnectionState>
         private let configuration: ClientConfiguration
 
