@@ -19,15 +19,14 @@ public struct RequestStream<Message: Decodable & Sendable>: AsyncSequence, Senda
     /// Wraps a call's raw side.
     public init(io: any ServerCallIO) { self.io = io }
 
-    public func makeAsyncIterator() -> Iterator { Iterator(io: io) }
+    public func makeAsyncIterator() -> Iterator { Iterator(results: results.makeAsyncIterator()) }
 
-    /// Reads and decodes messages one at a time.
+    /// Reads and decodes messages one at a time; a message that does not decode ends the stream.
     public struct Iterator: AsyncIteratorProtocol {
-        let io: any ServerCallIO
+        var results: Results.Iterator
 
         public mutating func next() async throws -> Message? {
-            guard let data = try await io.nextMessage() else { return nil }
-            return try JSONCodec.shared.decode(Message.self, from: data)
+            try await results.next()?.get()
         }
     }
 
@@ -49,11 +48,7 @@ public struct RequestStream<Message: Decodable & Sendable>: AsyncSequence, Senda
 
             public mutating func next() async throws -> Result<Message, RPCError>? {
                 guard let data = try await io.nextMessage() else { return nil }
-                do {
-                    return .success(try JSONCodec.shared.decode(Message.self, from: data))
-                } catch {
-                    return .failure(RPCError(converting: error))
-                }
+                return Result { () throws(RPCError) in try JSONCodec.shared.decode(Message.self, from: data) }
             }
         }
     }

@@ -71,11 +71,11 @@ enum KnownHeader {
     /// anything else after it, as gRPC implementations accept). Compared as bytes: `hasPrefix`
     /// compares grapheme clusters, several times the cost, on every call of both sides.
     static func isGRPC(contentType: String) -> Bool {
+        let prefix: StaticString = "application/grpc"
         var contentType = contentType
         return contentType.withUTF8 { bytes in
-            let prefix: StaticString = "application/grpc"
-            return bytes.count >= prefix.utf8CodeUnitCount
-                && memcmp(bytes.baseAddress!, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0
+            bytes.count >= prefix.utf8CodeUnitCount
+                && equals(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<prefix.utf8CodeUnitCount])), prefix)
         }
     }
 

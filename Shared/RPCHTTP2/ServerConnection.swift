@@ -379,7 +379,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// Ends a call with an error before or during its handler.
     private func fail(_ stream: ServerStream, _ error: RPCError) {
-        if stream.contentType.isEmpty || !KnownHeader.isGRPC(contentType: stream.contentType) {
+        if !KnownHeader.isGRPC(contentType: stream.contentType) {
             stream.contentType = "application/grpc+json"
         }
         stream.abort(error)

@@ -60,13 +60,7 @@ public struct LogLineHandler: LogHandler, CallLineLogging {
     /// metadata as `key=value` in key order.
     static func line(level: Logger.Level, label: String, message: String, metadata: Logger.Metadata) -> [UInt8] {
         var line = start(level: level, label: label, message: message)
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
-            if case .string(let text) = value {
-                appendField(key, text, to: &line)
-            } else {
-                appendField(key, value.description, to: &line)
-            }
-        }
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) { appendField(key, value.description, to: &line) }
         line.append(0x0A)
         return line
     }

@@ -3,6 +3,7 @@ internal import Glibc
 #endif
 internal import Dispatch
 internal import Foundation
+internal import Logging
 internal import Synchronization
 
 /// Where log lines go: a descriptor (standard error) written by a thread of its own, so no
@@ -106,10 +107,8 @@ final class LogSink: Sendable {
             batch.removeAll(keepingCapacity: batch.capacity <= limit)
             if dropped > 0 {
                 // After the batch: the lines were dropped once it had filled up.
-                var notice: [UInt8] = []
-                Timestamp.append(to: &notice)
-                notice.append(contentsOf: " warning log: \(dropped) line(s) dropped: nothing took them for a while\n".utf8)
-                writeAll(notice)
+                writeAll(LogLineHandler.line(
+                    level: .warning, label: "log", message: "\(dropped) line(s) dropped: nothing took them for a while", metadata: [:]))
             }
             usleep(Self.linger)
         }
