@@ -21,8 +21,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     @exclusivity(unchecked) private var session: HTTP2Session!
     @exclusivity(unchecked) private var calls = StreamMap<ClientCall>()
     /// The call of the latest frame: a response's frames come one after another, so most
-    /// callbacks find their call here without a lookup.
-    @exclusivity(unchecked) private var recentCall: ClientCall?
+    /// callbacks find their call here without a lookup. Unretained: it is always one that
+    /// `calls` holds, cleared when it leaves.
+    @exclusivity(unchecked) private var recentCall: Unmanaged<ClientCall>?
     @exclusivity(unchecked) private var waiting: [ClientCall] = []
     @exclusivity(unchecked) private var phase = Phase.connecting
     /// Whether the server's SETTINGS arrived: only then does the client's reconnect backoff
@@ -285,37 +286,50 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // MARK: HTTP2SessionDelegate
 
     private func call(_ id: Int32) -> ClientCall? {
-        if let recent = recentCall, recent.streamID == id { return recent }
+        if let recent = recentCall, recent._withUnsafeGuaranteedRef({ $0.streamID == id }) { return recent.takeUnretainedValue() }
         let found = calls[id]
-        if found != nil { recentCall = found }
+        if let found { recentCall = .passUnretained(found) }
         return found
+    }
+
+    /// Runs `body` with the call on stream `id`, if any, without retaining the call (a retain
+    /// and a release per header field otherwise): only for work that cannot end it, which
+    /// leaves it in `calls` for the whole of `body`.
+    private func withCall(_ id: Int32, _ body: (ClientCall) -> Void) {
+        if let recent = recentCall, recent._withUnsafeGuaranteedRef({ $0.streamID == id }) {
+            return recent._withUnsafeGuaranteedRef(body)
+        }
+        guard let found = calls[id] else { return }
+        recentCall = .passUnretained(found)
+        body(found)
     }
 
     func sessionBeginHeaders(streamID: Int32) {}
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let call = call(streamID) else { return }
-        if !call.receivedHeaders && KnownHeader.isStatus(name) {
-            call.httpStatus = KnownHeader.decimal(value)
-            return
-        }
-        if call.receivedHeaders && KnownHeader.isStatusOK(name, value) && !call.trailersSaidOK
-            && call.trailers[RPCError.Trailer.status] == nil
-        {
-            call.trailersSaidOK = true
-            return
-        }
-        let isContentType = name.count == 12 && KnownHeader(name) == .contentType
-        if isContentType && !call.receivedHeaders {
-            call.responseContentType = KnownHeader.contentType(value)
-            return
-        }
-        let name = String(decoding: name, as: UTF8.self)
-        let value = isContentType ? KnownHeader.contentType(value) : String(decoding: value, as: UTF8.self)
-        if call.receivedHeaders {
-            call.trailers.add(name, value)
-        } else {
-            call.responseMetadata.add(name, value)
+        withCall(streamID) { call in
+            if !call.receivedHeaders && KnownHeader.isStatus(name) {
+                call.httpStatus = KnownHeader.decimal(value)
+                return
+            }
+            if call.receivedHeaders && KnownHeader.isStatusOK(name, value) && !call.trailersSaidOK
+                && call.trailers[RPCError.Trailer.status] == nil
+            {
+                call.trailersSaidOK = true
+                return
+            }
+            let isContentType = name.count == 12 && KnownHeader(name) == .contentType
+            if isContentType && !call.receivedHeaders {
+                call.responseContentType = KnownHeader.contentType(value)
+                return
+            }
+            let name = String(decoding: name, as: UTF8.self)
+            let value = isContentType ? KnownHeader.contentType(value) : String(decoding: value, as: UTF8.self)
+            if call.receivedHeaders {
+                call.trailers.add(name, value)
+            } else {
+                call.responseMetadata.add(name, value)
+            }
         }
     }
 
@@ -392,7 +406,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
-        if recentCall === call { recentCall = nil }
+        if recentCall?.toOpaque() == Unmanaged.passUnretained(call).toOpaque() { recentCall = nil }
         disarmDeadline(call)
         call.ungranted = 0  // the connection's window had them back on arrival
         // Nearly every call has its status by now: build the reset's error only when it has not.

@@ -19,8 +19,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     @exclusivity(unchecked) private var session: HTTP2Session!
     @exclusivity(unchecked) private var streams = StreamMap<ServerStream>()
     /// The stream looked up last: nghttp2 reports a request's headers, data and end one
-    /// callback after another, so most lookups need no table probe.
-    @exclusivity(unchecked) private var recentStream: ServerStream?
+    /// callback after another, so most lookups need no table probe. Unretained: it is always
+    /// one that `streams` holds, cleared when it leaves.
+    @exclusivity(unchecked) private var recentStream: Unmanaged<ServerStream>?
     /// The `:path` of the latest request and its route: clients call the same few methods over
     /// and over, so a request for the same path reuses the string and skips the lookup.
     @exclusivity(unchecked) private var recentPath = ""
@@ -163,41 +164,55 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // MARK: HTTP2SessionDelegate
 
     private func stream(_ id: Int32) -> ServerStream? {
-        if let recent = recentStream, recent.id == id { return recent }
+        if let recent = recentStream, recent._withUnsafeGuaranteedRef({ $0.id == id }) { return recent.takeUnretainedValue() }
         let found = streams[id]
-        if found != nil { recentStream = found }
+        if let found { recentStream = .passUnretained(found) }
         return found
+    }
+
+    /// Runs `body` with stream `id`, if it is open, without retaining the stream (a retain and
+    /// a release per header field otherwise): only for work that cannot close it, which leaves
+    /// it in `streams` for the whole of `body`.
+    private func withStream(_ id: Int32, _ body: (ServerStream) -> Void) {
+        if let recent = recentStream, recent._withUnsafeGuaranteedRef({ $0.id == id }) {
+            return recent._withUnsafeGuaranteedRef(body)
+        }
+        guard let found = streams[id] else { return }
+        recentStream = .passUnretained(found)
+        body(found)
     }
 
     func sessionBeginHeaders(streamID: Int32) {
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
-        recentStream = stream
+        recentStream = .passUnretained(stream)
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let stream = stream(streamID), !stream.headersComplete else { return }
-        stream.headerBytes += name.count + value.count + 32
-        guard stream.headerBytes <= maxHeaderListSize else { return }
-        // Known names are matched on bytes: most headers never become Strings.
-        switch KnownHeader(name) {
-        case .path:
-            if KnownHeader.matches(value, recentPath) {
-                stream.path = recentPath
-            } else {
-                stream.path = String(decoding: value, as: UTF8.self)
-                recentPath = stream.path
-                recentRoute = nil
+        withStream(streamID) { stream in
+            guard !stream.headersComplete else { return }
+            stream.headerBytes += name.count + value.count + 32
+            guard stream.headerBytes <= maxHeaderListSize else { return }
+            // Known names are matched on bytes: most headers never become Strings.
+            switch KnownHeader(name) {
+            case .path:
+                if KnownHeader.matches(value, recentPath) {
+                    stream.path = recentPath
+                } else {
+                    stream.path = String(decoding: value, as: UTF8.self)
+                    recentPath = stream.path
+                    recentRoute = nil
+                }
+            case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
+            case .contentType: stream.contentType = KnownHeader.contentType(value)
+            case .timeout: stream.timeout = String(decoding: value, as: UTF8.self)
+            case .encoding: stream.encoding = String(decoding: value, as: UTF8.self)
+            case .ignored: break
+            case .other:
+                let name = String(decoding: name, as: UTF8.self)
+                if Metadata.isCustom(name) { stream.metadata.add(name, String(decoding: value, as: UTF8.self)) }
             }
-        case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
-        case .contentType: stream.contentType = KnownHeader.contentType(value)
-        case .timeout: stream.timeout = String(decoding: value, as: UTF8.self)
-        case .encoding: stream.encoding = String(decoding: value, as: UTF8.self)
-        case .ignored: break
-        case .other:
-            let name = String(decoding: name, as: UTF8.self)
-            if Metadata.isCustom(name) { stream.metadata.add(name, String(decoding: value, as: UTF8.self)) }
         }
     }
 
@@ -244,7 +259,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             stream.countedOpen = false
             loop.countOpenCalls(-1)
         }
-        if recentStream === stream { recentStream = nil }
+        if recentStream?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { recentStream = nil }
         stream.streamClosed = true
         stream.ungranted = 0  // the connection's window had them back on arrival
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
