@@ -20,10 +20,6 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // on loop state in EventLoop).
     @exclusivity(unchecked) private var session: HTTP2Session!
     @exclusivity(unchecked) private var calls = StreamMap<ClientCall>()
-    /// The call of the latest frame: a response's frames come one after another, so most
-    /// callbacks find their call here without a lookup. Unretained: it is always one that
-    /// `calls` holds, cleared when it leaves.
-    @exclusivity(unchecked) private var recentCall: Unmanaged<ClientCall>?
     @exclusivity(unchecked) private var waiting: [ClientCall] = []
     @exclusivity(unchecked) private var phase = Phase.connecting
     /// Whether the server's SETTINGS arrived: only then does the client's reconnect backoff
@@ -286,28 +282,14 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // MARK: HTTP2SessionDelegate
 
     private func call(_ id: Int32) -> ClientCall? {
-        if let recent = recentCall, recent._withUnsafeGuaranteedRef({ $0.streamID == id }) { return recent.takeUnretainedValue() }
-        let found = calls[id]
-        if let found { recentCall = .passUnretained(found) }
-        return found
-    }
-
-    /// Runs `body` with the call on stream `id`, if any, without retaining the call (a retain
-    /// and a release per header field otherwise): only for work that cannot end it, which
-    /// leaves it in `calls` for the whole of `body`.
-    private func withCall(_ id: Int32, _ body: (ClientCall) -> Void) {
-        if let recent = recentCall, recent._withUnsafeGuaranteedRef({ $0.streamID == id }) {
-            return recent._withUnsafeGuaranteedRef(body)
-        }
-        guard let found = calls[id] else { return }
-        recentCall = .passUnretained(found)
-        body(found)
+        calls.unretained(id)?.takeUnretainedValue()
     }
 
     func sessionBeginHeaders(streamID: Int32) {}
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        withCall(streamID) { call in
+        // Unretained: storing a header ends nothing, so `calls` holds the call throughout.
+        calls.unretained(streamID)?._withUnsafeGuaranteedRef { call in
             if !call.receivedHeaders && KnownHeader.isStatus(name) {
                 call.httpStatus = KnownHeader.decimal(value)
                 return
@@ -406,7 +388,6 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
-        if recentCall?.toOpaque() == Unmanaged.passUnretained(call).toOpaque() { recentCall = nil }
         disarmDeadline(call)
         call.ungranted = 0  // the connection's window had them back on arrival
         // Nearly every call has its status by now: build the reset's error only when it has not.
@@ -510,7 +491,6 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let failed = waiting + calls.allValues
         waiting = []
         calls.removeAll()
-        recentCall = nil
         // The client learns of the close (and starts its reconnect backoff) before the calls
         // fail: a caller that tries again on its failure must meet the backoff, not this
         // connection still in its slot with no backoff recorded yet.

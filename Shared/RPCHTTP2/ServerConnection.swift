@@ -18,10 +18,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // on loop state in EventLoop).
     @exclusivity(unchecked) private var session: HTTP2Session!
     @exclusivity(unchecked) private var streams = StreamMap<ServerStream>()
-    /// The stream looked up last: nghttp2 reports a request's headers, data and end one
-    /// callback after another, so most lookups need no table probe. Unretained: it is always
-    /// one that `streams` holds, cleared when it leaves.
-    @exclusivity(unchecked) private var recentStream: Unmanaged<ServerStream>?
     /// The `:path` of the latest request and its route: clients call the same few methods over
     /// and over, so a request for the same path reuses the string and skips the lookup.
     @exclusivity(unchecked) private var recentPath = ""
@@ -164,33 +160,18 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // MARK: HTTP2SessionDelegate
 
     private func stream(_ id: Int32) -> ServerStream? {
-        if let recent = recentStream, recent._withUnsafeGuaranteedRef({ $0.id == id }) { return recent.takeUnretainedValue() }
-        let found = streams[id]
-        if let found { recentStream = .passUnretained(found) }
-        return found
-    }
-
-    /// Runs `body` with stream `id`, if it is open, without retaining the stream (a retain and
-    /// a release per header field otherwise): only for work that cannot close it, which leaves
-    /// it in `streams` for the whole of `body`.
-    private func withStream(_ id: Int32, _ body: (ServerStream) -> Void) {
-        if let recent = recentStream, recent._withUnsafeGuaranteedRef({ $0.id == id }) {
-            return recent._withUnsafeGuaranteedRef(body)
-        }
-        guard let found = streams[id] else { return }
-        recentStream = .passUnretained(found)
-        body(found)
+        streams.unretained(id)?.takeUnretainedValue()
     }
 
     func sessionBeginHeaders(streamID: Int32) {
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
-        recentStream = .passUnretained(stream)
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        withStream(streamID) { stream in
+        // Unretained: storing a header closes nothing, so `streams` holds the stream throughout.
+        streams.unretained(streamID)?._withUnsafeGuaranteedRef { stream in
             guard !stream.headersComplete else { return }
             stream.headerBytes += name.count + value.count + 32
             guard stream.headerBytes <= maxHeaderListSize else { return }
@@ -259,7 +240,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             stream.countedOpen = false
             loop.countOpenCalls(-1)
         }
-        if recentStream?.toOpaque() == Unmanaged.passUnretained(stream).toOpaque() { recentStream = nil }
         stream.streamClosed = true
         stream.ungranted = 0  // the connection's window had them back on arrival
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
@@ -551,7 +531,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             logEnd(stream, status: closedUnder, answered: answered)
         }
         streams.removeAll()
-        recentStream = nil
         server.connectionClosed(self)
     }
 

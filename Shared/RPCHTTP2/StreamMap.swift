@@ -16,6 +16,12 @@ struct StreamMap<Value: AnyObject> {
     private var mask: Int
     /// How many streams are in the map.
     private(set) var count = 0
+    /// The stream ``unretained(_:)`` found or ``insert(_:for:)`` added last, and its id (0 for
+    /// none): nghttp2 reports a stream's headers, data and end one callback after another, so
+    /// most lookups need no probe. Unretained: the table holds it until it is removed, which
+    /// forgets it here too.
+    private var recent: Unmanaged<Value>?
+    private var recentID: Int32 = 0
 
     /// An empty map with room for `capacity` streams before it grows.
     init(capacity: Int = 16) {
@@ -39,6 +45,17 @@ struct StreamMap<Value: AnyObject> {
         }
     }
 
+    /// The stream with id `id`, unretained, if it is in the map: valid until it is removed.
+    /// Reaching it through `_withUnsafeGuaranteedRef` costs no retain and release (per header
+    /// field, per data chunk) — only for work that cannot remove it from the map.
+    mutating func unretained(_ id: Int32) -> Unmanaged<Value>? {
+        if id == recentID, let recent { return recent }
+        guard let found = self[id] else { return nil }
+        recent = .passUnretained(found)
+        recentID = id
+        return recent
+    }
+
     /// Adds the stream with id `id` (a positive stream id), or replaces the one it had.
     mutating func insert(_ value: Value, for id: Int32) {
         precondition(id > 0, "stream ids are positive")
@@ -49,6 +66,8 @@ struct StreamMap<Value: AnyObject> {
             if found == id || found == 0 {
                 if found == 0 { count += 1 }
                 slots[slot] = Slot(id: id, value: value)
+                recent = .passUnretained(value)
+                recentID = id
                 return
             }
             slot = (slot + 1) & mask
@@ -64,6 +83,7 @@ struct StreamMap<Value: AnyObject> {
             hole = (hole + 1) & mask
         }
         let removed = slots[hole].value
+        if id == recentID { forgetRecent() }
         // Backward shift: an entry after the hole moves into it unless its home slot lies
         // after the hole (cyclically), where a lookup would no longer pass the hole to find it.
         var next = (hole + 1) & mask
@@ -88,6 +108,12 @@ struct StreamMap<Value: AnyObject> {
             slots[slot] = Slot(id: 0, value: nil)
         }
         count = 0
+        forgetRecent()
+    }
+
+    private mutating func forgetRecent() {
+        recent = nil
+        recentID = 0
     }
 
     private func home(of id: Int32) -> Int {
