@@ -65,9 +65,10 @@ struct StreamMap<Value: AnyObject> {
             let found = slots[slot].id
             if found == id || found == 0 {
                 if found == 0 { count += 1 }
-                slots[slot] = Slot(id: id, value: value)
+                // Remembered before the store releases any stream this one replaces.
                 recent = .passUnretained(value)
                 recentID = id
+                slots[slot] = Slot(id: id, value: value)
                 return
             }
             slot = (slot + 1) & mask
@@ -104,11 +105,11 @@ struct StreamMap<Value: AnyObject> {
 
     /// Empties the map, keeping its table.
     mutating func removeAll() {
+        forgetRecent()  // before the streams are released
         for slot in slots.indices where slots[slot].id != 0 {
             slots[slot] = Slot(id: 0, value: nil)
         }
         count = 0
-        forgetRecent()
     }
 
     private mutating func forgetRecent() {
