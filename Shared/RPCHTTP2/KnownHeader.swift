@@ -68,15 +68,11 @@ enum KnownHeader {
     }
 
     /// Whether a `content-type` is gRPC's: `application/grpc`, alone or with a `+` suffix (or
-    /// anything else after it, as gRPC implementations accept). Compared as bytes: `hasPrefix`
-    /// compares grapheme clusters, several times the cost, on every call of both sides.
+    /// anything else after it, as gRPC implementations accept). Compared as bytes, as
+    /// `Metadata.isCustom` compares its prefixes: `hasPrefix` compares grapheme clusters,
+    /// several times the cost, on every call of both sides.
     static func isGRPC(contentType: String) -> Bool {
-        let prefix: StaticString = "application/grpc"
-        var contentType = contentType
-        return contentType.withUTF8 { bytes in
-            bytes.count >= prefix.utf8CodeUnitCount
-                && equals(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[..<prefix.utf8CodeUnitCount])), prefix)
-        }
+        contentType.utf8.starts(with: "application/grpc".utf8)
     }
 
     /// Whether `bytes` spell `text` (a native string, as every decoded header is).
