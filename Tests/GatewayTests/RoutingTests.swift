@@ -205,7 +205,7 @@ struct RoutingTests {
         }
     }
 
-    @Test("after 20 access tokens that do not verify, a client's tokens are refused RATE_LIMITED unchecked; calls without one go on")
+    @Test("after 20 access tokens that do not verify, an address's bad tokens are refused RATE_LIMITED; valid tokens and calls without one go on")
     func invalidTokensThrottled() async throws {
         try await withGateway { stack in
             let gateway = try stack.gateway
@@ -224,10 +224,8 @@ struct RoutingTests {
             await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
                 try await gateway.unary(BasketContract.getBasket, Empty(), options: forged)
             }
-            // Every token from that address now waits, the genuine one too; anonymous calls do not.
-            await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
-                try await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options)
-            }
+            // Only the bad tokens wait: a genuine one from that address is checked and served.
+            #expect(try await gateway.unary(BasketContract.getBasket, Empty(), options: shopper.options).itemCount == 0)
             #expect(try await gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain()).product.id == 1)
         }
     }
