@@ -36,7 +36,7 @@ struct BasketServiceCommand: AsyncParsableCommand {
 
     /// Builds the server and serves until SIGTERM or SIGINT; exits 78 (EX_CONFIG) when it cannot start.
     func run() async throws {
-        ServiceRunner.bootstrapLogging(level: options.level)
+        ServiceRunner.bootstrapLogging(options)
         let logger = Logger(label: "basket-svc")
         var configuration = BasketConfiguration(dataDirectory: options.dataDir)
         configuration.host = options.host

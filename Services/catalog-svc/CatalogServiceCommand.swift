@@ -19,7 +19,7 @@ struct CatalogServiceCommand: AsyncParsableCommand {
     var noSeed = false
 
     func run() async throws {
-        ServiceRunner.bootstrapLogging(level: options.level)
+        ServiceRunner.bootstrapLogging(options)
         let logger = Logger(label: "catalog-svc")
         var configuration = CatalogServer.Configuration(dataDirectory: options.dataDir, auth: auth)
         configuration.host = options.host

@@ -18,7 +18,7 @@ struct OrderServiceCommand: AsyncParsableCommand {
     @OptionGroup var basket: BasketLinkOptions
 
     func run() async throws {
-        ServiceRunner.bootstrapLogging(level: options.level)
+        ServiceRunner.bootstrapLogging(options)
         let logger = Logger(label: "order-svc")
         var configuration = OrderServer.Configuration(
             dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog.catalogAddress,

@@ -262,7 +262,7 @@ final class HTTP2ServerCore: Sendable {
             requestID: requestID?.description ?? "-", method: stream.path, status: status.map { $0.code.name } ?? "OK",
             reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)),
             peer: stream.connection.peer, httpStatus: httpStatus, handlerStatus: handlerStatus?.code.name,
-            cause: cause.map { String(describing: $0) })
+            cause: cause.map { String(describing: $0) }, clientRequestID: requestID?.clientNote)
         if let callLines {
             callLines.logCall(line, level: level)
         } else {

@@ -22,8 +22,8 @@ internal import Synchronization
 ///
 /// Thread-safe.
 final class LogSink: Sendable {
-    /// Standard error, where every service logs.
-    static let standardError = LogSink(fd: 2)
+    /// Standard error, where every service logs; it writes the process's sampler's summaries.
+    static let standardError = LogSink(fd: 2, sampler: .process)
 
     private struct State {
         /// Lines not yet taken by the writer.
@@ -41,11 +41,16 @@ final class LogSink: Sendable {
     let limit: Int
     private let state = Mutex(State())
     private let wake = DispatchSemaphore(value: 0)
+    /// The sampler whose summary of a second that left lines out the writer writes once the
+    /// second is over, when no refused call comes to do it (``CallLineSampler/admit(_:label:second:)``).
+    private let sampler: CallLineSampler?
 
-    /// A sink writing to `fd` (which it does not close), with at most `limit` bytes waiting.
-    init(fd: Int32, limit: Int = 4 << 20) {
+    /// A sink writing to `fd` (which it does not close), with at most `limit` bytes waiting,
+    /// and `sampler`'s due summaries.
+    init(fd: Int32, limit: Int = 4 << 20, sampler: CallLineSampler? = nil) {
         self.fd = fd
         self.limit = limit
+        self.sampler = sampler
         let thread = Thread { [self] in writeForever() }
         thread.name = "log-writer"
         thread.start()
@@ -100,7 +105,13 @@ final class LogSink: Sendable {
                 return state.dropped
             }
             guard let dropped else {
-                wake.wait()
+                if let sampler {
+                    // Woken at least once a second, for a summary a flood's end left due.
+                    _ = wake.wait(timeout: .now() + .seconds(1))
+                    if let summary = sampler.summary(before: sampler.currentSecond) { write(summary) }
+                } else {
+                    wake.wait()
+                }
                 continue
             }
             writeAll(batch)

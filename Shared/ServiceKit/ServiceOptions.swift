@@ -24,6 +24,11 @@ public struct ServiceOptions: ParsableArguments {
     @Option(help: "Graceful shutdown period in seconds (env SHOP_GRACE_SECONDS).")
     public var graceSeconds: Int = Int(ProcessInfo.processInfo.environment["SHOP_GRACE_SECONDS"] ?? "") ?? 10
 
+    /// Call lines of refused calls (rate-limited, over a limit, refused at the HTTP level)
+    /// written per second before the rest are only counted (``CallLineSampler``).
+    @Option(help: "Lines of refused calls logged per second; the rest are counted in a summary line (env SHOP_LOG_REFUSED_PER_SECOND).")
+    public var logRefusedPerSecond: Int = Int(ProcessInfo.processInfo.environment["SHOP_LOG_REFUSED_PER_SECOND"] ?? "") ?? 100
+
     public init() {}
 
     public mutating func validate() throws {
@@ -32,6 +37,7 @@ public struct ServiceOptions: ParsableArguments {
         }
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535.") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative.") }
+        guard logRefusedPerSecond >= 0 else { throw ValidationError("--log-refused-per-second must not be negative.") }
     }
 
     /// The port from the flag, `SHOP_PORT`, or the service's default.

@@ -14,6 +14,13 @@ public enum ServiceRunner {
         LoggingSystem.bootstrap { label in LogLineHandler(label: label, level: level) }
     }
 
+    /// Sets up swift-log once per process from the common flags: their level, and how many
+    /// refused calls' lines are written per second (``CallLineSampler``).
+    public static func bootstrapLogging(_ options: ServiceOptions) {
+        CallLineSampler.process.perSecond = options.logRefusedPerSecond
+        bootstrapLogging(level: options.level)
+    }
+
     /// Starts `server`, marks `health` serving, waits for a termination signal, then marks it
     /// not serving and drains.
     public static func run(_ server: HTTP2Server, health: HealthMonitor, logger: Logger) async throws {

@@ -44,4 +44,40 @@ struct RequestIDTests {
         #expect(prefixes.count == 64)
         #expect(next.count == 15 && next.allSatisfy { "0123456789abcdef".contains($0) }, "\(next)")
     }
+
+    /// 64 visible ASCII characters: every printable byte from `!` to `~`, then padding.
+    static let longestAccepted = String((0x21...0x7E).map { Character(UnicodeScalar(UInt8($0))) }.prefix(64))
+
+    @Test("a caller's id of 1 to 64 visible ASCII characters is taken as it is", arguments: [
+        "a", "given-id", longestAccepted, String(repeating: "~", count: 64), "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}",
+    ])
+    func accepted(id: String) {
+        let requestID = RequestID(id)
+        #expect(requestID.description == id)
+        #expect(requestID.clientNote == nil)
+    }
+
+    @Test("a caller's id that is too long, empty, or has a space, a control or a non-ASCII character is replaced and noted", arguments: [
+        String(repeating: "a", count: 65), String(repeating: "x", count: 15_000), "", "two words", "tab\there", "line\nbreak",
+        "nul\u{0}", "del\u{7F}", "caf\u{E9}", "\u{1F600}",
+    ])
+    func replaced(id: String) throws {
+        let requestID = RequestID(id)
+        let made = requestID.description
+        #expect(made.count == 15 && made.allSatisfy { "0123456789abcdef".contains($0) }, "\(made)")
+        let note = try #require(requestID.clientNote)
+        // Bounded whatever was sent, in visible ASCII only, and saying how long the id was.
+        #expect(note.utf8.count <= RequestID.noteLength + 3 + 2 + 20, "\(note)")
+        #expect(note.utf8.allSatisfy { $0 >= 0x21 && $0 <= 0x7E }, "\(note)")
+        #expect(note.hasSuffix("[\(id.utf8.count)B]"), "\(note)")
+        #expect(note.contains("...") == (id.utf8.count > RequestID.noteLength), "\(note)")
+        #expect(RequestID(id) != requestID, "two replaced ids are the same")
+    }
+
+    @Test("the note of a replaced id keeps its first 32 bytes, odd ones as ?")
+    func noteShape() {
+        #expect(RequestID(String(repeating: "a", count: 65)).clientNote == String(repeating: "a", count: 32) + "...[65B]")
+        #expect(RequestID("two words").clientNote == "two?words[9B]")
+        #expect(RequestID("a=\"b\" ").clientNote == "a??b??[6B]")
+    }
 }
