@@ -101,4 +101,46 @@ struct SignInThrottlingTests {
             #expect(session.user.email == "ada@example.com")
         }
     }
+
+    @Test("right passwords sent at once all sign in: attempts still being checked never refuse them")
+    func concurrentRightPasswordsSucceed() async throws {
+        try await withAuthService { service in
+            try await service.signUpAndVerify("ada@example.com")
+            // More than the ten failures that lock an account, all in flight together.
+            let outcomes = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        do {
+                            return try await service.signIn("ada@example.com", timeout: .seconds(30)).user.email
+                        } catch {
+                            return RPCError(converting: error).reason ?? "\(error)"
+                        }
+                    }
+                }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(outcomes == Array(repeating: "ada@example.com", count: 16), "\(outcomes)")
+        }
+    }
+
+    @Test("a completed password reset lifts the lock, as the TOO_MANY_ATTEMPTS message says")
+    func resetLiftsTheLock() async throws {
+        try await withAuthService { service in
+            try await service.signUpAndVerify("ada@example.com")
+            _ = await fail(10, email: "ada@example.com", on: service)
+            let refusal = await expectRPCError(AuthReason.tooManyAttempts) {
+                try await service.signIn("ada@example.com", timeout: .seconds(30))
+            }
+            #expect(refusal?.message.contains("a completed reset lifts the lock") == true, "\(String(describing: refusal))")
+            _ = try await service.client.unary(
+                AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: "ada@example.com"),
+                options: service.options())
+            let token = try await service.latestToken(to: "ada@example.com", kind: .resetPassword)
+            _ = try await service.client.unary(
+                AuthContract.resetPassword, ResetPasswordRequest(token: token, newPassword: Passwords.replacement),
+                options: service.options())
+            let session = try await service.signIn("ada@example.com", password: Passwords.replacement, timeout: .seconds(30))
+            #expect(session.user.email == "ada@example.com")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 @testable import auth_svc
+import Synchronization
 import Testing
 
 /// `SignInThrottle` with the README's numbers (15-minute window, delay from the 6th attempt,
@@ -92,38 +93,94 @@ struct SignInThrottleTests {
         #expect(throttle.decide(account: "new@example.com", address: address, now: at(900)) == .proceed(delay: .zero))
     }
 
-    @Test("concurrent attempts count while they are checked: of 25 at once, 10 are checked and 15 refused")
+    @Test("concurrent attempts count while they are checked: of 25 wrong ones at once, 10 are checked and 15 refused")
     func concurrentAttempts() async throws {
         let throttle = SignInThrottle(delay: .milliseconds(1))
         let gate = AsyncGate()
+        let checking = Counter()
         let outcomes = try await withThrowingTaskGroup(of: SignInThrottle.Outcome.self) { group in
             for _ in 0..<25 {
                 group.addTask {
                     try await throttle.attempt(account: account, address: address) {
-                        await gate.wait()  // every check waits until all 25 have been decided
+                        // Every check waits until ten are running at once.
+                        if checking.increment() == 10 { await gate.open() }
+                        await gate.wait()
                         return false
                     }
                 }
             }
-            // Without counting running attempts none is refused and none would open the gate.
-            let fallback = Task {
-                try? await Task.sleep(for: .seconds(3))
-                await gate.open()
-            }
-            defer { fallback.cancel() }
-            var outcomes: [SignInThrottle.Outcome] = []
-            for try await outcome in group {
-                outcomes.append(outcome)
-                if outcomes.count == 15 { await gate.open() }
-            }
-            return outcomes
+            return try await group.reduce(into: [SignInThrottle.Outcome]()) { $0.append($1) }
         }
+        #expect(checking.value == 10, "only ten guesses are checked")
         #expect(outcomes.filter { $0 == .refused }.count == 15)
         #expect(outcomes.filter { $0 == .failed }.count == 10)
         // The ten failures lock the account; nothing is left running.
         #expect(throttle.decide(account: account, address: address) == .refuse)
         #expect(throttle.decide(account: "other@example.com", address: "198.51.100.1") == .proceed(delay: .zero))
     }
+
+    @Test("right passwords checked at once all pass, however many: attempts in progress never refuse them")
+    func concurrentRightPasswords() async throws {
+        let throttle = SignInThrottle(delay: .milliseconds(1))
+        let gate = AsyncGate()
+        let checking = Counter()
+        let outcomes = try await withThrowingTaskGroup(of: SignInThrottle.Outcome.self) { group in
+            for _ in 0..<25 {
+                group.addTask {
+                    try await throttle.attempt(account: account, address: address) {
+                        if checking.increment() == 10 { await gate.open() }
+                        await gate.wait()
+                        return true
+                    }
+                }
+            }
+            return try await group.reduce(into: [SignInThrottle.Outcome]()) { $0.append($1) }
+        }
+        #expect(outcomes == Array(repeating: .passed, count: 25))
+        #expect(throttle.decide(account: account, address: address) == .proceed(delay: .zero))
+    }
+
+    @Test("an attempt held back by running ones is refused when they fail, as it would be after them")
+    func heldBackThenRefused() async throws {
+        let throttle = SignInThrottle(delay: .milliseconds(1))
+        fail(throttle, times: 9, from: -10)
+        let gate = AsyncGate()
+        let first = Task {
+            try await throttle.attempt(account: account, address: address) {
+                await gate.wait()
+                return false
+            }
+        }
+        while throttle.decide(account: account, address: address) != .wait { await Task.yield() }
+        let second = Task {
+            try await throttle.attempt(account: account, address: address) { true }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        await gate.open()
+        #expect(try await first.value == .failed)
+        #expect(try await second.value == .refused, "the tenth failure locked the account")
+    }
+
+    @Test("a completed reset lifts the lock at once")
+    func liftEndsTheLock() {
+        let throttle = SignInThrottle()
+        fail(throttle, times: 10)
+        #expect(throttle.decide(account: account, address: address, now: at(11)) == .refuse)
+        throttle.lift(account: account)
+        #expect(throttle.decide(account: account, address: address, now: at(12)) == .proceed(delay: .zero))
+        #expect(throttle.decide(account: account, address: address, now: at(20)) == .proceed(delay: .zero))
+    }
+}
+
+/// A thread-safe count.
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    /// Adds one; returns the new count.
+    func increment() -> Int { count.withLock { $0 += 1; return $0 } }
+
+    /// The count now.
+    var value: Int { count.withLock { $0 } }
 }
 
 /// Suspends callers of `wait()` until `open()`.

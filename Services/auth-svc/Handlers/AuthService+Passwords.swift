@@ -30,6 +30,9 @@ extension AuthService {
         let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword")
         switch try await store.redeemResetToken(hash: hash, newPasswordHash: passwordHash) {
         case .success(let (_, revoked)):
+            // The link proved the mailbox and the password guessed at is gone: the lock of
+            // the account, if any, has nothing left to protect.
+            throttle.lift(account: user.email)
             announceRevoked(revoked)
             context.logger.info("password reset", metadata: ["user": "\(userID)", "revoked": "\(revoked.count)"])
             return Empty()
@@ -38,6 +41,10 @@ extension AuthService {
         }
     }
 
+    /// The `TOO_MANY_ATTEMPTS` message: the lock's end, and the way out that really lifts it.
+    static let lockedMessage =
+        "Too many failed attempts; try again in 15 minutes, or reset the password by email: a completed reset lifts the lock."
+
     /// Checks `password` against `user`'s as one throttled attempt on the account
     /// (`SignInThrottle`): `TOO_MANY_ATTEMPTS` when throttled, `INVALID_CREDENTIALS` with
     /// `wrong` for a wrong password. For a signed-in caller: a success keeps the record.
@@ -45,7 +52,7 @@ extension AuthService {
         switch try await throttle.attempt(account: user.email, address: clientAddress(context), clearsOnSuccess: false, check: {
             try await checkPassword(password, user: user)
         }) {
-        case .refused: throw AuthReason.tooManyAttempts.error("Too many failed attempts; try again in 15 minutes.")
+        case .refused: throw AuthReason.tooManyAttempts.error(Self.lockedMessage)
         case .failed: throw AuthReason.invalidCredentials.error(wrong)
         case .passed: return
         }

@@ -24,7 +24,7 @@ extension AuthService {
             return try await checkPassword(request.password, user: user) && user != nil
         }) {
         case .refused:
-            throw AuthReason.tooManyAttempts.error("Too many failed sign-in attempts; try again in 15 minutes.")
+            throw AuthReason.tooManyAttempts.error(Self.lockedMessage)
         case .failed:
             throw AuthReason.invalidCredentials.error("The email address or password is incorrect.")
         case .passed:

@@ -5,9 +5,15 @@ import Synchronization
 /// slowed by `delay`; once `refuseAfter` failures are on record, attempts are refused without
 /// checking the password and without being counted — so a lock ends `window` after the failure
 /// that caused it, whatever a third party keeps sending. An address is refused after
-/// `addressLimit` failures. A success clears the account's record. Attempts still being
-/// checked count as failures to be (``attempt(account:address:clearsOnSuccess:check:)``), so a
-/// burst of concurrent guesses meets the limits as the same guesses one after another would.
+/// `addressLimit` failures. A success, or a completed password reset (``lift(account:)``),
+/// clears the account's record.
+///
+/// Attempts still being checked count against the limits as failures *to be*: an attempt the
+/// limits would refuse were they all to fail waits until enough of them have ended
+/// (``attempt(account:address:clearsOnSuccess:check:)``) and is then decided on what they
+/// turned out to be. A burst of guesses is therefore checked no further than the same guesses
+/// one after another would be (of 25 wrong ones at once, 10 are checked), and a burst of
+/// right passwords all pass: none is refused for what the others might have been.
 ///
 /// Thread-safe: the records live behind a `Mutex`; old ones are swept as time passes.
 final class SignInThrottle: Sendable {
@@ -17,6 +23,9 @@ final class SignInThrottle: Sendable {
         case proceed(delay: Duration)
         /// Refuse with `TOO_MANY_ATTEMPTS`.
         case refuse
+        /// The limits would refuse it if the attempts being checked now all fail, and would not
+        /// otherwise: decide again once some of them have ended.
+        case wait
     }
 
     /// The period failures are counted over (15 minutes).
@@ -29,6 +38,8 @@ final class SignInThrottle: Sendable {
     let delay: Duration
     /// Failures from one address after which its attempts are refused.
     let addressLimit: Int
+    /// How often an attempt told to ``Decision/wait`` looks again.
+    static let waitInterval: Duration = .milliseconds(20)
 
     private struct State {
         var accounts: [String: [ContinuousClock.Instant]] = [:]
@@ -65,23 +76,34 @@ final class SignInThrottle: Sendable {
         self.addressLimit = addressLimit
     }
 
-    /// One password check on `account` from `address`, throttled: refused unchecked or slowed
-    /// as ``decide(account:address:now:)`` says, and counted from its start until it ends, so
-    /// that attempts running at once see each other — a burst of guesses cannot all pass the
-    /// check of the limits before the first failure is recorded. A wrong password is recorded
-    /// as a failure; a right one clears the account's record when `clearsOnSuccess`.
+    /// One password check on `account` from `address`, throttled: refused unchecked, slowed or
+    /// held back as ``decide(account:address:now:)`` says, and counted from its start until it
+    /// ends, so that attempts running at once see each other. An attempt held back (``Decision/wait``)
+    /// waits until the attempts ahead of it have ended, so it is refused only for failures on
+    /// record, never for attempts that turn out right; it waits for as long as its task is not
+    /// cancelled (the call's deadline cancels it). A wrong password is recorded as a failure; a
+    /// right one clears the account's record when `clearsOnSuccess`.
     func attempt(
         account: String, address: String, clearsOnSuccess: Bool = true, check: () async throws -> Bool
     ) async throws -> Outcome {
-        let decision = state.withLock { state in
-            let decision = decide(account: account, address: address, now: .now, state: &state)
-            if case .proceed = decision {
-                state.runningOn[account, default: 0] += 1
-                state.runningFrom[address, default: 0] += 1
+        var delay = Duration.zero
+        decision: while true {
+            let decision = state.withLock { state in
+                let decision = decide(account: account, address: address, now: .now, state: &state)
+                if case .proceed = decision {
+                    state.runningOn[account, default: 0] += 1
+                    state.runningFrom[address, default: 0] += 1
+                }
+                return decision
             }
-            return decision
+            switch decision {
+            case .refuse: return .refused
+            case .wait: try await Task.sleep(for: Self.waitInterval)
+            case .proceed(let wait):
+                delay = wait
+                break decision
+            }
         }
-        guard case .proceed(let delay) = decision else { return .refused }
         defer {
             state.withLock { state in
                 state.runningOn[account] = state.runningOn[account].flatMap { $0 > 1 ? $0 - 1 : nil }
@@ -97,8 +119,8 @@ final class SignInThrottle: Sendable {
         return .passed
     }
 
-    /// The decision for an attempt on `account` from `address`, the attempts being checked
-    /// now counted with the failures.
+    /// The decision for an attempt on `account` from `address`: refused on the failures on
+    /// record, held back when the attempts being checked now would take it over a limit.
     func decide(account: String, address: String, now: ContinuousClock.Instant = .now) -> Decision {
         state.withLock { state in decide(account: account, address: address, now: now, state: &state) }
     }
@@ -106,10 +128,16 @@ final class SignInThrottle: Sendable {
     private func decide(account: String, address: String, now: ContinuousClock.Instant, state: inout State) -> Decision {
         if now - state.lastSweep > window { sweep(&state, now: now) }
         if let until = state.lockedUntil[account], now < until { return .refuse }
-        let accountFailures = recent(state.accounts[account], now: now) + (state.runningOn[account] ?? 0)
-        let addressFailures = recent(state.addresses[address], now: now) + (state.runningFrom[address] ?? 0)
+        let accountFailures = recent(state.accounts[account], now: now)
+        let addressFailures = recent(state.addresses[address], now: now)
         if accountFailures >= refuseAfter || addressFailures >= addressLimit { return .refuse }
-        return .proceed(delay: accountFailures >= delayAfter ? delay : .zero)
+        let accountRunning = state.runningOn[account] ?? 0
+        if accountFailures + accountRunning >= refuseAfter
+            || addressFailures + (state.runningFrom[address] ?? 0) >= addressLimit
+        {
+            return .wait
+        }
+        return .proceed(delay: accountFailures + accountRunning >= delayAfter ? delay : .zero)
     }
 
     /// Records a wrong password (or unknown account) for `account` from `address`.
@@ -127,6 +155,13 @@ final class SignInThrottle: Sendable {
 
     /// Clears the record of `account` after a successful sign-in.
     func recordSuccess(account: String) {
+        lift(account: account)
+    }
+
+    /// Clears the record of `account`, and so lifts its lock: after a successful sign-in, or a
+    /// completed password reset (whoever used the link holds the mailbox, and the password
+    /// guessed at is gone). Attempts being checked still count until they end.
+    func lift(account: String) {
         state.withLock { state in
             state.accounts[account] = nil
             state.lockedUntil[account] = nil
