@@ -21,6 +21,9 @@ public final class RegisteredMethod: Sendable {
     /// The router's interceptors that apply to this method, found when the router was built
     /// rather than asked of every interceptor on every call.
     public let interceptors: InterceptorPlan
+    /// Whether the handler reads and writes protobuf as well as JSON (health, for standard
+    /// probes): transports refuse `application/grpc+proto` for every other method.
+    public let speaksProtobuf: Bool
 
     /// A unary handler that runs to completion without suspending: request bytes in, response
     /// bytes out, or a thrown error.
@@ -32,20 +35,28 @@ public final class RegisteredMethod: Sendable {
     init(
         info: MethodInfo, handler: @escaping @Sendable (any ServerCallIO, ServerContext) async throws -> Void,
         immediateHandler: ImmediateHandler? = nil, callbackHandler: CallbackHandler? = nil,
-        interceptors: InterceptorPlan = InterceptorPlan()
+        interceptors: InterceptorPlan = InterceptorPlan(), speaksProtobuf: Bool = false
     ) {
         self.info = info
         self.handler = handler
         self.immediateHandler = immediateHandler
         self.callbackHandler = callbackHandler
         self.interceptors = interceptors
+        self.speaksProtobuf = speaksProtobuf
     }
 
     /// This method with another interceptor plan (the router's interceptors changed).
     func with(_ interceptors: InterceptorPlan) -> RegisteredMethod {
         RegisteredMethod(
             info: info, handler: handler, immediateHandler: immediateHandler, callbackHandler: callbackHandler,
-            interceptors: interceptors)
+            interceptors: interceptors, speaksProtobuf: speaksProtobuf)
+    }
+
+    /// This method, marked as speaking protobuf too.
+    func speakingProtobuf() -> RegisteredMethod {
+        RegisteredMethod(
+            info: info, handler: handler, immediateHandler: immediateHandler, callbackHandler: callbackHandler,
+            interceptors: interceptors, speaksProtobuf: true)
     }
 }
 
@@ -187,6 +198,13 @@ public struct Router: Sendable {
                 try await io.write(response)
             },
             callbackHandler: handler))
+    }
+
+    /// Marks the registered method at `info`'s path as reading and writing protobuf too
+    /// (``RegisteredMethod/speaksProtobuf``).
+    public mutating func acceptProtobuf(for info: MethodInfo) {
+        guard let method = methods[info.path] else { preconditionFailure("\(info.path) is not registered") }
+        methods[info.path] = method.speakingProtobuf()
     }
 
     private mutating func add(_ method: RegisteredMethod) {

@@ -34,6 +34,10 @@ public final class HTTP2Server: Sendable {
     /// Connections open now.
     package var openConnectionCount: Int { core.openConnections.count }
 
+    /// What the server holds for its peers now: unsent answer bytes and a charge per open
+    /// stream (``AnswerBufferLimits``).
+    package var heldAnswerBytes: Int { core.heldAnswerBytes.load(ordering: .relaxed) }
+
     /// The name of each open connection's loop: how the connections are spread.
     package var loopsOfOpenConnections: [String] { core.openConnections.map(\.loop.name) }
 
@@ -194,6 +198,8 @@ final class HTTP2ServerCore: Sendable {
     /// The logger's handler when it writes call lines itself (found once, not cast per call).
     private let callLines: (any CallLineLogging)?
     private let calls = Atomic<Int>(0)
+    /// What every connection holds for its peer, summed (``AnswerBufferLimits``).
+    let heldAnswerBytes = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger) {

@@ -75,6 +75,27 @@ enum KnownHeader {
         contentType.utf8.starts(with: "application/grpc".utf8)
     }
 
+    /// The message codec a gRPC content type names.
+    enum Codec {
+        /// JSON: `application/grpc+json`, or bare `application/grpc` (API.md §1).
+        case json
+        /// `application/grpc+proto`: only methods that speak protobuf take it (health).
+        case protobuf
+        /// Any other suffix.
+        case other
+    }
+
+    /// The codec of a content type that ``isGRPC(contentType:)`` accepted; parameters after
+    /// `;` are ignored, and the usual values are matched without splitting anything.
+    static func codec(ofGRPC contentType: String) -> Codec {
+        if contentType == "application/grpc+json" || contentType == "application/grpc" { return .json }
+        let type = contentType.utf8.split(separator: UInt8(ascii: ";"), maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let suffix = type.dropFirst("application/grpc".utf8.count).filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+        if suffix.isEmpty || suffix.elementsEqual("+json".utf8) { return .json }
+        if suffix.elementsEqual("+proto".utf8) { return .protobuf }
+        return .other
+    }
+
     /// Whether `bytes` spell `text` (a native string, as every decoded header is).
     static func matches(_ bytes: UnsafeRawBufferPointer, _ text: String) -> Bool {
         text.utf8.count == bytes.count

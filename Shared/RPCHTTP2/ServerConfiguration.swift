@@ -6,8 +6,11 @@ public struct ServerConfiguration: Sendable {
     public var maxMessageSize = 4 * 1024 * 1024
     /// HTTP/2 limits: concurrent streams, header list size, windows, reset and CONTINUATION limits.
     public var limits = HTTP2Limits()
-    /// A connection with no calls for this long is closed.
+    /// A connection with no calls for this long is closed, whatever else it sends (PINGs,
+    /// SETTINGS, WINDOW_UPDATEs): idle means no open stream and none opened in that time.
     public var idleTimeout: Duration = .seconds(300)
+    /// Bounds on the answers held for peers that do not take them (``AnswerBufferLimits``).
+    public var answerBuffer = AnswerBufferLimits()
     /// A connection quiet for this long is PINGed; no answer within another interval closes it.
     public var keepaliveInterval: Duration = .seconds(60)
     /// How long a response may wait on a peer that takes none of it, as nginx's `send_timeout`:
@@ -35,15 +38,52 @@ public struct ServerConfiguration: Sendable {
     /// and do little CPU work per message; off by default.
     public var handlersStayOnLoop = false
     /// The deadline of a unary call that arrives without `grpc-timeout`, counted from its
-    /// arrival; nil (the default) gives it none. The gateway sets its default deadline here, so
-    /// that its own side of such a call ends too — with the answer unsent when the client
-    /// never opens its window (see ``ServerConnection/deadlinePassed(_:)``).
-    public var defaultUnaryTimeout: Duration?
+    /// arrival; nil gives it none. Every call thereby ends — with its answer reset when the
+    /// client never opens its window (see ``ServerConnection/deadlinePassed(_:)``) — so a
+    /// client that sends no deadline cannot hold a handler or an answer for longer. The
+    /// gateway sets its own, shorter default here. Streams (watches) keep only the client's.
+    public var defaultUnaryTimeout: Duration? = ServerConfiguration.standardUnaryTimeout
     /// Event loops (threads); default one per core.
     public var loopCount: Int?
+
+    /// The default of ``defaultUnaryTimeout``: long enough for any unary call of the shop
+    /// (a PlaceOrder charging a card included), short enough that nothing is held for long.
+    public static let standardUnaryTimeout: Duration = .seconds(30)
 
     /// A configuration listening on `host:port`.
     public init(host: String = "127.0.0.1", port: Int) {
         self.address = SocketAddressText(host: host, port: port)
+    }
+}
+
+/// Bounds on the response bytes a server holds for peers that do not take them — a client that
+/// asks and keeps its flow-control window shut would otherwise make the server hold every
+/// answer it asked for. What is counted: every response byte written by a handler and not yet
+/// handed to the socket, plus ``streamCharge`` for each open stream (its state on both sides
+/// of nghttp2, which a flood of tiny answers would otherwise pile up uncounted).
+///
+/// Past a bound, new calls are refused `RESOURCE_EXHAUSTED`/`SERVER_BUSY` (calls already
+/// running go on): on a connection holding more than ``perConnection``; and, while the whole
+/// server holds more than ``perProcess``, on every connection holding more than
+/// ``fairShare`` — so clients that read their answers keep being served while the ones that
+/// do not are refused. What is held drains as peers read, and ends at the latest with the
+/// call's deadline or the send timeout.
+public struct AnswerBufferLimits: Sendable {
+    /// What one connection may hold before its new calls are refused.
+    public var perConnection = 4 * 1024 * 1024
+    /// What the whole server may hold before connections above ``fairShare`` are refused.
+    public var perProcess = 64 * 1024 * 1024
+    /// What a connection may always hold, whatever the others do.
+    public var fairShare = 256 * 1024
+    /// What each open stream counts for, beside its unsent bytes.
+    public var streamCharge = 1024
+
+    /// The defaults.
+    public init() {}
+
+    /// Limits with the two main bounds given (the others at their defaults).
+    public init(perConnection: Int, perProcess: Int) {
+        self.perConnection = perConnection
+        self.perProcess = perProcess
     }
 }

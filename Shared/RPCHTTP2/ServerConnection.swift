@@ -26,6 +26,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
     private let inlineStartLimit: Int
+    private let answerLimits: AnswerBufferLimits
+    /// What this connection holds for its peer (``AnswerBufferLimits``): unsent answer bytes,
+    /// added by handlers as they write (any thread) and taken off as the loop sends them, plus
+    /// a charge per open stream. Relaxed: it is a bound checked at admission, not a sequence.
+    private let heldBytes = Atomic<Int>(0)
+    /// When (monotonic ns) a stream last opened or closed: idle time is counted from it, not
+    /// from the socket's traffic, so a peer that keeps answering PINGs is still idle.
+    @exclusivity(unchecked) private var lastStreamActivity = System.monotonicNanoseconds()
     @exclusivity(unchecked) private var closed = false
     /// When (monotonic ns) our keepalive PING went out, while it is unanswered.
     @exclusivity(unchecked) private var pingSentAt: UInt64?
@@ -42,6 +50,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         self.maxHeaderListSize = server.configuration.limits.maxHeaderListSize
         self.maxMessageSize = server.configuration.maxMessageSize
         self.inlineStartLimit = server.configuration.inlineStartLimit
+        self.answerLimits = server.configuration.answerBuffer
     }
 
     /// Registers with the loop and sends our SETTINGS. Loop thread.
@@ -157,6 +166,50 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         return block
     }
 
+    // MARK: Held answers (AnswerBufferLimits)
+
+    /// Counts `count` bytes a handler wrote for this connection's peer. Any thread.
+    func holdAnswerBytes(_ count: Int) {
+        heldBytes.add(count, ordering: .relaxed)
+        server.heldAnswerBytes.add(count, ordering: .relaxed)
+    }
+
+    /// Takes `count` bytes off what this connection holds (sent, or dropped with their stream).
+    /// Any thread.
+    func releaseAnswerBytes(_ count: Int) {
+        heldBytes.subtract(count, ordering: .relaxed)
+        server.heldAnswerBytes.subtract(count, ordering: .relaxed)
+    }
+
+    /// What this connection holds now (``AnswerBufferLimits``).
+    var heldAnswerBytes: Int { heldBytes.load(ordering: .relaxed) }
+
+    /// Releases what a stream that just left the table still held: its charge and its unsent
+    /// bytes. Called once per stream, after it was ended (``ServerStream/abort(_:)``) or sent
+    /// its last byte, so no later write can add to what it holds.
+    private func releaseHeld(by stream: ServerStream) {
+        let unsent = stream.shared.withLock { $0.buffers.unsent }
+        releaseAnswerBytes(answerLimits.streamCharge + unsent)
+    }
+
+    /// The refusal of a new call while this connection, or the whole server with this
+    /// connection above its fair share, holds more than its bound; nil when the call may go on.
+    private func answerBufferRefusal() -> RPCError? {
+        let held = heldBytes.load(ordering: .relaxed)
+        guard held > min(answerLimits.fairShare, answerLimits.perConnection) else { return nil }
+        if held > answerLimits.perConnection {
+            return RPCError(
+                code: .resourceExhausted, reason: "SERVER_BUSY",
+                message: "This connection has \(held >> 10) KiB of answers waiting for the client to read them; read them, or retry later.")
+        }
+        if server.heldAnswerBytes.load(ordering: .relaxed) > answerLimits.perProcess {
+            return RPCError(
+                code: .resourceExhausted, reason: "SERVER_BUSY",
+                message: "The server holds too many unread answers; read this connection's, or retry later.")
+        }
+        return nil
+    }
+
     // MARK: HTTP2SessionDelegate
 
     private func stream(_ id: Int32) -> ServerStream? {
@@ -167,6 +220,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
+        lastStreamActivity = System.monotonicNanoseconds()
+        holdAnswerBytes(answerLimits.streamCharge)
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
@@ -218,7 +273,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         } catch {
             stream.route = nil  // ignore the rest of the request
             session.consume(streamID: streamID, count: bytes.count)
-            fail(stream, error)
+            fail(stream, Self.requestFramingError(error))
             return
         }
         let grant = delivered ?? stream.canGrantWindow
@@ -251,6 +306,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         // Reset before the answer was all sent: by the server (it says why) or the client.
         let reset: RPCError? = errorCode != 0 ? (stream.resetStatus ?? Self.clientCancelled) : nil
         logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled), answered: answered)
+        releaseHeld(by: stream)
+        lastStreamActivity = System.monotonicNanoseconds()
         // Not flushOutput(): this runs inside nghttp2's callback, which must not re-enter the session.
         if draining && streams.isEmpty { flushSoon() }
     }
@@ -311,20 +368,29 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard KnownHeader.isGRPC(contentType: stream.contentType) else {
             return answerHTTP(stream, status: 415)
         }
+        if let busy = answerBufferRefusal() { return fail(stream, busy) }
         if let encoding = stream.encoding, encoding != "identity" {
-            return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding '\(encoding)' is not supported; use identity."))
+            return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding \(Self.quoted(encoding)) is not supported; use identity."))
         }
         let isRecent = stream.path == recentPath
         guard let route = (isRecent ? recentRoute : nil) ?? server.router.method(forPath: stream.path) else {
-            return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: \(stream.path)"))
+            return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: \(Self.quoted(stream.path))."))
         }
         if isRecent { recentRoute = route }
+        switch KnownHeader.codec(ofGRPC: stream.contentType) {
+        case .json: break
+        case .protobuf where route.speaksProtobuf: break
+        case .protobuf, .other:
+            return fail(stream, RPCError(
+                code: .unimplemented, reason: "UNSUPPORTED_CODEC",
+                message: "\(Self.quoted(stream.contentType)) is not supported here; send JSON as application/grpc+json."))
+        }
         stream.route = route
         var timeLeft = route.info.kind == .unary ? server.configuration.defaultUnaryTimeout : nil
         if let timeout = stream.timeout {
             guard let duration = GRPCTimeout.parse(timeout) else {
                 stream.route = nil
-                return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(timeout)'."))
+                return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout \(Self.quoted(timeout))."))
             }
             timeLeft = duration
         }
@@ -366,10 +432,27 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         guard stream.route != nil else { return }
         if stream.deframer.hasPartialMessage {
             stream.route = nil
-            return fail(stream, RPCError(code: .internal, reason: "TRUNCATED_MESSAGE", message: "The request ended inside a message."))
+            return fail(stream, Self.truncatedRequest)
         }
         stream.endInbound()
         if !stream.started { startHandler(stream) }
+    }
+
+    /// A request that ended inside a message: the client's fault.
+    private static let truncatedRequest = RPCError(
+        code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "The request ended inside a message.")
+
+    /// A request body that could not be split into messages, as the client is told: a bad
+    /// message flag is the client's malformed message (`INVALID_ARGUMENT`), not a server
+    /// failure; size and compression errors keep their own codes.
+    static func requestFramingError(_ error: RPCError) -> RPCError {
+        guard error.code == .internal else { return error }
+        return RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: error.message)
+    }
+
+    /// At most 64 characters of a client's text, for a message that quotes it.
+    private static func quoted(_ text: String) -> String {
+        text.count <= 64 ? "'\(text)'" : "'\(text.prefix(64))…'"
     }
 
     /// Ends a call with an error before or during its handler.
@@ -529,6 +612,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             let answered = stream.shared.withLock { $0.status }
             stream.abort(closedUnder)
             logEnd(stream, status: closedUnder, answered: answered)
+            releaseHeld(by: stream)
         }
         streams.removeAll()
         server.connectionClosed(self)
@@ -552,7 +636,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let configuration = server.configuration
         let now = System.monotonicNanoseconds()
         let idleFor = now &- socket.lastActivity
-        if streams.isEmpty && idleFor >= configuration.idleTimeout.clockNanoseconds {
+        if streams.isEmpty && now &- lastStreamActivity >= configuration.idleTimeout.clockNanoseconds {
             session.submitGoAway()
             flushOutput()
             close(reason: "idle")

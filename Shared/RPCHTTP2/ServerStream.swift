@@ -97,6 +97,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
             return state.buffers.enqueue(message)
         }
         guard let outcome else { throw CancellationError() }
+        connection.holdAnswerBytes(MessageFraming.prefixSize + message.count)
         if outcome.schedule { connection.scheduleFlush(self) }
         return outcome.wait
     }
@@ -222,6 +223,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
             return (.bytes(count: count, end: false, trailers: nil), writer, count)
         }
         bodyBytesSent &+= count
+        if count > 0 { connection.releaseAnswerBytes(count) }
         writer?.resume()
         return result
     }

@@ -25,6 +25,9 @@ struct HealthService {
                 try await io.write(try format.encode(status))
             }
         }
+        // Standard probes send `application/grpc+proto` (or bare `application/grpc`).
+        router.acceptProtobuf(for: HealthContract.check.info)
+        router.acceptProtobuf(for: HealthContract.watch.info)
     }
 
     /// Reads the one request message, deciding its format from the content type and body.

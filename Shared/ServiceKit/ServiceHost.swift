@@ -46,7 +46,7 @@ package enum ServiceHost {
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
         health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false,
-        defaultUnaryTimeout: Duration? = nil, servedHere: [String]? = nil
+        defaultUnaryTimeout: Duration? = ServerConfiguration.standardUnaryTimeout, servedHere: [String]? = nil
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
         router.addStandardServices(health: health, servedHere: servedHere)

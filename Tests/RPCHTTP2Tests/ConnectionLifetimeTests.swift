@@ -93,6 +93,28 @@ extension LiveTests {
             }
         }
 
+        @Test("a connection with no calls is closed at the idle timeout even though it answers every PING")
+        func idleDespitePings() async throws {
+            try await withLiveServer(configure: {
+                $0.idleTimeout = .milliseconds(400)
+                $0.keepaliveInterval = .milliseconds(100)
+            }) { live in
+                // Our client acknowledges the server's PINGs (nghttp2 does), so its socket is never
+                // quiet for a whole idle timeout; it makes no call after the first.
+                _ = try await live.client.unary(EchoContract.unary, TextMessage(text: "one"))
+                #expect(live.server.openConnectionCount == 1)
+                var closed = false
+                for _ in 0..<300 where !closed {
+                    try await Task.sleep(for: .milliseconds(10))
+                    closed = live.server.openConnectionCount == 0
+                }
+                #expect(closed, "a connection with no calls, answering PINGs, was kept past its idle timeout")
+                // And the client reconnects for its next call.
+                let next = try await live.client.unary(EchoContract.unary, TextMessage(text: "two"))
+                #expect(next.text == "two")
+            }
+        }
+
         @Test("a connection with a call in flight is kept open past the idle timeout, answering PINGs")
         func busyConnectionStays() async throws {
             try await withLiveServer(configure: {
