@@ -39,15 +39,20 @@ struct InterceptorTests {
         try await limiter.prepare(&anonymous)
     }
 
-    @Test("health checks and Describe are never limited; a rate of 0 turns limits off")
-    func unlimited() async throws {
-        let limiter = RateLimitInterceptor(perSecond: 0.001, burst: 1)
-        for _ in 0..<5 {
-            var check = context(HealthContract.check.info)
-            try await limiter.prepare(&check)
-            var describe = context(MetaContract.describe.info)
-            try await limiter.prepare(&describe)
-        }
+    @Test("health checks and Describe count toward the limit like any call; a rate of 0 turns limits off")
+    func probesCount() async throws {
+        let limiter = RateLimitInterceptor(perSecond: 0.001, burst: 2)
+        var check = context(HealthContract.check.info)
+        try await limiter.prepare(&check)
+        var describe = context(MetaContract.describe.info)
+        try await limiter.prepare(&describe)
+        var again = context(HealthContract.check.info)
+        await expectGatewayError(.resourceExhausted, reason: "RATE_LIMITED") { try await limiter.prepare(&again) }
+        var describeAgain = context(MetaContract.describe.info)
+        await expectGatewayError(.resourceExhausted, reason: "RATE_LIMITED") { try await limiter.prepare(&describeAgain) }
+        // Another address has its own bucket: its probe passes.
+        var probe = context(HealthContract.check.info, peer: "10.9.9.9:1")
+        try await limiter.prepare(&probe)
         let off = RateLimitInterceptor(perSecond: 0, burst: 1)
         #expect(off.limiter == nil)
         for _ in 0..<5 {
@@ -56,11 +61,11 @@ struct InterceptorTests {
         }
     }
 
-    @Test("the rate limit applies to everything but the probes, and to nothing when off; the admin check to admin methods")
+    @Test("the rate limit applies to every method, probes included, and to nothing when off; the admin check to admin methods")
     func applicability() {
         let limiter = RateLimitInterceptor(perSecond: 10, burst: 1)
-        #expect(!limiter.applies(to: HealthContract.check.info))
-        #expect(!limiter.applies(to: MetaContract.describe.info))
+        #expect(limiter.applies(to: HealthContract.check.info))
+        #expect(limiter.applies(to: MetaContract.describe.info))
         #expect(limiter.applies(to: CatalogContract.getProduct.info))
         #expect(!RateLimitInterceptor(perSecond: 0, burst: 1).applies(to: CatalogContract.getProduct.info))
         for adminKey in [nil, "right"] {

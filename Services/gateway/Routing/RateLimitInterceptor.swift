@@ -6,8 +6,10 @@ import ServiceKit
 /// Per-client token buckets in front of every routed and composed method (API.md §7): a
 /// signed-in caller is limited by user id, whichever address it calls from; an anonymous
 /// caller by its address. Over the limit, the call ends with RESOURCE_EXHAUSTED
-/// `RATE_LIMITED` before any upstream sees it. Health and Describe are never limited, so
-/// probes keep working under load.
+/// `RATE_LIMITED` before any upstream sees it. Health and Describe count too: cheap, but not
+/// free — unlimited, one client could keep a loop busy answering them (or, on a shut window,
+/// hold their answers). An orchestrator's probe, a few calls a minute from its own address,
+/// stays far below any limit.
 ///
 /// Runs after ``AuthenticationInterceptor``, which has set the user. Thread-safe.
 struct RateLimitInterceptor: ImmediateServerInterceptor {
@@ -19,18 +21,13 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
         limiter = perSecond > 0 ? RateLimiter(burst: max(1, burst), refillInterval: .seconds(1 / perSecond)) : nil
     }
 
-    func applies(to method: MethodInfo) -> Bool { limiter != nil && Self.isLimited(method) }
+    func applies(to method: MethodInfo) -> Bool { limiter != nil }
 
     func prepareImmediately(_ context: inout ServerContext) throws {
-        guard let limiter, Self.isLimited(context.method) else { return }
+        guard let limiter else { return }
         let key = context.user.map { "user:\($0.id)" } ?? "address:\(context.peerHost)"
         guard limiter.allow(key) else {
             throw GatewayReason.rateLimited.error("Too many requests; slow down and try again in a moment.")
         }
-    }
-
-    /// Whether calls of `method` count against the limit: everything but the probes.
-    static func isLimited(_ method: MethodInfo) -> Bool {
-        method.service != HealthContract.service && method.service != MetaContract.service
     }
 }
