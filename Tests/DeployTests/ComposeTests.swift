@@ -155,6 +155,33 @@ struct ComposeTests {
         }
     }
 
+    @Test("rotation keeps SHOP_LOG_KEEP generations, NAME.log.1 the newest, and drops the oldest")
+    func logGenerations() async throws {
+        try await withComposeSystem(environment: ["SHOP_LOG_MAX_KB": "1", "SHOP_LOG_CHECK_SECONDS": "1", "SHOP_LOG_KEEP": "2"]) { system in
+            let up = try await system.run("up")
+            try #require(up.status == 0, "up failed: \(up)")
+            let generation = { (number: Int) in system.data.appendingPathComponent("run/catalog-svc.log.\(number)") }
+            let read = { (number: Int) in (try? String(contentsOf: generation(number), encoding: .utf8)) ?? "" }
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: system.ports["catalog-svc"] ?? 0))
+            // Three rotations at least: the first generation (which starts with the service's
+            // start) has moved to NAME.log.2 and then out, so NAME.log.2 starts with a rotation's note.
+            let rotatedThrice = try await eventually(within: .seconds(90), every: .milliseconds(200)) {
+                for _ in 0..<5 { _ = try await client.unary(MetaContract.describe, Empty(), options: CallOptions(timeout: .seconds(5))) }
+                let second = read(2)
+                return !second.isEmpty && !second.contains("started catalog-svc") && second.contains("log rotated")
+            }
+            await client.close()
+            try #require(rotatedThrice, "catalog-svc.log did not rotate three times:\n\(system.log(of: "catalog-svc"))")
+            #expect(!FileManager.default.fileExists(atPath: generation(3).path), "a generation beyond SHOP_LOG_KEEP is kept")
+            // Newest first: NAME.log.1's lines come after NAME.log.2's (lines start with their UTC time).
+            let newer = read(1), older = read(2)
+            let firstTime = { (text: String) in String(text.prefix(24)) }
+            #expect(!newer.isEmpty && firstTime(older) <= firstTime(newer), "NAME.log.2 is not the older generation:\n\(older.prefix(200))\n---\n\(newer.prefix(200))")
+            let down = try await system.run("down")
+            #expect(down.status == 0, "down failed: \(down)")
+        }
+    }
+
     @Test("up fails with the service's last log lines when it does not come up")
     func failedHealthWaitShowsTheLog() async throws {
         // Something else already listens on catalog-svc's port.
