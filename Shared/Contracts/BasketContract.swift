@@ -48,13 +48,17 @@ public enum BasketReason: String, ErrorReason {
     case itemNotFound = "ITEM_NOT_FOUND"
     /// The basket's version is not the `expectedVersion` of the request.
     case versionConflict = "VERSION_CONFLICT"
+    /// An `itemId` that is empty or not a UUID (not in API.md's table).
+    case invalidItemID = "INVALID_ITEM_ID"
+    /// A negative `expectedVersion` (not in API.md's table).
+    case invalidVersion = "INVALID_VERSION"
 
     /// The gRPC status code this reason is sent with.
     public var code: RPCCode {
         switch self {
         case .productNotFound, .itemNotFound: .notFound
         case .alreadyInBasket: .alreadyExists
-        case .invalidCount: .invalidArgument
+        case .invalidCount, .invalidItemID, .invalidVersion: .invalidArgument
         case .basketFull: .resourceExhausted
         case .versionConflict: .aborted
         }

@@ -60,11 +60,21 @@ public enum CatalogReason: String, ErrorReason {
     case productNotFound = "PRODUCT_NOT_FOUND"
     /// A reservation asks for more units than are in stock; details name the product ids.
     case outOfStock = "OUT_OF_STOCK"
+    /// A `ListProducts` query is over 500 characters (not in API.md's table).
+    case queryTooLong = "QUERY_TOO_LONG"
+    /// A `ListProducts` category is over 100 characters (not in API.md's table).
+    case invalidCategory = "INVALID_CATEGORY"
+    /// `BatchGetProducts` asks for more than 100 ids (not in API.md's table).
+    case tooManyIDs = "TOO_MANY_IDS"
+    /// An `UpsertProduct` or imported product breaks a field rule (not in API.md's table).
+    case invalidProduct = "INVALID_PRODUCT"
+    /// A `ReserveStock` or `ReleaseStock` request has a bad reservation id or line (not in API.md's table).
+    case invalidReservation = "INVALID_RESERVATION"
 
     /// The gRPC status code this reason is sent with.
     public var code: RPCCode {
         switch self {
-        case .invalidPageToken: .invalidArgument
+        case .invalidPageToken, .queryTooLong, .invalidCategory, .tooManyIDs, .invalidProduct, .invalidReservation: .invalidArgument
         case .productNotFound: .notFound
         case .outOfStock: .failedPrecondition
         }

@@ -65,7 +65,7 @@ extension PageSizedRequest {
     /// Rejects a negative page size with `INVALID_ARGUMENT` naming `pageSize`, as AIP-158 asks.
     public func validatePageSize() throws(RPCError) {
         if let pageSize, pageSize < 0 {
-            throw RPCError.invalidField("pageSize", "must not be negative")
+            throw CommonReason.invalidPageSize.invalidField("pageSize", "must not be negative")
         }
     }
 }
@@ -107,7 +107,24 @@ public protocol ErrorReason: RawRepresentable, CaseIterable, Hashable, Sendable 
     var code: RPCCode { get }
 }
 
+/// Reasons every service's list methods share.
+public enum CommonReason: String, ErrorReason {
+    /// A negative `pageSize` (not in API.md's tables).
+    case invalidPageSize = "INVALID_PAGE_SIZE"
+
+    /// The gRPC status code this reason is sent with.
+    public var code: RPCCode { .invalidArgument }
+}
+
 extension ErrorReason {
+    /// An error carrying this reason and its code that names one bad field, with a
+    /// `fieldViolations` detail (``RPCError/invalidField(_:_:reason:)``).
+    public func invalidField(_ field: String, _ description: String) -> RPCError {
+        var error = RPCError.invalidField(field, description, reason: rawValue)
+        error.code = code
+        return error
+    }
+
     /// An error carrying this reason and its code, with `message` for people.
     public func error(_ message: String, details: JSONValue? = nil) -> RPCError {
         RPCError(code: code, reason: rawValue, message: message, details: details)

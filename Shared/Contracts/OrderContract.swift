@@ -48,12 +48,15 @@ public enum OrderReason: String, ErrorReason {
     case orderNotCancellable = "ORDER_NOT_CANCELLABLE"
     /// A `ListOrders` page token is malformed (not in API.md's table; as in catalog-svc).
     case invalidPageToken = "INVALID_PAGE_TOKEN"
+    /// A `PlaceOrder` shipping address breaks a field rule; details name the field (not in
+    /// API.md's table).
+    case invalidAddress = "INVALID_ADDRESS"
 
     /// The gRPC status code this reason is sent with.
     public var code: RPCCode {
         switch self {
         case .emptyBasket, .outOfStock, .paymentDeclined, .orderNotCancellable: .failedPrecondition
-        case .invalidCard, .idempotencyKeyRequired, .idempotencyKeyReused, .invalidPageToken: .invalidArgument
+        case .invalidCard, .idempotencyKeyRequired, .idempotencyKeyReused, .invalidPageToken, .invalidAddress: .invalidArgument
         case .requestInProgress: .aborted
         case .orderNotFound: .notFound
         }

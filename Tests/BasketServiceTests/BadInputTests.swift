@@ -47,13 +47,14 @@ struct BadInputTests {
         }
     }
 
-    @Test("an empty or malformed item id and a negative expectedVersion are INVALID_ARGUMENT naming the field")
+    @Test("an empty or malformed item id and a negative expectedVersion are INVALID_ARGUMENT naming the field, with a stable reason")
     func invalidValues() async throws {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             try await ana.add(1)
             for (method, json, field) in Self.invalid {
-                let error = await expectRPCError(.invalidArgument, reason: nil) { try await ana.raw(method, json: json) }
+                let reason = field == "itemId" ? BasketReason.invalidItemID : .invalidVersion
+                let error = await expectRPCError(reason) { try await ana.raw(method, json: json) }
                 #expect(error?.violatedFields == [field], "\(method) \(json): \(String(describing: error))")
             }
             #expect(try await ana.basket().version == 1)

@@ -120,13 +120,13 @@ struct BadInputTests {
             let huge = String(repeating: "lamp", count: 1 << 18)
             let productId = try #require(try await stack.allProducts().first?.id)
             await expectRPCError(CatalogReason.invalidPageToken) { try await stack.listProducts(ListProductsRequest(pageToken: huge)) }
-            let title = await expectRPCError(.invalidArgument, reason: nil) { try await stack.upsert(SampleProducts.make(huge)) }
+            let title = await expectRPCError(CatalogReason.invalidProduct) { try await stack.upsert(SampleProducts.make(huge)) }
             #expect(title?.namesField("title") == true, "\(title?.violatedFields ?? [])")
-            let category = await expectRPCError(.invalidArgument, reason: nil) {
+            let category = await expectRPCError(CatalogReason.invalidProduct) {
                 try await stack.upsert(SampleProducts.make("Big category", category: huge))
             }
             #expect(category?.namesField("category") == true, "\(category?.violatedFields ?? [])")
-            await expectRPCError(.invalidArgument, reason: nil) { try await stack.reserve(huge, [(productId, 1)]) }
+            await expectRPCError(CatalogReason.invalidReservation) { try await stack.reserve(huge, [(productId, 1)]) }
             // No limit is documented for a query or category filter: refused, or a page of nothing.
             for request in [ListProductsRequest(category: huge), ListProductsRequest(query: huge), ListProductsRequest(query: "\u{0}\u{7}")] {
                 do {
@@ -137,6 +137,30 @@ struct BadInputTests {
                 }
             }
             #expect(await stack.isServing())
+        }
+    }
+
+    @Test("each field limit of a listing is INVALID_ARGUMENT with a stable reason, naming the field")
+    func fieldLimitReasons() async throws {
+        try await withCatalogService { stack in
+            let query = await expectRPCError(CatalogReason.queryTooLong) {
+                try await stack.listProducts(ListProductsRequest(query: String(repeating: "q", count: 501)))
+            }
+            #expect(query?.violatedFields == ["query"])
+            let category = await expectRPCError(CatalogReason.invalidCategory) {
+                try await stack.listProducts(ListProductsRequest(category: String(repeating: "c", count: 101)))
+            }
+            #expect(category?.violatedFields == ["category"])
+            let pageSize = await expectRPCError(CommonReason.invalidPageSize) { try await stack.listProducts(ListProductsRequest(pageSize: -1)) }
+            #expect(pageSize?.violatedFields == ["pageSize"])
+            let ids = await expectRPCError(CatalogReason.tooManyIDs) {
+                try await stack.catalog.client.unary(
+                    CatalogContract.batchGetProducts, BatchGetProductsRequest(ids: Array(1...101)), options: stack.plain())
+            }
+            #expect(ids?.violatedFields == ["ids"])
+            await expectRPCError(CatalogReason.invalidReservation) { try await stack.reserve("", [(1, 1)]) }
+            // 500 characters are still a query.
+            _ = try await stack.listProducts(ListProductsRequest(query: String(repeating: "q", count: 500)))
         }
     }
 

@@ -18,18 +18,20 @@ struct ReasonTests {
     ]
     static let catalog: [(String, String)] = [
         ("INVALID_PAGE_TOKEN", "INVALID_ARGUMENT"), ("PRODUCT_NOT_FOUND", "NOT_FOUND"),
-        ("OUT_OF_STOCK", "FAILED_PRECONDITION"),
+        ("OUT_OF_STOCK", "FAILED_PRECONDITION"), ("QUERY_TOO_LONG", "INVALID_ARGUMENT"), ("INVALID_CATEGORY", "INVALID_ARGUMENT"),
+        ("TOO_MANY_IDS", "INVALID_ARGUMENT"), ("INVALID_PRODUCT", "INVALID_ARGUMENT"), ("INVALID_RESERVATION", "INVALID_ARGUMENT"),
     ]
     static let basket: [(String, String)] = [
         ("PRODUCT_NOT_FOUND", "NOT_FOUND"), ("ALREADY_IN_BASKET", "ALREADY_EXISTS"), ("INVALID_COUNT", "INVALID_ARGUMENT"),
         ("BASKET_FULL", "RESOURCE_EXHAUSTED"), ("ITEM_NOT_FOUND", "NOT_FOUND"), ("VERSION_CONFLICT", "ABORTED"),
+        ("INVALID_ITEM_ID", "INVALID_ARGUMENT"), ("INVALID_VERSION", "INVALID_ARGUMENT"),
     ]
     static let order: [(String, String)] = [
         ("EMPTY_BASKET", "FAILED_PRECONDITION"), ("OUT_OF_STOCK", "FAILED_PRECONDITION"),
         ("PAYMENT_DECLINED", "FAILED_PRECONDITION"), ("INVALID_CARD", "INVALID_ARGUMENT"),
         ("IDEMPOTENCY_KEY_REQUIRED", "INVALID_ARGUMENT"), ("IDEMPOTENCY_KEY_REUSED", "INVALID_ARGUMENT"),
         ("REQUEST_IN_PROGRESS", "ABORTED"), ("ORDER_NOT_FOUND", "NOT_FOUND"), ("ORDER_NOT_CANCELLABLE", "FAILED_PRECONDITION"),
-        ("INVALID_PAGE_TOKEN", "INVALID_ARGUMENT"),
+        ("INVALID_PAGE_TOKEN", "INVALID_ARGUMENT"), ("INVALID_ADDRESS", "INVALID_ARGUMENT"),
     ]
     static let gateway: [(String, String)] = [("RATE_LIMITED", "RESOURCE_EXHAUSTED"), ("UPSTREAM_UNAVAILABLE", "UNAVAILABLE")]
 
@@ -46,6 +48,7 @@ struct ReasonTests {
         #expect(Self.table(BasketReason.self) == Self.rows(Self.basket))
         #expect(Self.table(OrderReason.self) == Self.rows(Self.order))
         #expect(Self.table(GatewayReason.self) == Self.rows(Self.gateway))
+        #expect(Self.table(CommonReason.self) == ["INVALID_PAGE_SIZE INVALID_ARGUMENT"])
     }
 
     @Test("a reason makes an RPCError with its code and recognises it again")

@@ -46,16 +46,16 @@ struct BasketService: Sendable {
     /// The stored form of an `itemId`: a UUID, lower-cased. `INVALID_ARGUMENT` naming `itemId`
     /// when it is empty or not a UUID, as no item id can be.
     static func itemID(_ text: String) throws(RPCError) -> String {
-        guard !text.isEmpty else { throw RPCError.invalidField("itemId", "must not be empty") }
+        guard !text.isEmpty else { throw BasketReason.invalidItemID.invalidField("itemId", "must not be empty") }
         guard let uuid = UUID(uuidString: text) else {
-            throw RPCError.invalidField("itemId", "must be the id of a basket item (a UUID)")
+            throw BasketReason.invalidItemID.invalidField("itemId", "must be the id of a basket item (a UUID)")
         }
         return uuid.uuidString.lowercased()
     }
 
     /// `expectedVersion` as given; `INVALID_ARGUMENT` when negative, as no version is.
     static func expectedVersion(_ version: Int?) throws(RPCError) -> Int? {
-        if let version, version < 0 { throw RPCError.invalidField("expectedVersion", "must not be negative") }
+        if let version, version < 0 { throw BasketReason.invalidVersion.invalidField("expectedVersion", "must not be negative") }
         return version
     }
 

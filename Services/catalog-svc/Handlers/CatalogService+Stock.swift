@@ -7,13 +7,13 @@ extension CatalogService {
     /// `ReserveStock`: all lines or none; a reservation id seen before answers `{}` again.
     func reserveStock(_ request: ReserveStockRequest, context: ServerContext) async throws -> Empty {
         guard (1...255).contains(request.reservationId.count) else {
-            throw RPCError.invalidField("reservationId", "must be 1 to 255 characters")
+            throw CatalogReason.invalidReservation.invalidField("reservationId", "must be 1 to 255 characters")
         }
-        guard !request.items.isEmpty else { throw RPCError.invalidField("items", "must not be empty") }
+        guard !request.items.isEmpty else { throw CatalogReason.invalidReservation.invalidField("items", "must not be empty") }
         var counts: [Int: Int] = [:]
         for (index, item) in request.items.enumerated() {
             guard (1...ProductRules.maximumReservationCount).contains(item.count) else {
-                throw RPCError.invalidField(
+                throw CatalogReason.invalidReservation.invalidField(
                     "items[\(index)].count", "must be 1 to \(ProductRules.maximumReservationCount)")
             }
             // At most 1e6 × the number of lines: no overflow, whatever the request repeats.
@@ -36,7 +36,7 @@ extension CatalogService {
     /// `ReleaseStock` (idempotent).
     func releaseStock(_ request: ReleaseStockRequest, context: ServerContext) async throws -> Empty {
         guard (1...255).contains(request.reservationId.count) else {
-            throw RPCError.invalidField("reservationId", "must be 1 to 255 characters")
+            throw CatalogReason.invalidReservation.invalidField("reservationId", "must be 1 to 255 characters")
         }
         try await store.release(reservationID: request.reservationId)
         return Empty()

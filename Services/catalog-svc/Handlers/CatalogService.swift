@@ -17,8 +17,8 @@ struct CatalogService: Sendable {
         try request.validatePageSize()
         let category = request.category.flatMap { $0.isEmpty ? nil : $0 }
         let query = request.query.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-        if let query, query.count > 500 { throw RPCError.invalidField("query", "must be at most 500 characters") }
-        if let category, category.count > 100 { throw RPCError.invalidField("category", "must be at most 100 characters") }
+        if let query, query.count > 500 { throw CatalogReason.queryTooLong.invalidField("query", "must be at most 500 characters") }
+        if let category, category.count > 100 { throw CatalogReason.invalidCategory.invalidField("category", "must be at most 100 characters") }
         let search = query.map(SearchQuery.expression(for:))
         let filter = CatalogStore.ProductFilter(category: category, search: search ?? nil, sort: request.effectiveSort)
         // The scope binds a token to the listing it came from.
@@ -42,7 +42,7 @@ struct CatalogService: Sendable {
     /// `BatchGetProducts`: in the order asked, each once; unknown ids in `missingIds`.
     func batchGetProducts(_ request: BatchGetProductsRequest, context: ServerContext) async throws -> BatchGetProductsResponse {
         guard request.ids.count <= CatalogContract.maxBatchSize else {
-            throw RPCError.invalidField("ids", "must list at most \(CatalogContract.maxBatchSize) ids")
+            throw CatalogReason.tooManyIDs.invalidField("ids", "must list at most \(CatalogContract.maxBatchSize) ids")
         }
         var seen = Set<Int>()
         let ids = request.ids.filter { seen.insert($0).inserted }

@@ -48,7 +48,7 @@ enum ProductRules {
     /// `product` with surrounding whitespace trimmed from its title and category, or
     /// INVALID_ARGUMENT naming the first bad field.
     static func validated(_ product: Product) throws(RPCError) -> Product {
-        if let (field, description) = problem(with: product) { throw RPCError.invalidField(field, description) }
+        if let (field, description) = problem(with: product) { throw CatalogReason.invalidProduct.invalidField(field, description) }
         var clean = product
         clean.title = product.title.trimmingCharacters(in: .whitespacesAndNewlines)
         clean.category = product.category.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -278,13 +278,13 @@ enum AddressRules {
             ("shippingAddress.city", address.city), ("shippingAddress.postalCode", address.postalCode),
         ]
         for (field, value) in required where !(1...200).contains(value.trimmingCharacters(in: .whitespaces).count) {
-            throw RPCError.invalidField(field, "must be 1 to 200 characters")
+            throw OrderReason.invalidAddress.invalidField(field, "must be 1 to 200 characters")
         }
         if let line2 = address.line2, line2.count > 200 {
-            throw RPCError.invalidField("shippingAddress.line2", "must be at most 200 characters")
+            throw OrderReason.invalidAddress.invalidField("shippingAddress.line2", "must be at most 200 characters")
         }
         guard address.country.count == 2, address.country.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-            throw RPCError.invalidField("shippingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. US")
+            throw OrderReason.invalidAddress.invalidField("shippingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. US")
         }
     }
 }

@@ -123,9 +123,9 @@ struct OrderService: Sendable {
         _ = try await catalog.unary(CatalogContract.releaseStock, ReleaseStockRequest(reservationId: orderID), options: options)
     }
 
-    /// `NOT_FOUND`/`ORDER_NOT_FOUND`.
+    /// `NOT_FOUND`/`ORDER_NOT_FOUND`, quoting at most ``ClientInput/maxCharacters`` of `id`.
     static func orderNotFound(_ id: String) -> RPCError {
-        OrderReason.orderNotFound.error("No order \(id) for this user.")
+        OrderReason.orderNotFound.error("No order \(ClientInput.quoted(id)) for this user.")
     }
 }
 
