@@ -29,6 +29,9 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "Requests a client may make at once above the rate (env SHOP_GATEWAY_RATE_BURST).")
     var rateBurst = Int(environment["SHOP_GATEWAY_RATE_BURST"] ?? "") ?? 100
 
+    @Option(help: "Streams of one watch method (WatchBasket, WatchAuthState) a user may hold open at once (env SHOP_GATEWAY_MAX_WATCHES_PER_USER).")
+    var maxWatchesPerUser = Int(environment["SHOP_GATEWAY_MAX_WATCHES_PER_USER"] ?? "") ?? 10
+
     @Option(help: "HTTP/2 connections to each upstream, 0 for one per core (env SHOP_GATEWAY_UPSTREAM_CONNECTIONS).")
     var upstreamConnections = Int(environment["SHOP_GATEWAY_UPSTREAM_CONNECTIONS"] ?? "") ?? 0
 
@@ -44,6 +47,7 @@ struct GatewayCommand: AsyncParsableCommand {
             throw ValidationError("--rate-limit must be 0 (no limit) or between 0.001 and 1000000 requests a second.")
         }
         guard rateBurst >= 1 else { throw ValidationError("--rate-burst must be at least 1.") }
+        guard maxWatchesPerUser >= 1 else { throw ValidationError("--max-watches-per-user must be at least 1.") }
     }
 
     func run() async throws {
@@ -59,6 +63,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.policy.defaultTimeout = .milliseconds(defaultTimeoutMs)
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst
+        configuration.maxWatchesPerUser = maxWatchesPerUser
         configuration.upstreamConnections = upstreamConnections == 0 ? nil : upstreamConnections
         configuration.pinLoops = pinLoops
         // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.

@@ -39,6 +39,8 @@ struct GatewayServer: Sendable {
         var policy = ForwardingPolicy()
         /// Requests a second per client (0: no limit), and the burst allowed.
         var rateLimit = 50.0, rateBurst = 100
+        /// Streams of one streaming method (a watch) one user may hold open at once.
+        var maxWatchesPerUser = 10
         /// How long in-flight calls get to finish on shutdown.
         var gracePeriod: Duration = .seconds(10)
         /// Time between upstream health checks.
@@ -94,7 +96,7 @@ struct GatewayServer: Sendable {
                 (AuthContract.all, authUpstream, configuration.policy.vouchingForClients(with: internalKey)),
                 (CatalogContract.all, catalog, configuration.policy), (BasketContract.all, basket, configuration.policy),
                 (OrderContract.all, order, configuration.policy),
-            ])
+            ], watches: WatchLimiter(perUser: configuration.maxWatchesPerUser))
         StorefrontService(catalog: catalog, basket: basket, policy: configuration.policy).register(on: &router)
 
         let health = HealthMonitor()

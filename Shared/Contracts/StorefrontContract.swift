@@ -23,11 +23,13 @@ public enum GatewayReason: String, ErrorReason {
     case rateLimited = "RATE_LIMITED"
     /// The service behind the method is down or unreachable.
     case upstreamUnavailable = "UPSTREAM_UNAVAILABLE"
+    /// The caller already holds as many open streams of the method as one user may (watches).
+    case tooManyWatches = "TOO_MANY_WATCHES"
 
     /// The gRPC status code this reason is sent with.
     public var code: RPCCode {
         switch self {
-        case .rateLimited: .resourceExhausted
+        case .rateLimited, .tooManyWatches: .resourceExhausted
         case .upstreamUnavailable: .unavailable
         }
     }

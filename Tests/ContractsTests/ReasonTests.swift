@@ -33,7 +33,9 @@ struct ReasonTests {
         ("REQUEST_IN_PROGRESS", "ABORTED"), ("ORDER_NOT_FOUND", "NOT_FOUND"), ("ORDER_NOT_CANCELLABLE", "FAILED_PRECONDITION"),
         ("INVALID_PAGE_TOKEN", "INVALID_ARGUMENT"), ("INVALID_ADDRESS", "INVALID_ARGUMENT"),
     ]
-    static let gateway: [(String, String)] = [("RATE_LIMITED", "RESOURCE_EXHAUSTED"), ("UPSTREAM_UNAVAILABLE", "UNAVAILABLE")]
+    static let gateway: [(String, String)] = [
+        ("RATE_LIMITED", "RESOURCE_EXHAUSTED"), ("UPSTREAM_UNAVAILABLE", "UNAVAILABLE"), ("TOO_MANY_WATCHES", "RESOURCE_EXHAUSTED"),
+    ]
 
     private static func table<Reason: ErrorReason>(_ type: Reason.Type) -> [String] {
         Reason.allCases.map { "\($0.rawValue) \($0.code.name)" }

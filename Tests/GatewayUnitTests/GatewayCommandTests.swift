@@ -31,4 +31,17 @@ struct GatewayCommandTests {
         #expect(try GatewayCommand.parse(["--pin-loops"]).pinLoops)
         #expect(try !GatewayCommand.parse(["--no-pin-loops"]).pinLoops)
     }
+
+    @Test("the watch cap is 10 per user unless set, and must leave room for one watch")
+    func watchCap() throws {
+        let unset = ProcessInfo.processInfo.environment["SHOP_GATEWAY_MAX_WATCHES_PER_USER"] == nil
+        if unset { #expect(try GatewayCommand.parse([]).maxWatchesPerUser == 10) }
+        #expect(try GatewayCommand.parse(["--max-watches-per-user", "3"]).maxWatchesPerUser == 3)
+        do {
+            _ = try GatewayCommand.parse(["--max-watches-per-user", "0"])
+            Issue.record("--max-watches-per-user 0 was accepted")
+        } catch {
+            #expect(GatewayCommand.message(for: error).contains("--max-watches-per-user must be at least 1"))
+        }
+    }
 }

@@ -12,13 +12,14 @@ enum RouteTable {
     }
 
     /// Registers a proxy for every public method of each upstream's contract, forwarding under
-    /// that upstream's policy.
+    /// that upstream's policy, its watches held to `watches`' cap.
     static func register(
-        on router: inout Router, routes: [(methods: [MethodInfo], upstream: Upstream, policy: ForwardingPolicy)]
+        on router: inout Router, routes: [(methods: [MethodInfo], upstream: Upstream, policy: ForwardingPolicy)],
+        watches: WatchLimiter
     ) {
         for (methods, upstream, policy) in routes {
             for method in publicMethods(of: methods) {
-                router.proxy(method, to: upstream, policy: policy)
+                router.proxy(method, to: upstream, policy: policy, watches: watches)
             }
         }
     }

@@ -7,8 +7,9 @@ extension Router {
     /// request bytes go up as they came and the responses come back as they are, with the
     /// upstream's status, reason and details. Streams pass through message by message, so
     /// backpressure holds end to end: the gateway reads from one side only as fast as the
-    /// other side takes.
-    mutating func proxy(_ method: MethodInfo, to upstream: Upstream, policy: ForwardingPolicy) {
+    /// other side takes. Streams the server keeps open (watches) are held to `watches`' cap
+    /// per user, when given; the gateway always gives one.
+    mutating func proxy(_ method: MethodInfo, to upstream: Upstream, policy: ForwardingPolicy, watches: WatchLimiter? = nil) {
         switch method.kind {
         case .unary:
             // Forwarded without a task: the request goes up from the loop that received it and
@@ -18,12 +19,14 @@ extension Router {
             }
         case .serverStreaming:
             register(method) { io, context in
-                let request = try await Router.singleRawRequest(from: io)
-                try await upstream.forward(method, options: policy.options(for: context)) { call in
-                    try await call.send(request)
-                    call.finishSending()
-                    // Retries stop at the first response header; nothing reaches the client before it.
-                    try await Self.relayResponses(from: call, to: io, of: upstream)
+                try await Self.holding(watches, for: context) {
+                    let request = try await Router.singleRawRequest(from: io)
+                    try await upstream.forward(method, options: policy.options(for: context)) { call in
+                        try await call.send(request)
+                        call.finishSending()
+                        // Retries stop at the first response header; nothing reaches the client before it.
+                        try await Self.relayResponses(from: call, to: io, of: upstream)
+                    }
                 }
             }
         case .clientStreaming:
@@ -35,16 +38,26 @@ extension Router {
             }
         case .bidirectionalStreaming:
             register(method) { io, context in
-                try await upstream.stream(method, options: policy.options(for: context)) { call in
-                    // Not a child task: a read of the client's next message cannot be cancelled,
-                    // so a task group would hold the upstream's status back until the client
-                    // half-closed. Ending this handler ends the server stream, which ends that read.
-                    let requests = Task { try await Self.relayRequests(from: io, to: call) }
-                    defer { requests.cancel() }
-                    try await Self.relayResponses(from: call, to: io, of: upstream)
+                try await Self.holding(watches, for: context) {
+                    try await upstream.stream(method, options: policy.options(for: context)) { call in
+                        // Not a child task: a read of the client's next message cannot be cancelled,
+                        // so a task group would hold the upstream's status back until the client
+                        // half-closed. Ending this handler ends the server stream, which ends that read.
+                        let requests = Task { try await Self.relayRequests(from: io, to: call) }
+                        defer { requests.cancel() }
+                        try await Self.relayResponses(from: call, to: io, of: upstream)
+                    }
                 }
             }
         }
+    }
+
+    /// Runs `body` holding one of the caller's watch places when there is a cap.
+    private static func holding(
+        _ watches: WatchLimiter?, for context: ServerContext, _ body: () async throws -> Void
+    ) async throws {
+        guard let watches else { return try await body() }
+        try await watches.holding(for: context, body)
     }
 
     /// Sends the client's messages upstream as they arrive, then half-closes.

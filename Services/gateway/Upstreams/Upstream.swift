@@ -4,8 +4,15 @@ import RPC
 import RPCHTTP2
 import Synchronization
 
-/// One service behind the gateway: the API services it serves, its client, and the circuit
+/// One service behind the gateway: the API services it serves, its clients, and the circuit
 /// breaker that answers for it while it is down.
+///
+/// Unary calls and streams go over connections of their own (``client``, ``streamClient``):
+/// a watch holds its stream for as long as it stays open, and an HTTP/2 connection carries at
+/// most the service's limit of streams at once (256) — a connection whose streams are all
+/// taken queues every further call until one ends. Shared, a crowd of watches would take every
+/// slot and the unary calls behind them would wait out their deadlines; apart, watches only
+/// ever wait on watches.
 ///
 /// Every call the gateway makes to a service goes through ``forward(_:options:_:)`` or
 /// ``stream(_:options:_:)``, so the breaker sees every outcome. Thread-safe.
@@ -16,8 +23,11 @@ final class Upstream: Sendable {
     let services: [String]
     /// Whether the gateway is `NOT_SERVING` while this upstream is down.
     let required: Bool
-    /// The connections its calls go over.
+    /// The connections its unary calls go over.
     let client: RPCClient
+    /// The connections its streaming calls go over (by default ``client``'s); opened when the
+    /// first stream needs one.
+    let streamClient: RPCClient
     /// A connection of its own for ``UpstreamHealth``'s checks: on ``client``'s connections a
     /// check would wait for a stream slot behind the calls of a burst (over 256 in flight per
     /// connection) and time out, and a busy upstream would be reported down.
@@ -31,16 +41,17 @@ final class Upstream: Sendable {
     /// closure for every call.
     private let mayRetryUnary: @Sendable (RPCError, ClientCall?) -> Bool
 
-    /// An upstream reached through `client`, checked through `healthClient` (by default the
-    /// same client).
+    /// An upstream reached through `client`, its streams through `streamClient` and its checks
+    /// through `healthClient` (each by default the same client).
     init(
-        name: String, services: [String], required: Bool, client: RPCClient, healthClient: RPCClient? = nil,
-        breaker: CircuitBreaker = CircuitBreaker()
+        name: String, services: [String], required: Bool, client: RPCClient, streamClient: RPCClient? = nil,
+        healthClient: RPCClient? = nil, breaker: CircuitBreaker = CircuitBreaker()
     ) {
         self.name = name
         self.services = services
         self.required = required
         self.client = client
+        self.streamClient = streamClient ?? client
         self.healthClient = healthClient ?? client
         self.breaker = breaker
         mayRetryUnary = { [breaker] _, attempt in
@@ -49,8 +60,10 @@ final class Upstream: Sendable {
         }
     }
 
-    /// An upstream at `address` as the gateway reaches it: calls over `configuration`'s
-    /// connections on `group`'s loops, health checks over one connection of their own. That
+    /// An upstream at `address` as the gateway reaches it: unary calls over `configuration`'s
+    /// connections on `group`'s loops, streams over as many more of their own (connected when
+    /// the first stream is made: an `RPCClient` connects on demand), health checks over one
+    /// connection of their own. That
     /// connection waits at most half a second before reconnecting, less than the checks'
     /// interval: each check after a failure tries a new connection, so a failed check — which
     /// opens the breaker — means the upstream cannot be reached now, not that this connection is
@@ -65,18 +78,25 @@ final class Upstream: Sendable {
         return Upstream(
             name: name, services: services, required: required,
             client: RPCClient(target: address, configuration: configuration, group: group),
+            streamClient: RPCClient(target: address, configuration: configuration, group: group),
             healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
     }
 
     /// Closes its connections; calls in flight fail with `UNAVAILABLE`.
     func close() async {
         await client.close()
+        if streamClient !== client { await streamClient.close() }
         if healthClient !== client { await healthClient.close() }
     }
 
     /// The answer while the upstream cannot be reached.
     var unavailable: RPCError {
         GatewayReason.upstreamUnavailable.error("\(name) is unavailable right now; try again shortly.")
+    }
+
+    /// The client whose connections carry calls of `method`: streams apart from unary calls.
+    func client(for method: MethodInfo) -> RPCClient {
+        method.kind == .unary ? client : streamClient
     }
 
     /// Runs `body` on a call of `method` whose request messages are all known up front
@@ -87,7 +107,7 @@ final class Upstream: Sendable {
         _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
     ) async throws -> Result {
         try await guarded { attempt in
-            try await client.withRetries(method, options: options, mayRetry: { [breaker] _ in
+            try await client(for: method).withRetries(method, options: options, mayRetry: { [breaker] _ in
                 if !attempt.answered { breaker.recordFailure() }
                 attempt.answered = false
                 return !breaker.isOpen
@@ -125,7 +145,7 @@ final class Upstream: Sendable {
         _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
     ) async throws -> Result {
         try await guarded { attempt in
-            try await client.withCall(path: method.path, options: options) { call in
+            try await streamClient.withCall(path: method.path, options: options) { call in
                 defer { if call.serverAnswered { attempt.answered = true } }
                 return try await body(call)
             }

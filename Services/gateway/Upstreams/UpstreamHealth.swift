@@ -89,7 +89,10 @@ struct UpstreamHealth: Sendable {
             if upstream.unansweredChecks.add(1, ordering: .relaxed).newValue >= 2 {
                 upstream.breaker.recordUnreachable(holdFor: holdFor)
                 // Each time: a probe let through since the last check waits on the hung upstream too.
-                if upstream.healthClient !== upstream.client { upstream.client.confirmConnections(within: timeout) }
+                if upstream.healthClient !== upstream.client {
+                    upstream.client.confirmConnections(within: timeout)
+                    if upstream.streamClient !== upstream.client { upstream.streamClient.confirmConnections(within: timeout) }
+                }
             }
             return .notServing
         } catch {
