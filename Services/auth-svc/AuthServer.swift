@@ -22,6 +22,8 @@ struct AuthServer: Sendable {
     let events: SessionEvents
     /// The threads that hash passwords.
     let hashPool: BlockingPool
+    /// The handlers, for the deferred email requests.
+    let service: AuthService
     /// The logger.
     let logger: Logger
 
@@ -78,6 +80,7 @@ struct AuthServer: Sendable {
             policy: PasswordPolicy(),
             emails: AuthEmails(linkBaseURL: configuration.linkBaseURL),
             mailQueued: { outbox.wake() },
+            emailRequests: EmailRequestQueue(),
             providers: IdentityProviders(configuration.providers),
             throttle: SignInThrottle(),
             limits: AuthRateLimits(),
@@ -95,14 +98,15 @@ struct AuthServer: Sendable {
             router: router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, logger: logger)
         return AuthServer(
-            server: server, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool, logger: logger)
+            server: server, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool,
+            service: service, logger: logger)
     }
 
-    /// Serves until SIGTERM or SIGINT, with mail delivery and pruning beside the server; then
-    /// drains, stops the loops and closes the database.
+    /// Serves until SIGTERM or SIGINT, with mail delivery, the deferred email requests and
+    /// pruning beside the server; then drains, stops the loops and closes the database.
     func run() async throws {
         try await ServiceHost.run(
-            server, health: health, logger: logger, companions: [outbox.run, pruneStore],
+            server, health: health, logger: logger, companions: [outbox.run, handleEmailRequests, pruneStore],
             cleanup: { await closeResources() })
     }
 
@@ -110,6 +114,12 @@ struct AuthServer: Sendable {
     func closeResources() async {
         hashPool.shutdown()
         await store.database.close()
+    }
+
+    /// Handles the reset and verification emails asked for by address, after their answers.
+    private func handleEmailRequests() async {
+        let logger = Logger(label: "auth-svc.mail")
+        await service.emailRequests.run { await service.perform($0, logger: logger) }
     }
 
     /// Every ten minutes, drops revocation-feed entries and sessions no token can use any

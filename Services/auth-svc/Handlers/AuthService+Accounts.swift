@@ -35,13 +35,10 @@ extension AuthService {
     }
 
     /// `ResendVerification`: a new verification email for an unverified account; `{}` whether
-    /// or not the address has an account.
+    /// or not the address has an account, answered before it is looked up.
     func resendVerification(_ request: ResendVerificationRequest, context: ServerContext) async throws -> Empty {
         try AuthRateLimits.check(limits.emailRequests, clientAddress(context))
-        let email = try InputRules.requireEmail(request.email)
-        if let user = try await store.user(email: email), !user.emailVerified {
-            try await sendVerification(to: user)
-        }
+        deferEmail(.verification, to: try InputRules.requireEmail(request.email), context: context)
         return Empty()
     }
 

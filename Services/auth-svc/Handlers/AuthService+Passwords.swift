@@ -6,13 +6,10 @@ import ServiceKit
 /// Passwords: reset by email link, and change by the signed-in user.
 extension AuthService {
     /// `RequestPasswordReset`: a reset email for an existing account; `{}` whether or not the
-    /// address has one.
+    /// address has one, answered before the address is looked up (``deferEmail(_:to:context:)``).
     func requestPasswordReset(_ request: RequestPasswordResetRequest, context: ServerContext) async throws -> Empty {
         try AuthRateLimits.check(limits.emailRequests, clientAddress(context))
-        let email = try InputRules.requireEmail(request.email)
-        if let user = try await store.user(email: email), limits.perRecipient.allow(email) {
-            try await sendLink(.resetPassword, to: user)
-        }
+        deferEmail(.passwordReset, to: try InputRules.requireEmail(request.email), context: context)
         return Empty()
     }
 

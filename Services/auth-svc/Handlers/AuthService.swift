@@ -30,6 +30,8 @@ struct AuthService: Sendable {
     let emails: AuthEmails
     /// Wakes the outbox's delivery loop when an email is queued.
     let mailQueued: @Sendable () -> Void
+    /// Reset and verification emails asked for by address, handled after the answer.
+    let emailRequests: EmailRequestQueue
     /// Google and Apple sign-in.
     let providers: IdentityProviders
     /// Sign-in failure counting.
@@ -93,6 +95,32 @@ struct AuthService: Sendable {
         try await store.issueEmailToken(
             userID: user.id, purpose: purpose, tokenHash: OpaqueToken.hash(token), email: email)
         mailQueued()
+    }
+
+    /// Queues the email `kind` for `email` to be looked at after the call is answered
+    /// (``EmailRequestQueue``): the caller gets the same `{}` as fast whether or not the
+    /// address has an account.
+    func deferEmail(_ kind: EmailRequestQueue.Request.Kind, to email: String, context: ServerContext) {
+        if !emailRequests.submit(EmailRequestQueue.Request(kind: kind, email: email)) {
+            context.logger.warning("email request queue full; request dropped", metadata: ["kind": "\(kind)"])
+        }
+    }
+
+    /// Handles one deferred email request: a reset link for an account with that address
+    /// (within the per-recipient limit), or a verification link for an unverified one; nothing
+    /// for an unknown address. Failures are logged: the caller was answered long ago.
+    func perform(_ request: EmailRequestQueue.Request, logger: Logger) async {
+        do {
+            guard let user = try await store.user(email: request.email) else { return }
+            switch request.kind {
+            case .passwordReset:
+                if limits.perRecipient.allow(user.email) { try await sendLink(.resetPassword, to: user) }
+            case .verification:
+                if !user.emailVerified { try await sendVerification(to: user) }
+            }
+        } catch {
+            logger.error("cannot queue a requested email", metadata: ["kind": "\(request.kind)", "error": "\(error)"])
+        }
     }
 
     /// A new session for `user`, signed in by `method`.
