@@ -152,7 +152,7 @@ let package = Package(
             name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
-            name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport"],
+            name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport", argumentParser],
             path: "Tests/ServiceKitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CredentialsTests", dependencies: ["Credentials", crypto, cryptoExtras], path: "Tests/CredentialsTests",

@@ -1,4 +1,5 @@
 import RPCHTTP2
+import ServiceKit
 
 /// Everything basket-svc is configured with, gathered from flags and environment by
 /// `BasketServiceCommand` (and built directly by tests).
@@ -24,6 +25,8 @@ struct BasketConfiguration: Sendable {
     var internalKey: String?
     /// How long in-flight calls get to finish on shutdown.
     var gracePeriod: Duration = .seconds(10)
+    /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+    var serverLimits = ServerLimits()
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/basket.sqlite" }

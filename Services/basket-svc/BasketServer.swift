@@ -60,7 +60,7 @@ struct BasketServer: Sendable {
         service.register(on: &router)
         let (server, health) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger)
+            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
         return BasketServer(
             server: server, health: health, store: store, hub: hub, authLink: authLink, catalogClient: catalogClient,
             logger: logger)

@@ -47,6 +47,7 @@ struct BasketServiceCommand: AsyncParsableCommand {
         configuration.catalogAddress = catalog.catalogAddress
         configuration.catalogTimeout = .milliseconds(catalogTimeoutMs)
         configuration.gracePeriod = .seconds(options.graceSeconds)
+        configuration.serverLimits = options.serverLimits()
         try await ServiceHost.launch(logger: logger) {
             let server = try await BasketServer.build(configuration: configuration, logger: logger)
             try await server.run()

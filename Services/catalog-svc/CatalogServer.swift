@@ -31,6 +31,8 @@ struct CatalogServer: Sendable {
         var seed = true
         /// How long in-flight calls get to finish on shutdown.
         var gracePeriod: Duration = .seconds(10)
+        /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+        var serverLimits = ServerLimits()
     }
 
     /// Builds everything: data directory (0700), database, keys (generated into the data
@@ -57,7 +59,7 @@ struct CatalogServer: Sendable {
         service.register(on: &router)
         let (server, health) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger)
+            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
         return CatalogServer(server: server, health: health, store: store, auth: auth, logger: logger)
     }
 

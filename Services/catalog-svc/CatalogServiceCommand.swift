@@ -26,6 +26,7 @@ struct CatalogServiceCommand: AsyncParsableCommand {
         configuration.port = options.resolvedPort(default: 7002)
         configuration.seed = !(noSeed || ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1")
         configuration.gracePeriod = .seconds(options.graceSeconds)
+        configuration.serverLimits = options.serverLimits()
         try await ServiceHost.launch(logger: logger) {
             let server = try await CatalogServer.build(configuration: configuration, logger: logger)
             try await server.run()

@@ -20,9 +20,6 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var basket: BasketLinkOptions
     @OptionGroup var order: OrderLinkOptions
 
-    @Option(help: "Deadline of unary calls that come without one, in milliseconds (env SHOP_GATEWAY_DEFAULT_TIMEOUT_MS).")
-    var defaultTimeoutMs = Int(environment["SHOP_GATEWAY_DEFAULT_TIMEOUT_MS"] ?? "") ?? 10_000
-
     @Option(help: "Requests a second per client, 0 for no limit (env SHOP_GATEWAY_RATE_LIMIT).")
     var rateLimit = Double(environment["SHOP_GATEWAY_RATE_LIMIT"] ?? "") ?? 50
 
@@ -42,7 +39,6 @@ struct GatewayCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
-        guard defaultTimeoutMs > 0 else { throw ValidationError("--default-timeout-ms must be positive.") }
         guard rateLimit == 0 || (0.001...1_000_000).contains(rateLimit) else {
             throw ValidationError("--rate-limit must be 0 (no limit) or between 0.001 and 1000000 requests a second.")
         }
@@ -60,7 +56,10 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.catalogAddress = catalog.catalogAddress
         configuration.basketAddress = basket.basketAddress
         configuration.orderAddress = order.orderAddress
+        // --default-timeout-ms (ServiceOptions), else the gateway's own variable, else 10 s.
+        let defaultTimeoutMs = options.defaultTimeoutMs ?? Int(Self.environment["SHOP_GATEWAY_DEFAULT_TIMEOUT_MS"] ?? "") ?? 10_000
         configuration.policy.defaultTimeout = .milliseconds(defaultTimeoutMs)
+        configuration.serverLimits = options.serverLimits(defaultTimeout: .milliseconds(defaultTimeoutMs))
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst
         configuration.maxWatchesPerUser = maxWatchesPerUser

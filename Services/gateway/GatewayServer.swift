@@ -41,6 +41,16 @@ struct GatewayServer: Sendable {
         var rateLimit = 50.0, rateBurst = 100
         /// Streams of one streaming method (a watch) one user may hold open at once.
         var maxWatchesPerUser = 10
+        /// The server's deadline for calls without one and its answer-buffer bounds; the
+        /// deadline is ``policy``'s default timeout whatever this says.
+        var serverLimits = ServerLimits()
+
+        /// ``serverLimits`` with the policy's default timeout.
+        var serverLimitsWithPolicy: ServerLimits {
+            var limits = serverLimits
+            limits.defaultUnaryTimeout = policy.defaultTimeout
+            return limits
+        }
         /// How long in-flight calls get to finish on shutdown.
         var gracePeriod: Duration = .seconds(10)
         /// Time between upstream health checks.
@@ -104,7 +114,7 @@ struct GatewayServer: Sendable {
         let (server, _) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group,
-            handlersStayOnLoop: configuration.handlersStayOnLoop, defaultUnaryTimeout: configuration.policy.defaultTimeout,
+            handlersStayOnLoop: configuration.handlersStayOnLoop, limits: configuration.serverLimitsWithPolicy,
             servedHere: [StorefrontContract.service])
         let upstreams = [authUpstream, catalog, basket, order]
         let upstreamHealth = UpstreamHealth(

@@ -33,6 +33,8 @@ struct OrderServer: Sendable {
         var catalogAddress: SocketAddressText, basketAddress: SocketAddressText
         /// How long in-flight calls get to finish on shutdown.
         var gracePeriod: Duration = .seconds(10)
+        /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+        var serverLimits = ServerLimits()
     }
 
     /// Builds everything; the data directory is created (0700) and the keys resolved.
@@ -63,7 +65,7 @@ struct OrderServer: Sendable {
         service.register(on: &router)
         let (server, health) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger)
+            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
         return OrderServer(server: server, health: health, service: service, auth: auth, logger: logger)
     }
 

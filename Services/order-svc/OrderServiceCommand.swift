@@ -26,6 +26,7 @@ struct OrderServiceCommand: AsyncParsableCommand {
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7004)
         configuration.gracePeriod = .seconds(options.graceSeconds)
+        configuration.serverLimits = options.serverLimits()
         try await ServiceHost.launch(logger: logger) {
             let server = try await OrderServer.build(configuration: configuration, logger: logger)
             try await server.run()

@@ -370,11 +370,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
         if let busy = answerBufferRefusal() { return fail(stream, busy) }
         if let encoding = stream.encoding, encoding != "identity" {
-            return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding \(Self.quoted(encoding)) is not supported; use identity."))
+            return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding '\(ClientInput.quoted(encoding))' is not supported; use identity."))
         }
         let isRecent = stream.path == recentPath
         guard let route = (isRecent ? recentRoute : nil) ?? server.router.method(forPath: stream.path) else {
-            return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: \(Self.quoted(stream.path))."))
+            return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: '\(ClientInput.quoted(stream.path))'."))
         }
         if isRecent { recentRoute = route }
         switch KnownHeader.codec(ofGRPC: stream.contentType) {
@@ -383,14 +383,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         case .protobuf, .other:
             return fail(stream, RPCError(
                 code: .unimplemented, reason: "UNSUPPORTED_CODEC",
-                message: "\(Self.quoted(stream.contentType)) is not supported here; send JSON as application/grpc+json."))
+                message: "'\(ClientInput.quoted(stream.contentType))' is not supported here; send JSON as application/grpc+json."))
         }
         stream.route = route
         var timeLeft = route.info.kind == .unary ? server.configuration.defaultUnaryTimeout : nil
         if let timeout = stream.timeout {
             guard let duration = GRPCTimeout.parse(timeout) else {
                 stream.route = nil
-                return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout \(Self.quoted(timeout))."))
+                return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(ClientInput.quoted(timeout))'."))
             }
             timeLeft = duration
         }
@@ -448,11 +448,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     static func requestFramingError(_ error: RPCError) -> RPCError {
         guard error.code == .internal else { return error }
         return RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: error.message)
-    }
-
-    /// At most 64 characters of a client's text, for a message that quotes it.
-    private static func quoted(_ text: String) -> String {
-        text.count <= 64 ? "'\(text)'" : "'\(text.prefix(64))…'"
     }
 
     /// Ends a call with an error before or during its handler.

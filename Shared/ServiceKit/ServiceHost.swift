@@ -41,19 +41,21 @@ package enum ServiceHost {
     /// The server for `router`, with health and Describe added; not yet listening. With
     /// `group`, it serves on those loops (shared with the process's clients, as the gateway
     /// does) instead of its own; `handlersStayOnLoop` keeps handlers on those loops after
-    /// they suspend (``ServerConfiguration/handlersStayOnLoop``). `servedHere`: see
+    /// they suspend (``ServerConfiguration/handlersStayOnLoop``); `limits` come from the
+    /// service's flags (``ServiceOptions/serverLimits(defaultTimeout:)``). `servedHere`: see
     /// ``Router/addStandardServices(health:servedHere:)``.
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
         health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false,
-        defaultUnaryTimeout: Duration? = ServerConfiguration.standardUnaryTimeout, servedHere: [String]? = nil
+        limits: ServerLimits = ServerLimits(), servedHere: [String]? = nil
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
         router.addStandardServices(health: health, servedHere: servedHere)
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.gracePeriod = gracePeriod
         configuration.handlersStayOnLoop = handlersStayOnLoop
-        configuration.defaultUnaryTimeout = defaultUnaryTimeout
+        configuration.defaultUnaryTimeout = limits.defaultUnaryTimeout
+        configuration.answerBuffer = limits.answerBuffer
         guard let group else {
             return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
         }
@@ -76,4 +78,17 @@ package enum ServiceHost {
         }
         await cleanup()
     }
+}
+
+/// The limits every server takes from its flags (``ServiceOptions/serverLimits(defaultTimeout:)``):
+/// the deadline of unary calls that send none, and the bounds on answers held for clients that
+/// do not read them.
+package struct ServerLimits: Sendable {
+    /// See ``ServerConfiguration/defaultUnaryTimeout``.
+    package var defaultUnaryTimeout: Duration? = ServerConfiguration.standardUnaryTimeout
+    /// See ``ServerConfiguration/answerBuffer``.
+    package var answerBuffer = AnswerBufferLimits()
+
+    /// The defaults.
+    package init() {}
 }

@@ -1,6 +1,7 @@
 public import ArgumentParser
 internal import Foundation
 public import Logging
+package import RPCHTTP2
 
 /// Flags every service executable accepts, each falling back to an environment variable.
 public struct ServiceOptions: ParsableArguments {
@@ -29,6 +30,21 @@ public struct ServiceOptions: ParsableArguments {
     @Option(help: "Lines of refused calls logged per second; the rest are counted in a summary line (env SHOP_LOG_REFUSED_PER_SECOND).")
     public var logRefusedPerSecond: Int = Int(ProcessInfo.processInfo.environment["SHOP_LOG_REFUSED_PER_SECOND"] ?? "") ?? 100
 
+    /// The deadline of unary calls that arrive without one, in milliseconds; nil for the
+    /// process's default (``ServerConfiguration/standardUnaryTimeout``, the gateway's 10 s).
+    @Option(help: "Deadline of unary calls that come without one, in milliseconds; default 30000, the gateway's 10000 (env SHOP_DEFAULT_TIMEOUT_MS).")
+    public var defaultTimeoutMs: Int? = Int(ProcessInfo.processInfo.environment["SHOP_DEFAULT_TIMEOUT_MS"] ?? "")
+
+    /// What one connection may hold of answers its client has not read before its new calls
+    /// are refused (``AnswerBufferLimits/perConnection``).
+    @Option(help: "Unread answer bytes one connection may hold before its new calls are refused SERVER_BUSY; K, M or G for KiB, MiB, GiB (env SHOP_ANSWER_BUFFER_PER_CONNECTION; default 4M).")
+    public var answerBufferPerConnection: String = ProcessInfo.processInfo.environment["SHOP_ANSWER_BUFFER_PER_CONNECTION"] ?? "4M"
+
+    /// What the whole process may hold of unread answers before connections above their fair
+    /// share are refused (``AnswerBufferLimits/perProcess``).
+    @Option(help: "Unread answer bytes the process may hold before connections holding more than 256K are refused SERVER_BUSY (env SHOP_ANSWER_BUFFER_PER_PROCESS; default 64M).")
+    public var answerBufferPerProcess: String = ProcessInfo.processInfo.environment["SHOP_ANSWER_BUFFER_PER_PROCESS"] ?? "64M"
+
     public init() {}
 
     public mutating func validate() throws {
@@ -38,6 +54,36 @@ public struct ServiceOptions: ParsableArguments {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535.") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative.") }
         guard logRefusedPerSecond >= 0 else { throw ValidationError("--log-refused-per-second must not be negative.") }
+        if let defaultTimeoutMs, defaultTimeoutMs <= 0 { throw ValidationError("--default-timeout-ms must be positive.") }
+        for (flag, value) in [("--answer-buffer-per-connection", answerBufferPerConnection), ("--answer-buffer-per-process", answerBufferPerProcess)] {
+            guard let bytes = Self.byteCount(value), bytes >= 64 * 1024 else {
+                throw ValidationError("\(flag) must be a byte count of at least 64K, such as 4M or 262144 (got '\(value)').")
+            }
+        }
+    }
+
+    /// The server limits these flags set, with `defaultTimeout` for a call without a deadline
+    /// when ``defaultTimeoutMs`` is not given.
+    package func serverLimits(defaultTimeout: Duration = ServerConfiguration.standardUnaryTimeout) -> ServerLimits {
+        var limits = ServerLimits()
+        limits.defaultUnaryTimeout = defaultTimeoutMs.map { .milliseconds($0) } ?? defaultTimeout
+        limits.answerBuffer.perConnection = Self.byteCount(answerBufferPerConnection) ?? limits.answerBuffer.perConnection
+        limits.answerBuffer.perProcess = Self.byteCount(answerBufferPerProcess) ?? limits.answerBuffer.perProcess
+        return limits
+    }
+
+    /// A byte count written as digits with an optional K, M or G (KiB, MiB, GiB); nil when
+    /// it is not one.
+    static func byteCount(_ text: String) -> Int? {
+        let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text.uppercased())
+        var unit = 1
+        if let last = digits.last, let scale = units[last] {
+            unit = scale
+            digits = digits.dropLast()
+        }
+        guard let value = Int(digits), value >= 0, value <= Int.max / unit else { return nil }
+        return value * unit
     }
 
     /// The port from the flag, `SHOP_PORT`, or the service's default.
