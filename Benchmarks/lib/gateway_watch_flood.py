@@ -133,4 +133,5 @@ async def main():
     await asyncio.gather(*tasks, return_exceptions=True)
 
 
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
