@@ -63,11 +63,11 @@ final class Upstream: Sendable {
     /// An upstream at `address` as the gateway reaches it: unary calls over `configuration`'s
     /// connections on `group`'s loops, streams over as many more of their own (connected when
     /// the first stream is made: an `RPCClient` connects on demand), health checks over one
-    /// connection of their own. That
-    /// connection waits at most half a second before reconnecting, less than the checks'
-    /// interval: each check after a failure tries a new connection, so a failed check — which
-    /// opens the breaker — means the upstream cannot be reached now, not that this connection is
-    /// still backing off from an outage the calls' connections have already recovered from.
+    /// connection of their own. That connection waits at most half a second before
+    /// reconnecting, less than the checks' interval: each check after a failure tries a new
+    /// connection, so a failed check — which opens the breaker — means the upstream cannot be
+    /// reached now, not that this connection is still backing off from an outage the calls'
+    /// connections have already recovered from.
     static func connecting(
         name: String, address: SocketAddressText, services: [String], required: Bool,
         configuration: ClientConfiguration, group: EventLoopGroup
