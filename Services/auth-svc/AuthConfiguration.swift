@@ -1,5 +1,6 @@
 import Foundation
 import RPCHTTP2
+import ServiceKit
 
 /// Everything auth-svc is configured with, gathered from flags and environment by
 /// `AuthServiceCommand` (and built directly by tests).
@@ -26,14 +27,16 @@ struct AuthConfiguration: Sendable {
     var providers: [ProviderConfiguration] = []
     /// Threads that hash passwords.
     var hashThreads = ProcessInfo.processInfo.activeProcessorCount
-    /// Password hashes waiting beyond which sign-in floods are refused as OVERLOADED.
-    var hashQueueLimit = 256
+    /// How password hashing is admitted: queue bounds per client and in all, the longest wait.
+    var hashLimits = HashScheduler.Limits()
     /// scrypt's cost exponent (N = 2^logN).
     var scryptLogN = 17
     /// The internal API key; nil resolves it from the environment or the data directory.
     var internalKey: String?
     /// How long in-flight calls get to finish on shutdown.
     var gracePeriod: Duration = .seconds(10)
+    /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+    var serverLimits = ServerLimits()
 
     /// The signing key file in effect.
     var resolvedSigningKeyPath: String { signingKeyPath ?? "\(dataDirectory)/signing-key.json" }

@@ -67,16 +67,16 @@ struct AuthServer: Sendable {
             store: store, transport: transport, sender: configuration.mailFrom,
             logger: Logger(label: "auth-svc.mail"))
         let events = SessionEvents()
+        // The scheduler hands the pool no more jobs than it has threads; its queue is the scheduler's.
         let hashPool = BlockingPool(
-            threads: configuration.hashThreads, name: "password-hash", queueLimit: configuration.hashQueueLimit,
-            niceness: 10)
+            threads: configuration.hashThreads, name: "password-hash", queueLimit: configuration.hashThreads, niceness: 10)
         let service = AuthService(
             store: store,
             sessions: SessionIssuer(
                 signer: JWTSigner(key: keys.current), issuer: configuration.issuer, audience: configuration.audience),
             publishedKeys: keys.published,
             hasher: PasswordHasher(parameters: parameters),
-            hashPool: hashPool,
+            hashScheduler: HashScheduler(pool: hashPool, limits: configuration.hashLimits),
             policy: PasswordPolicy(),
             emails: AuthEmails(linkBaseURL: configuration.linkBaseURL),
             mailQueued: { outbox.wake() },
@@ -96,7 +96,7 @@ struct AuthServer: Sendable {
         service.register(on: &router)
         let (server, health) = try ServiceHost.makeServer(
             router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger)
+            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
         return AuthServer(
             server: server, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool,
             service: service, logger: logger)

@@ -48,6 +48,18 @@ struct AuthServiceCommand: AsyncParsableCommand {
     @Option(help: "Threads that hash passwords; default one per core (env SHOP_HASH_THREADS).")
     var hashThreads = Int(environment["SHOP_HASH_THREADS"] ?? "") ?? ProcessInfo.processInfo.activeProcessorCount
 
+    @Option(help: "Password hashes that may wait for a thread in all; beyond, OVERLOADED (env SHOP_HASH_QUEUE_LIMIT).")
+    var hashQueueLimit = Int(environment["SHOP_HASH_QUEUE_LIMIT"] ?? "") ?? HashScheduler.Limits().queueLimit
+
+    @Option(help: "Password hashes of one client address that may wait (env SHOP_HASH_QUEUE_PER_ADDRESS).")
+    var hashQueuePerAddress = Int(environment["SHOP_HASH_QUEUE_PER_ADDRESS"] ?? "") ?? HashScheduler.Limits().perAddress
+
+    @Option(help: "Password hashes of one account that may wait (env SHOP_HASH_QUEUE_PER_ACCOUNT).")
+    var hashQueuePerAccount = Int(environment["SHOP_HASH_QUEUE_PER_ACCOUNT"] ?? "") ?? HashScheduler.Limits().perAccount
+
+    @Option(help: "Seconds a password hash may wait for a thread, whatever the deadline (env SHOP_HASH_MAX_WAIT).")
+    var hashMaxWait = Double(environment["SHOP_HASH_MAX_WAIT"] ?? "") ?? 5
+
     @Option(help: "scrypt cost exponent, N = 2^n; 17 is OWASP's; lower only for tests (env SHOP_SCRYPT_LOG_N).")
     var scryptLogN = Int(environment["SHOP_SCRYPT_LOG_N"] ?? "") ?? 17
 
@@ -69,6 +81,12 @@ struct AuthServiceCommand: AsyncParsableCommand {
             throw ValidationError("Apple sign-in needs both --apple-client-id and --apple-jwks.")
         }
         guard (1...256).contains(hashThreads) else { throw ValidationError("--hash-threads must be 1...256.") }
+        guard (1...100_000).contains(hashQueueLimit), (1...100_000).contains(hashQueuePerAddress),
+            (1...100_000).contains(hashQueuePerAccount)
+        else {
+            throw ValidationError("--hash-queue-limit, --hash-queue-per-address and --hash-queue-per-account must be 1...100000.")
+        }
+        guard hashMaxWait > 0, hashMaxWait <= 3600 else { throw ValidationError("--hash-max-wait must be in (0, 3600] seconds.") }
         guard (10...22).contains(scryptLogN) else { throw ValidationError("--scrypt-log-n must be 10...22.") }
     }
 
@@ -92,7 +110,12 @@ struct AuthServiceCommand: AsyncParsableCommand {
         }
         configuration.hashThreads = hashThreads
         configuration.scryptLogN = scryptLogN
+        configuration.hashLimits.queueLimit = hashQueueLimit
+        configuration.hashLimits.perAddress = hashQueuePerAddress
+        configuration.hashLimits.perAccount = hashQueuePerAccount
+        configuration.hashLimits.maxWait = .milliseconds(Int64(hashMaxWait * 1000))
         configuration.gracePeriod = .seconds(options.graceSeconds)
+        configuration.serverLimits = options.serverLimits()
         try await ServiceHost.launch(logger: logger) {
             let server = try await AuthServer.build(configuration: configuration, logger: logger)
             try await server.run()

@@ -19,7 +19,7 @@ extension AuthService {
             sessions: SessionIssuer(signer: JWTSigner(key: try SigningKey.generate()), issuer: "iss", audience: "aud"),
             publishedKeys: [],
             hasher: PasswordHasher(parameters: ScryptParameters(logRounds: 10, blockSize: 8, parallelism: 1)!),
-            hashPool: hashPool,
+            hashScheduler: HashScheduler(pool: hashPool),
             policy: PasswordPolicy(),
             emails: AuthEmails(linkBaseURL: "https://shop.test"),
             mailQueued: {},

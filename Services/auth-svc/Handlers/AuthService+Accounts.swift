@@ -11,7 +11,7 @@ extension AuthService {
         try AuthRateLimits.check(limits.signUp, clientAddress(context))
         let email = try InputRules.requireEmail(request.email)
         let displayName = try InputRules.displayName(request.displayName)
-        let passwordHash = try await newPasswordHash(request.password, email: email, field: "password")
+        let passwordHash = try await newPasswordHash(request.password, email: email, field: "password", context: context)
         let user: UserRecord
         do {
             user = try await store.createUser(email: email, passwordHash: passwordHash, displayName: displayName)

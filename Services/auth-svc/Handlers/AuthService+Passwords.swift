@@ -24,7 +24,7 @@ extension AuthService {
         case .failure(let problem): throw Self.error(for: problem)
         }
         guard let user = try await store.user(id: userID) else { throw Self.error(for: .invalid) }
-        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword")
+        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword", context: context)
         switch try await store.redeemResetToken(hash: hash, newPasswordHash: passwordHash) {
         case .success(let (_, revoked)):
             // The link proved the mailbox and the password guessed at is gone: the lock of
@@ -47,7 +47,7 @@ extension AuthService {
     /// `wrong` for a wrong password. For a signed-in caller: a success keeps the record.
     func checkThrottled(_ password: String, of user: UserRecord, context: ServerContext, wrong: String) async throws {
         switch try await throttle.attempt(account: user.email, address: clientAddress(context), clearsOnSuccess: false, check: {
-            try await checkPassword(password, user: user)
+            try await checkPassword(password, user: user, account: user.email, context: context)
         }) {
         case .refused: throw AuthReason.tooManyAttempts.error(Self.lockedMessage)
         case .failed: throw AuthReason.invalidCredentials.error(wrong)
@@ -61,7 +61,7 @@ extension AuthService {
         let (caller, user) = try await currentUser(context)
         try InputRules.checkPasswordSize(request.currentPassword, field: "currentPassword")
         try await checkThrottled(request.currentPassword, of: user, context: context, wrong: "The current password is incorrect.")
-        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword")
+        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword", context: context)
         let revoked = try await store.changePassword(
             userID: user.id, newPasswordHash: passwordHash, keeping: caller.sessionID)
         announceRevoked(revoked)

@@ -21,7 +21,7 @@ extension AuthService {
         var user: UserRecord?
         switch try await throttle.attempt(account: account, address: address, check: {
             user = try await email.asyncFlatMap { try await store.user(email: $0) }
-            return try await checkPassword(request.password, user: user) && user != nil
+            return try await checkPassword(request.password, user: user, account: account, context: context) && user != nil
         }) {
         case .refused:
             throw AuthReason.tooManyAttempts.error(Self.lockedMessage)

@@ -22,8 +22,8 @@ struct AuthService: Sendable {
     let publishedKeys: [Contracts.JWK]
     /// Hashes and verifies passwords (scrypt).
     let hasher: PasswordHasher
-    /// The bounded threads password hashing runs on.
-    let hashPool: BlockingPool
+    /// Admits password hashing fairly to its bounded threads.
+    let hashScheduler: HashScheduler
     /// API.md's password rules.
     let policy: PasswordPolicy
     /// The email texts.
@@ -48,31 +48,42 @@ struct AuthService: Sendable {
 
     // MARK: Helpers shared by the handlers
 
-    /// Runs a password hash or verification on the bounded pool.
-    func hashing<T: Sendable>(_ body: @escaping @Sendable (PasswordHasher) throws -> T) async throws -> T {
+    /// Runs a password hash or verification for `caller` when the scheduler admits it.
+    func hashing<T: Sendable>(
+        for caller: HashScheduler.Caller, _ body: @escaping @Sendable (PasswordHasher) throws -> T
+    ) async throws -> T {
         let hasher = hasher
-        return try await hashPool.run { try body(hasher) }
+        return try await hashScheduler.run(for: caller) { try body(hasher) }
+    }
+
+    /// Who a hash is for: the client address of `context`, `account`, and the call's deadline.
+    func hashCaller(_ context: ServerContext, account: String) -> HashScheduler.Caller {
+        HashScheduler.Caller(address: clientAddress(context), account: account, deadline: context.deadline)
     }
 
     /// The stored hash of `password`, after the policy allowed it for `email`.
-    func newPasswordHash(_ password: String, email: String, field: String) async throws -> String {
+    func newPasswordHash(_ password: String, email: String, field: String, context: ServerContext) async throws -> String {
         try InputRules.checkPasswordSize(password, field: field)
         if let problem = policy.check(password: password, email: email) {
             throw RPCError.invalidField(field, problem.description, reason: AuthReason.weakPassword.rawValue)
         }
-        return try await hashing { try $0.hash(password: password) }
+        return try await hashing(for: hashCaller(context, account: email)) { try $0.hash(password: password) }
     }
 
     /// Whether `password` matches `storedHash` (a dummy hash when the account has none, so that
-    /// the answer takes as long either way); re-hashes a match stored at a lower cost.
-    func checkPassword(_ password: String, user: UserRecord?) async throws -> Bool {
+    /// the answer takes as long either way); re-hashes a match stored at a lower cost. The
+    /// hashing counts against `account` (the email as given when there is no user).
+    func checkPassword(
+        _ password: String, user: UserRecord?, account: String, context: ServerContext
+    ) async throws -> Bool {
         let stored = user?.passwordHash
-        let (valid, needsRehash) = try await hashing { hasher in
+        let caller = hashCaller(context, account: account)
+        let (valid, needsRehash) = try await hashing(for: caller) { hasher in
             hasher.verify(password: password, against: stored ?? hasher.dummyHash)
         }
         guard valid, let user, let stored else { return false }
         if needsRehash {
-            let upgraded = try await hashing { try $0.hash(password: password) }
+            let upgraded = try await hashing(for: caller) { try $0.hash(password: password) }
             try await store.replacePasswordHash(userID: user.id, old: stored, new: upgraded)
         }
         return true

@@ -1,0 +1,243 @@
+internal import Foundation
+internal import RPC
+internal import ServiceKit
+internal import Synchronization
+
+/// Admits password hashing to its pool fairly between clients, so that a flood of sign-ins
+/// from some addresses or for some accounts cannot starve everyone else's (issue 25, point 5).
+///
+/// At most as many jobs as the pool has threads run at once; the rest wait here. When a thread
+/// frees, the waiting job whose *source* has been served least recently runs next: every job
+/// belongs to two flows, its client address and its account, each flow's score is the number
+/// of jobs it started, decaying by half every `halfLife`, and a job ranks by the larger of its
+/// two flows' scores (the earlier first among equals). A newcomer therefore overtakes a
+/// flood's backlog, whether the flood comes from many addresses for one account or from one
+/// address for many accounts.
+///
+/// Admission answers `RESOURCE_EXHAUSTED`/`OVERLOADED` at once — never after the caller's
+/// deadline — when the caller's address already has `perAddress` jobs waiting or its account
+/// `perAccount`, when the job could not start before its start-by time (its deadline less a
+/// hash's duration, and at most `maxWait` from now) given the jobs ranked ahead of it, or when
+/// `queueLimit` jobs wait and none ranks below it (one that does is refused in its place). A
+/// waiting job whose start-by time passes is refused rather than run.
+///
+/// Thread-safe: the state lives behind a `Mutex`; continuations are resumed outside it.
+final class HashScheduler: Sendable {
+    /// Who a job is for, and by when its answer is needed.
+    struct Caller: Sendable {
+        /// The client address (`AuthService.clientAddress`).
+        let address: String
+        /// The account, by normalized email (as typed when it cannot be normalized).
+        let account: String
+        /// When the caller gives up; nil for no deadline.
+        let deadline: ContinuousClock.Instant?
+    }
+
+    /// The admission bounds (README "Password hashing").
+    struct Limits: Sendable {
+        /// Jobs that may wait in all.
+        var queueLimit = 64
+        /// Jobs of one client address that may wait.
+        var perAddress = 16
+        /// Jobs of one account that may wait.
+        var perAccount = 16
+        /// The longest a job waits for a thread, deadline or not.
+        var maxWait: Duration = .seconds(5)
+        /// How fast a flow's score fades: it halves every `halfLife`.
+        var halfLife: Duration = .seconds(10)
+    }
+
+    private struct Waiter {
+        let id: UInt64
+        let address: String
+        let account: String
+        let queuedAt: ContinuousClock.Instant
+        /// The latest instant it may start and still answer in time.
+        let startBy: ContinuousClock.Instant
+        let continuation: UnsafeContinuation<Void, any Error>
+    }
+
+    private struct Flow {
+        var score: Double
+        var updated: ContinuousClock.Instant
+    }
+
+    private struct State {
+        var waiters: [Waiter] = []
+        var running = 0
+        var flows: [String: Flow] = [:]
+        var nextID: UInt64 = 0
+        /// The recent mean duration of a job; nil until one has run.
+        var meanDuration: Duration?
+        var lastSweep = ContinuousClock.now
+    }
+
+    /// The bounds in effect.
+    let limits: Limits
+    private let pool: BlockingPool
+    private let state = Mutex(State())
+
+    /// A scheduler running its jobs on `pool`, as many at once as it has threads.
+    init(pool: BlockingPool, limits: Limits = Limits()) {
+        self.pool = pool
+        self.limits = limits
+    }
+
+    /// The number of jobs waiting for a thread.
+    var waiting: Int { state.withLock { $0.waiters.count } }
+
+    /// Runs `body` on the pool for `caller` once it is admitted and its turn comes.
+    /// - Throws: `RESOURCE_EXHAUSTED`/`OVERLOADED` when refused or dropped (see the type),
+    ///   `CancellationError` when the task is cancelled while waiting, or what `body` throws.
+    func run<Result: Sendable>(for caller: Caller, _ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await admit(caller)
+        let started = ContinuousClock.now
+        defer { finished(after: ContinuousClock.now - started) }
+        return try await pool.run(body)
+    }
+
+    /// Waits until `caller`'s job may take a thread (counted as running from then on).
+    private func admit(_ caller: Caller) async throws {
+        let cancelled = Atomic<Bool>(false)
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+                // nil: it waits, and whoever removes it from the waiters resumes it.
+                let (outcome, evicted) = state.withLock { state -> (Swift.Result<Void, any Error>?, [Waiter]) in
+                    let now = ContinuousClock.now
+                    if cancelled.load(ordering: .relaxed) { return (.failure(CancellationError()), []) }
+                    if state.running < pool.threadCount && state.waiters.isEmpty {
+                        start(address: caller.address, account: caller.account, now: now, state: &state)
+                        return (.success(()), [])
+                    }
+                    let waiter = Waiter(
+                        id: id, address: caller.address, account: caller.account, queuedAt: now,
+                        startBy: startBy(caller.deadline, now: now, mean: state.meanDuration), continuation: continuation)
+                    guard let evicted = admission(of: waiter, now: now, state: &state) else {
+                        return (.failure(Self.overloaded), [])
+                    }
+                    state.waiters.append(waiter)
+                    return (nil, evicted)
+                }
+                for waiter in evicted { waiter.continuation.resume(throwing: Self.overloaded) }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            cancelled.store(true, ordering: .relaxed)
+            let waiter = state.withLock { state -> Waiter? in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Whether `waiter` may wait: nil when it is refused, else the waiters refused in its place.
+    private func admission(of waiter: Waiter, now: ContinuousClock.Instant, state: inout State) -> [Waiter]? {
+        var sameAddress = 0
+        var sameAccount = 0
+        var ahead = 0
+        let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state)
+        var worst: (index: Int, rank: Double, queuedAt: ContinuousClock.Instant)?
+        for (index, other) in state.waiters.enumerated() {
+            if other.address == waiter.address { sameAddress += 1 }
+            if other.account == waiter.account { sameAccount += 1 }
+            let otherRank = self.rank(address: other.address, account: other.account, now: now, state: &state)
+            if otherRank <= rank { ahead += 1 }
+            if worst.map({ otherRank > $0.rank || (otherRank == $0.rank && other.queuedAt > $0.queuedAt) }) ?? true {
+                worst = (index, otherRank, other.queuedAt)
+            }
+        }
+        guard sameAddress < limits.perAddress, sameAccount < limits.perAccount else { return nil }
+        if let mean = state.meanDuration {
+            // Its turn comes after those ranked ahead, `threadCount` at a time, once the running ones end.
+            let rounds = Double(ahead + state.running) / Double(pool.threadCount)
+            if now + mean * rounds > waiter.startBy { return nil }
+        }
+        guard state.waiters.count >= limits.queueLimit else { return [] }
+        // A full queue takes a newcomer only in place of one that ranks below it.
+        guard let worst, worst.rank > rank else { return nil }
+        return [state.waiters.remove(at: worst.index)]
+    }
+
+    /// A job ended after `duration`: frees its thread and starts the next ones.
+    private func finished(after duration: Duration) {
+        let resume = state.withLock { state -> [(UnsafeContinuation<Void, any Error>, Bool)] in
+            state.running -= 1
+            state.meanDuration = state.meanDuration.map { $0 * 0.8 + duration * 0.2 } ?? duration
+            return dispatch(&state)
+        }
+        for (continuation, proceed) in resume {
+            if proceed { continuation.resume() } else { continuation.resume(throwing: Self.overloaded) }
+        }
+    }
+
+    /// Starts the best-ranked waiters while threads are free, and drops every waiter whose
+    /// start-by time has passed.
+    private func dispatch(_ state: inout State) -> [(UnsafeContinuation<Void, any Error>, Bool)] {
+        let now = ContinuousClock.now
+        var resume: [(UnsafeContinuation<Void, any Error>, Bool)] = []
+        state.waiters.removeAll { waiter in
+            guard waiter.startBy < now else { return false }
+            resume.append((waiter.continuation, false))
+            return true
+        }
+        while state.running < pool.threadCount, !state.waiters.isEmpty {
+            var best = 0
+            var bestRank = Double.infinity
+            for (index, waiter) in state.waiters.enumerated() {
+                let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state)
+                if rank < bestRank { (best, bestRank) = (index, rank) }  // the earliest among equals
+            }
+            let waiter = state.waiters.remove(at: best)
+            start(address: waiter.address, account: waiter.account, now: now, state: &state)
+            resume.append((waiter.continuation, true))
+        }
+        if now - state.lastSweep > limits.halfLife { sweep(&state, now: now) }
+        return resume
+    }
+
+    /// Counts a job starting: one more running, and its flows charged.
+    private func start(address: String, account: String, now: ContinuousClock.Instant, state: inout State) {
+        state.running += 1
+        for key in [Self.addressKey(address), Self.accountKey(account)] {
+            let score = decayed(state.flows[key], now: now)
+            state.flows[key] = Flow(score: score + 1, updated: now)
+        }
+    }
+
+    /// A job's rank: the larger of its flows' scores now (lower runs first).
+    private func rank(address: String, account: String, now: ContinuousClock.Instant, state: inout State) -> Double {
+        max(decayed(state.flows[Self.addressKey(address)], now: now), decayed(state.flows[Self.accountKey(account)], now: now))
+    }
+
+    /// A flow's score at `now`.
+    private func decayed(_ flow: Flow?, now: ContinuousClock.Instant) -> Double {
+        guard let flow else { return 0 }
+        return flow.score * exp2(-((now - flow.updated) / limits.halfLife))
+    }
+
+    /// Forgets flows whose score has faded to nothing, so the table stays bounded.
+    private func sweep(_ state: inout State, now: ContinuousClock.Instant) {
+        state.flows = state.flows.filter { _, flow in decayed(flow, now: now) >= 0.01 }
+        state.lastSweep = now
+    }
+
+    /// The latest instant a job may start and still end before `deadline`, and no later than
+    /// `maxWait` from now.
+    private func startBy(_ deadline: ContinuousClock.Instant?, now: ContinuousClock.Instant, mean: Duration?) -> ContinuousClock.Instant {
+        let latest = now + limits.maxWait
+        guard let deadline else { return latest }
+        return min(latest, deadline - (mean ?? .zero))
+    }
+
+    private static func addressKey(_ address: String) -> String { "a:" + address }
+    private static func accountKey(_ account: String) -> String { "u:" + account }
+
+    /// The answer to a job refused or dropped.
+    static let overloaded = RPCError(
+        code: .resourceExhausted, reason: "OVERLOADED", message: "The server is busy; retry shortly.")
+}
