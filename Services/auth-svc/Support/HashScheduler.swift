@@ -7,12 +7,12 @@ internal import Synchronization
 /// from some addresses or for some accounts cannot starve everyone else's (issue 25, point 5).
 ///
 /// At most as many jobs as the pool has threads run at once; the rest wait here. When a thread
-/// frees, the waiting job whose *source* has been served least recently runs next: every job
-/// belongs to two flows, its client address and its account, each flow's score is the number
-/// of jobs it started, decaying by half every `halfLife`, and a job ranks by the larger of its
-/// two flows' scores (the earlier first among equals). A newcomer therefore overtakes a
-/// flood's backlog, whether the flood comes from many addresses for one account or from one
-/// address for many accounts.
+/// frees, the waiting job whose *source* asks least runs next: every job belongs to two flows,
+/// its client address and its account; a flow's score is the number of its jobs waiting or
+/// running plus the number it started, that second part halving every `halfLife`; and a job
+/// ranks by the larger of its two flows' scores (the earlier first among equals). A newcomer
+/// therefore overtakes a flood's backlog, whether the flood comes from many addresses for one
+/// account or from one address for many accounts.
 ///
 /// Admission answers `RESOURCE_EXHAUSTED`/`OVERLOADED` at once — never after the caller's
 /// deadline — when the caller's address already has `perAddress` jobs waiting or its account
@@ -58,8 +58,11 @@ final class HashScheduler: Sendable {
     }
 
     private struct Flow {
-        var score: Double
+        /// Jobs started, decayed to `updated`.
+        var score: Double = 0
         var updated: ContinuousClock.Instant
+        /// Jobs of the flow waiting or running.
+        var occupancy = 0
     }
 
     private struct State {
@@ -92,7 +95,7 @@ final class HashScheduler: Sendable {
     func run<Result: Sendable>(for caller: Caller, _ body: @escaping @Sendable () throws -> Result) async throws -> Result {
         try await admit(caller)
         let started = ContinuousClock.now
-        defer { finished(after: ContinuousClock.now - started) }
+        defer { finished(caller, after: ContinuousClock.now - started) }
         return try await pool.run(body)
     }
 
@@ -110,6 +113,7 @@ final class HashScheduler: Sendable {
                     let now = ContinuousClock.now
                     if cancelled.load(ordering: .relaxed) { return (.failure(CancellationError()), []) }
                     if state.running < pool.threadCount && state.waiters.isEmpty {
+                        occupy(address: caller.address, account: caller.account, by: 1, now: now, state: &state)
                         start(address: caller.address, account: caller.account, now: now, state: &state)
                         return (.success(()), [])
                     }
@@ -120,6 +124,8 @@ final class HashScheduler: Sendable {
                         return (.failure(Self.overloaded), [])
                     }
                     state.waiters.append(waiter)
+                    occupy(address: waiter.address, account: waiter.account, by: 1, now: now, state: &state)
+                    for other in evicted { occupy(address: other.address, account: other.account, by: -1, now: now, state: &state) }
                     return (nil, evicted)
                 }
                 for waiter in evicted { waiter.continuation.resume(throwing: Self.overloaded) }
@@ -129,7 +135,9 @@ final class HashScheduler: Sendable {
             cancelled.store(true, ordering: .relaxed)
             let waiter = state.withLock { state -> Waiter? in
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index)
+                let waiter = state.waiters.remove(at: index)
+                occupy(address: waiter.address, account: waiter.account, by: -1, now: .now, state: &state)
+                return waiter
             }
             waiter?.continuation.resume(throwing: CancellationError())
         }
@@ -140,7 +148,8 @@ final class HashScheduler: Sendable {
         var sameAddress = 0
         var sameAccount = 0
         var ahead = 0
-        let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state)
+        // Ranked as it will be once it counts in its flows.
+        let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state) + 1
         var worst: (index: Int, rank: Double, queuedAt: ContinuousClock.Instant)?
         for (index, other) in state.waiters.enumerated() {
             if other.address == waiter.address { sameAddress += 1 }
@@ -163,10 +172,11 @@ final class HashScheduler: Sendable {
         return [state.waiters.remove(at: worst.index)]
     }
 
-    /// A job ended after `duration`: frees its thread and starts the next ones.
-    private func finished(after duration: Duration) {
+    /// `caller`'s job ended after `duration`: frees its thread and starts the next ones.
+    private func finished(_ caller: Caller, after duration: Duration) {
         let resume = state.withLock { state -> [(UnsafeContinuation<Void, any Error>, Bool)] in
             state.running -= 1
+            occupy(address: caller.address, account: caller.account, by: -1, now: .now, state: &state)
             state.meanDuration = state.meanDuration.map { $0 * 0.8 + duration * 0.2 } ?? duration
             return dispatch(&state)
         }
@@ -180,16 +190,20 @@ final class HashScheduler: Sendable {
     private func dispatch(_ state: inout State) -> [(UnsafeContinuation<Void, any Error>, Bool)] {
         let now = ContinuousClock.now
         var resume: [(UnsafeContinuation<Void, any Error>, Bool)] = []
-        state.waiters.removeAll { waiter in
-            guard waiter.startBy < now else { return false }
-            resume.append((waiter.continuation, false))
-            return true
+        let late = state.waiters.filter { $0.startBy < now }
+        if !late.isEmpty {
+            state.waiters.removeAll { $0.startBy < now }
+            for waiter in late {
+                occupy(address: waiter.address, account: waiter.account, by: -1, now: now, state: &state)
+                resume.append((waiter.continuation, false))
+            }
         }
         while state.running < pool.threadCount, !state.waiters.isEmpty {
             var best = 0
             var bestRank = Double.infinity
             for (index, waiter) in state.waiters.enumerated() {
-                let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state)
+                // Ranked as it will be once it counts in its flows.
+        let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state) + 1
                 if rank < bestRank { (best, bestRank) = (index, rank) }  // the earliest among equals
             }
             let waiter = state.waiters.remove(at: best)
@@ -204,17 +218,34 @@ final class HashScheduler: Sendable {
     private func start(address: String, account: String, now: ContinuousClock.Instant, state: inout State) {
         state.running += 1
         for key in [Self.addressKey(address), Self.accountKey(account)] {
-            let score = decayed(state.flows[key], now: now)
-            state.flows[key] = Flow(score: score + 1, updated: now)
+            var flow = state.flows[key] ?? Flow(updated: now)
+            flow.score = decayed(flow, now: now) + 1
+            flow.updated = now
+            state.flows[key] = flow
+        }
+    }
+
+    /// Counts a job of `address` and `account` in (`change` 1) or out (-1) of their flows.
+    private func occupy(address: String, account: String, by change: Int, now: ContinuousClock.Instant, state: inout State) {
+        for key in [Self.addressKey(address), Self.accountKey(account)] {
+            var flow = state.flows[key] ?? Flow(updated: now)
+            flow.occupancy += change
+            state.flows[key] = flow
         }
     }
 
     /// A job's rank: the larger of its flows' scores now (lower runs first).
     private func rank(address: String, account: String, now: ContinuousClock.Instant, state: inout State) -> Double {
-        max(decayed(state.flows[Self.addressKey(address)], now: now), decayed(state.flows[Self.accountKey(account)], now: now))
+        max(score(state.flows[Self.addressKey(address)], now: now), score(state.flows[Self.accountKey(account)], now: now))
     }
 
-    /// A flow's score at `now`.
+    /// A flow's score at `now`: its jobs waiting or running, and those it started, decayed.
+    private func score(_ flow: Flow?, now: ContinuousClock.Instant) -> Double {
+        guard let flow else { return 0 }
+        return Double(flow.occupancy) + decayed(flow, now: now)
+    }
+
+    /// The jobs `flow` started, decayed to `now`.
     private func decayed(_ flow: Flow?, now: ContinuousClock.Instant) -> Double {
         guard let flow else { return 0 }
         return flow.score * exp2(-((now - flow.updated) / limits.halfLife))
@@ -222,7 +253,7 @@ final class HashScheduler: Sendable {
 
     /// Forgets flows whose score has faded to nothing, so the table stays bounded.
     private func sweep(_ state: inout State, now: ContinuousClock.Instant) {
-        state.flows = state.flows.filter { _, flow in decayed(flow, now: now) >= 0.01 }
+        state.flows = state.flows.filter { _, flow in flow.occupancy > 0 || decayed(flow, now: now) >= 0.01 }
         state.lastSweep = now
     }
 
