@@ -213,12 +213,17 @@ final class HTTP2ServerCore: Sendable {
     var inFlight: Int { calls.load(ordering: .relaxed) }
     var openConnections: [ServerConnection] { connections.withLock { Array($0.values) } }
 
+    /// Connections open now, kept beside the table for a read without its lock.
+    let openConnectionCount = Atomic<Int>(0)
+
     func connectionOpened(_ connection: ServerConnection) {
-        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+        let added = connections.withLock { $0.updateValue(connection, forKey: ObjectIdentifier(connection)) == nil }
+        if added { openConnectionCount.add(1, ordering: .relaxed) }
     }
 
     func connectionClosed(_ connection: ServerConnection) {
-        connections.withLock { $0[ObjectIdentifier(connection)] = nil }
+        let removed = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) != nil }
+        if removed { openConnectionCount.subtract(1, ordering: .relaxed) }
     }
 
     func callStarted() { calls.add(1, ordering: .relaxed) }

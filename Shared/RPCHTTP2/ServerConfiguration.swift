@@ -64,17 +64,21 @@ public struct ServerConfiguration: Sendable {
 ///
 /// Past a bound, new calls are refused `RESOURCE_EXHAUSTED`/`SERVER_BUSY` (calls already
 /// running go on): on a connection holding more than ``perConnection``; and, while the whole
-/// server holds more than ``perProcess``, on every connection holding more than
-/// ``fairShare`` — so clients that read their answers keep being served while the ones that
-/// do not are refused. What is held drains as peers read, and ends at the latest with the
+/// server holds more than ``perProcess``, on every connection holding more than its share —
+/// ``perProcess`` divided among the open connections, at most ``fairShare``, at least
+/// ``minimumShare`` — so clients that read their answers keep being served while the ones
+/// that do not are refused, and many connections together hold at most about twice
+/// ``perProcess``. What is held drains as peers read, and ends at the latest with the
 /// call's deadline or the send timeout.
 public struct AnswerBufferLimits: Sendable {
     /// What one connection may hold before its new calls are refused.
     public var perConnection = 4 * 1024 * 1024
     /// What the whole server may hold before connections above ``fairShare`` are refused.
     public var perProcess = 64 * 1024 * 1024
-    /// What a connection may always hold, whatever the others do.
+    /// The most a connection's share of ``perProcess`` may be, with few connections open.
     public var fairShare = 256 * 1024
+    /// What a connection may always hold, whatever the others do: a few calls in flight.
+    public static let minimumShare = 16 * 1024
     /// What each open stream counts for, beside its unsent bytes.
     public var streamCharge = 1024
 

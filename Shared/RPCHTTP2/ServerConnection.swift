@@ -193,21 +193,28 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     /// The refusal of a new call while this connection, or the whole server with this
-    /// connection above its fair share, holds more than its bound; nil when the call may go on.
+    /// connection above its share, holds more than its bound; nil when the call may go on.
+    ///
+    /// A connection's share, while the server is over its bound, is the bound divided among the
+    /// open connections, at most ``AnswerBufferLimits/fairShare`` and at least
+    /// ``AnswerBufferLimits/minimumShare``: however many connections a flood opens, what they
+    /// hold together stays within about twice the bound, and a connection that reads its
+    /// answers — holding next to nothing — is never refused.
     private func answerBufferRefusal() -> RPCError? {
         let held = heldBytes.load(ordering: .relaxed)
-        guard held > min(answerLimits.fairShare, answerLimits.perConnection) else { return nil }
+        guard held > AnswerBufferLimits.minimumShare else { return nil }
         if held > answerLimits.perConnection {
             return RPCError(
                 code: .resourceExhausted, reason: "SERVER_BUSY",
                 message: "This connection has \(held >> 10) KiB of answers waiting for the client to read them; read them, or retry later.")
         }
-        if server.heldAnswerBytes.load(ordering: .relaxed) > answerLimits.perProcess {
-            return RPCError(
-                code: .resourceExhausted, reason: "SERVER_BUSY",
-                message: "The server holds too many unread answers; read this connection's, or retry later.")
-        }
-        return nil
+        guard server.heldAnswerBytes.load(ordering: .relaxed) > answerLimits.perProcess else { return nil }
+        let connections = max(1, server.openConnectionCount.load(ordering: .relaxed))
+        let share = max(AnswerBufferLimits.minimumShare, min(answerLimits.fairShare, answerLimits.perProcess / connections))
+        guard held > share else { return nil }
+        return RPCError(
+            code: .resourceExhausted, reason: "SERVER_BUSY",
+            message: "The server holds too many unread answers; read this connection's, or retry later.")
     }
 
     // MARK: HTTP2SessionDelegate

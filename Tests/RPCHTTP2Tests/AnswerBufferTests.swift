@@ -92,6 +92,29 @@ extension LiveTests {
             }
         }
 
+        @Test("many connections each under the fair share are held to a share of the server's bound")
+        func manyConnectionsShareTheBound() async throws {
+            let lines = CapturedLogLines()
+            try await withLiveServer(configure: {
+                // The default fair share (256 KiB) would let each of them hold all it asks.
+                $0.answerBuffer = AnswerBufferLimits(perConnection: 1024 * 1024, perProcess: 64 * 1024)
+            }, logger: lines.logger) { live in
+                var sockets: [RawSocket] = []
+                defer { for socket in sockets { socket.close() } }
+                for index in 0..<8 {
+                    sockets.append(try Self.shutWindowClient(port: live.port, calls: 12, firstRequestID: 100 * index))
+                }
+                let refused = await Self.eventually { Self.outcomes(lines).busy.count >= 8 }
+                #expect(refused, "connections under the fair share were never refused: \(Self.outcomes(lines))")
+                // 8 x 12 answers of ~5 KiB asked (~480 KiB); each connection is held near its
+                // share (16 KiB) plus the one answer that crossed it.
+                try await Task.sleep(for: .milliseconds(300))  // the rest of the 96 calls arrive
+                #expect(live.server.heldAnswerBytes < 64 * 1024 + 8 * 24 * 1024, "held \(live.server.heldAnswerBytes)")
+                let answer = try await live.client.unary(EchoContract.unary, TextMessage(text: "reader"))
+                #expect(answer.text == "reader")
+            }
+        }
+
         @Test("what was held is given back when the streams end: the count returns to zero")
         func heldBytesReturn() async throws {
             try await withLiveServer(configure: {
