@@ -11,7 +11,8 @@ process PID's resident set is sampled every 100 ms. After the flood's connection
 resident set is watched for SETTLE seconds more, to see it come back down.
 
 Prints one JSON object: baseline, peak and final RSS (MB), health-check latencies (p50, p99,
-max, ms; failures), and what the flood's streams got (answered OK, refused with a status,
+max, ms; failures) in all, while the server works through the flood's requests (until a
+second after they were all sent) and while it holds them, and what the flood's streams got (answered OK, refused with a status,
 still waiting). Loopback only, bounded in time and count; stops by itself.
 """
 import argparse
@@ -119,7 +120,7 @@ def health_prober(port, source, stop, latencies, failures):
                         done = True
         except socket.timeout:
             failures.append("timeout")
-        latencies.append((time.monotonic() - started) * 1000)
+        latencies.append((started, (time.monotonic() - started) * 1000))
         stream += 2
         stop.wait(0.05)
     sock.close()
@@ -171,6 +172,7 @@ def main():
         readers[sock.fileno()] = FrameReader(sock)
         selector.register(sock, selectors.EVENT_READ)
     opened = time.monotonic() - started
+    burst_end = time.monotonic() + 1  # the server works through the flood's requests meanwhile
     while time.monotonic() - started < args.hold:
         for key, _ in selector.select(timeout=0.2):
             try:
@@ -202,17 +204,22 @@ def main():
         if final < baseline + 32:
             break
     stop_sampling.set()
-    ordered = sorted(latencies)
 
-    def pct(p):
-        return round(ordered[min(len(ordered) - 1, int(len(ordered) * p))], 2) if ordered else None
+    def summary(samples):
+        ordered = sorted(samples)
+
+        def pct(p):
+            return round(ordered[min(len(ordered) - 1, int(len(ordered) * p))], 2) if ordered else None
+        return {"count": len(ordered), "p50": pct(0.5), "p99": pct(0.99), "max": pct(1.0)}
 
     print(json.dumps({
         "path": args.path, "connections": args.connections, "streams_each": args.streams,
         "open_seconds": round(opened, 2),
         "rss_mb": {"baseline": round(baseline, 1), "peak": round(flood_peak, 1), "final": round(final, 1),
                    "settled_after_s": round(time.monotonic() - settle_started, 1)},
-        "health_ms": {"count": len(latencies), "p50": pct(0.5), "p99": pct(0.99), "max": pct(1.0)},
+        "health_ms": summary([ms for at, ms in latencies]),
+        "health_ms_burst": summary([ms for at, ms in latencies if at < burst_end]),
+        "health_ms_held": summary([ms for at, ms in latencies if at >= burst_end]),
         "health_failures": len(failures),
         "flood_streams": answered,
     }))

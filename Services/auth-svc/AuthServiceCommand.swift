@@ -91,7 +91,7 @@ struct AuthServiceCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ServiceRunner.bootstrapLogging(level: options.level)
+        ServiceRunner.bootstrapLogging(options)
         let logger = Logger(label: "auth-svc")
         var configuration = AuthConfiguration(dataDirectory: options.dataDir)
         configuration.host = options.host

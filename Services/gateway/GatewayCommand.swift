@@ -47,7 +47,7 @@ struct GatewayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        ServiceRunner.bootstrapLogging(level: options.level)
+        ServiceRunner.bootstrapLogging(options)
         let logger = Logger(label: "gateway")
         var configuration = GatewayServer.Configuration(dataDirectory: options.dataDir, auth: auth)
         configuration.host = options.host
