@@ -27,6 +27,13 @@ public struct ClientConfiguration: Sendable {
     /// HTTP/2 allows — 2^30 client stream ids — less a margin for calls already on their way to
     /// it: a busy connection never reaches the end of its ids with calls still coming.
     public var maxStreamsPerConnection = (1 << 30) - 1024
+    /// Connections opened beside the slots' when every one of those has as many calls open as
+    /// the server allows (its SETTINGS_MAX_CONCURRENT_STREAMS): long-lived streams — watches —
+    /// would otherwise fill them, and further calls would wait in the connection's queue until
+    /// one ended, which a watch may never do. Past this many, calls wait in that queue again.
+    /// 0 (the default) opens none and counts no streams: unary calls end soon enough to wait
+    /// for a stream, and keep to one connection per loop (see ``connectionCount``).
+    public var maxExtraConnections = 0
     /// Keepalive: while calls are open and nothing has arrived for this long, send a PING; nil
     /// (the default, as in other gRPC clients, since servers such as grpc-go's refuse pings
     /// more often than every 5 minutes) sends none. Our own servers accept them, so Storefront's

@@ -42,6 +42,16 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)
+    /// Calls given this connection and not yet ended on it: reserved by the client as it hands
+    /// the connection out (``reserveStream()``, under its slots' lock, so two callers never
+    /// take the last stream), given back on the loop when a call's stream closes or the call
+    /// ends unsent.
+    private let activeCalls = Atomic<Int>(0)
+    /// The server's SETTINGS_MAX_CONCURRENT_STREAMS once known; until then 100, the least
+    /// RFC 9113 §6.5.2 recommends a server allow.
+    private let streamLimit = Atomic<Int>(100)
+    /// Whether streams are counted at all: only for a client that opens extra connections.
+    private let countsStreams: Bool
 
     init(
         target: SocketAddressText, loop: EventLoop, configuration: ClientConfiguration, resolver: HostResolver,
@@ -52,6 +62,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         self.configuration = configuration
         self.resolver = resolver
         self.onClose = onClose
+        self.countsStreams = configuration.maxExtraConnections > 0
     }
 
     // MARK: Connecting
@@ -140,6 +151,35 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     // MARK: Calls
 
+    /// Reserves a stream for a call about to be submitted here; false (reserving nothing) when
+    /// the calls open or on their way already take every stream the server allows.
+    func reserveStream() -> Bool {
+        guard countsStreams else { return true }
+        let count = activeCalls.wrappingAdd(1, ordering: .relaxed).newValue
+        guard count > streamLimit.load(ordering: .relaxed) else { return true }
+        activeCalls.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// Counts a call submitted here whether or not a stream is free (it waits in the queue).
+    func reserveStreamAnyway() {
+        guard countsStreams else { return }
+        activeCalls.add(1, ordering: .relaxed)
+    }
+
+    /// Takes `other`'s stream limit as this connection's until the server's SETTINGS arrive:
+    /// a connection to the same server, opened because `other` was full, must not send more
+    /// streams than it allows before it says so (it would refuse them).
+    func assumeStreamLimit(of other: ClientConnection) {
+        streamLimit.store(other.streamLimit.load(ordering: .relaxed), ordering: .relaxed)
+    }
+
+    /// Gives back the stream of a call that ended on this connection. Loop thread.
+    private func releaseStream() {
+        guard countsStreams else { return }
+        activeCalls.subtract(1, ordering: .relaxed)
+    }
+
     /// Submits a call on this connection. Any thread: on the loop's own (a handler that stays
     /// on its loop, calling upstream) the stream opens at once, else the loop is asked to.
     func submit(_ call: ClientCall) {
@@ -159,14 +199,17 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         case .closed where retiring:
             // Came on its way here before the connection was retired: never sent, so it may be
             // tried again on the connection that took over, whatever its method.
+            releaseStream()
             call.complete(.failure(RPCError(
                 code: .unavailable, reason: "REFUSED_STREAM", message: "The connection to \(target) was retired; the call was not sent.")))
         case .closed:
+            releaseStream()
             call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
         case .ready:
-            if call.hasEnded { return }  // cancelled before it started
+            if call.hasEnded { return releaseStream() }  // cancelled before it started
             let id = session.submitRequest(call.head)
             guard id > 0 else {
+                releaseStream()
                 // Out of stream ids: the request never left, so the call may be tried again on
                 // another connection whatever its method (a transparent retry).
                 retire()
@@ -388,6 +431,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
+        releaseStream()
         disarmDeadline(call)
         call.ungranted = 0  // the connection's window had them back on arrival
         // Nearly every call has its status by now: build the reset's error only when it has not.
@@ -413,7 +457,10 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         confirming = false
     }
 
-    func sessionSettingsReceived() { everConnected = true }
+    func sessionSettingsReceived() {
+        everConnected = true
+        streamLimit.store(session.remoteMaxConcurrentStreams, ordering: .relaxed)
+    }
 
     /// What a call whose deadline passed ends with.
     static let deadlineExceeded = RPCError(code: .deadlineExceeded, message: "The deadline passed.")

@@ -190,6 +190,12 @@ final class HTTP2Session {
         }
     }
 
+    /// The most streams the peer lets us have open at once (its SETTINGS_MAX_CONCURRENT_STREAMS;
+    /// unlimited until its SETTINGS arrive).
+    var remoteMaxConcurrentStreams: Int {
+        Int(nghttp2_session_get_remote_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
     /// How many DATA bytes the peer lets us send on a stream now: the smaller of its stream's
     /// and the connection's flow-control windows; 0 or less while either is shut.
     func sendWindow(streamID: Int32) -> Int {

@@ -38,6 +38,12 @@ public final class RPCClient: Sendable {
         /// until they close: their calls finish on them, and ``RPCClient/close()`` and
         /// ``RPCClient/confirmConnections(within:)`` still reach them.
         var retired: [ClientConnection] = []
+        /// Connections opened beside the slots' when all of those were full
+        /// (``ClientConfiguration/maxExtraConnections``), until they close.
+        var extra: [ClientConnection] = []
+
+        /// Every connection that may carry calls: the slots', the retired and the extra ones.
+        var all: [ClientConnection] { connections.compactMap(\.self) + retired + extra }
     }
 
     /// The client's connections and its reconnect backoff. Thread-safe.
@@ -55,9 +61,11 @@ public final class RPCClient: Sendable {
         func connectionClosed(_ connection: ClientConnection, wasConnected: Bool) {
             state.withLock { state in
                 guard let slot = state.connections.firstIndex(where: { $0 === connection }) else {
-                    // Replaced already: how it ended says nothing of connecting now (a retired
-                    // connection closing after a new round failed must not clear its backoff).
+                    // Replaced already, or an extra one: how it ended says nothing of connecting
+                    // now (a retired connection closing after a new round failed must not clear
+                    // its backoff).
                     state.retired.removeAll { $0 === connection }
+                    state.extra.removeAll { $0 === connection }
                     return
                 }
                 state.connections[slot] = nil
@@ -114,7 +122,7 @@ public final class RPCClient: Sendable {
     /// those that do not within `timeout`: their calls fail with `UNAVAILABLE` — for a server
     /// that may have stopped, whose calls would otherwise wait out their deadlines.
     public func confirmConnections(within timeout: Duration) {
-        let connections = slots.state.withLock { $0.connections.compactMap(\.self) + $0.retired }
+        let connections = slots.state.withLock { $0.all }
         for connection in connections { connection.loop.execute { connection.confirmAlive(within: timeout) } }
     }
 
@@ -126,8 +134,9 @@ public final class RPCClient: Sendable {
             defer {
                 state.connections = state.connections.map { _ in nil }
                 state.retired = []
+                state.extra = []
             }
-            return state.connections.compactMap(\.self) + state.retired
+            return state.all
         }
         for connection in connections { connection.loop.execute { connection.shutDown(reason: reason) } }
     }
@@ -185,7 +194,8 @@ public final class RPCClient: Sendable {
             if state.closed { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }
             let slot = slot(count: state.connections.count)
             if let connection = state.connections[slot], connection.isUsable.load(ordering: .relaxed) {
-                return .success((connection, [], []))
+                if connection.reserveStream() { return .success((connection, [], [])) }
+                return .success(roomBeside(full: connection, slot: slot, in: &state))
             }
             if let retryAt = state.retryAt, ContinuousClock.now < retryAt {
                 return .failure(RPCError(
@@ -205,12 +215,39 @@ public final class RPCClient: Sendable {
                 state.connections[index] = connection
                 started.append(connection)
             }
+            state.connections[slot]!.reserveStreamAnyway()  // connecting: its limit is not known yet
             return .success((state.connections[slot]!, started, replaced))
         }
         let (connection, started, replaced) = try result.get()
         for new in started { new.loop.execute { new.connect() } }
         for old in replaced { old.retireSoon() }
         return connection
+    }
+
+    /// A connection with a stream free for a call whose slot's connection, `full`, has none:
+    /// another slot's, an extra one, or a new extra one (returned to be connected, on `full`'s
+    /// loop) while there are fewer than ``ClientConfiguration/maxExtraConnections``; past that
+    /// `full` itself, where the call waits for a stream. Under the slots' lock.
+    private func roomBeside(
+        full: ClientConnection, slot: Int, in state: inout ConnectionState
+    ) -> (ClientConnection, [ClientConnection], [ClientConnection]) {
+        for index in state.connections.indices where index != slot {
+            if let other = state.connections[index], other.isUsable.load(ordering: .relaxed), other.reserveStream() {
+                return (other, [], [])
+            }
+        }
+        for extra in state.extra where extra.isUsable.load(ordering: .relaxed) && extra.reserveStream() {
+            return (extra, [], [])
+        }
+        guard state.extra.count < configuration.maxExtraConnections else {
+            full.reserveStreamAnyway()
+            return (full, [], [])
+        }
+        let extra = newConnection(on: full.loop)
+        extra.assumeStreamLimit(of: full)
+        extra.reserveStreamAnyway()
+        state.extra.append(extra)
+        return (extra, [extra], [])
     }
 
     /// A connection on `loop`, not yet connecting, that empties its slot when it closes.

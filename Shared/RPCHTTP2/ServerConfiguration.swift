@@ -72,7 +72,7 @@ public struct ServerConfiguration: Sendable {
 /// call's deadline or the send timeout.
 public struct AnswerBufferLimits: Sendable {
     /// What one connection may hold before its new calls are refused.
-    public var perConnection = 4 * 1024 * 1024
+    public var perConnection = 16 * 1024 * 1024
     /// What the whole server may hold before connections above ``fairShare`` are refused.
     public var perProcess = 64 * 1024 * 1024
     /// The most a connection's share of ``perProcess`` may be, with few connections open.

@@ -37,12 +37,12 @@ public struct ServiceOptions: ParsableArguments {
 
     /// What one connection may hold of answers its client has not read before its new calls
     /// are refused (``AnswerBufferLimits/perConnection``).
-    @Option(help: "Unread answer bytes one connection may hold before its new calls are refused SERVER_BUSY; K, M or G for KiB, MiB, GiB (env SHOP_ANSWER_BUFFER_PER_CONNECTION; default 4M).")
-    public var answerBufferPerConnection: String = ProcessInfo.processInfo.environment["SHOP_ANSWER_BUFFER_PER_CONNECTION"] ?? "4M"
+    @Option(help: "Unread answer bytes one connection may hold before its new calls are refused SERVER_BUSY; K, M or G for KiB, MiB, GiB (env SHOP_ANSWER_BUFFER_PER_CONNECTION; default 16M).")
+    public var answerBufferPerConnection: String = ProcessInfo.processInfo.environment["SHOP_ANSWER_BUFFER_PER_CONNECTION"] ?? "16M"
 
     /// What the whole process may hold of unread answers before connections above their fair
     /// share are refused (``AnswerBufferLimits/perProcess``).
-    @Option(help: "Unread answer bytes the process may hold before connections holding more than 256K are refused SERVER_BUSY (env SHOP_ANSWER_BUFFER_PER_PROCESS; default 64M).")
+    @Option(help: "Unread answer bytes the process may hold before connections holding more than their share of it are refused SERVER_BUSY (env SHOP_ANSWER_BUFFER_PER_PROCESS; default 64M).")
     public var answerBufferPerProcess: String = ProcessInfo.processInfo.environment["SHOP_ANSWER_BUFFER_PER_PROCESS"] ?? "64M"
 
     public init() {}

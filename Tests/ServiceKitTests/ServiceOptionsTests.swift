@@ -17,12 +17,12 @@ struct ServiceOptionsTests {
         #expect(ServiceOptions.byteCount(text) == nil)
     }
 
-    @Test("the defaults: 30 s for a call without a deadline (the given one for the gateway), 4 MiB per connection, 64 MiB per process")
+    @Test("the defaults: 30 s for a call without a deadline (the given one for the gateway), 16 MiB per connection, 64 MiB per process")
     func defaults() throws {
         let options = try ServiceOptions.parse([])
         let limits = options.serverLimits()
         #expect(limits.defaultUnaryTimeout == .seconds(30))
-        #expect(limits.answerBuffer.perConnection == 4 << 20)
+        #expect(limits.answerBuffer.perConnection == 16 << 20)
         #expect(limits.answerBuffer.perProcess == 64 << 20)
         #expect(options.serverLimits(defaultTimeout: .seconds(10)).defaultUnaryTimeout == .seconds(10))
     }

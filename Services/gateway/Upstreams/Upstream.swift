@@ -75,12 +75,21 @@ final class Upstream: Sendable {
         var healthConfiguration = configuration
         healthConfiguration.connectionCount = 1
         healthConfiguration.reconnectMaxBackoff = min(configuration.reconnectMaxBackoff, .milliseconds(500))
+        // Watches may stay open for hours: when they take every stream the service allows on
+        // the stream client's connections, more connections are opened rather than new watches
+        // waiting for one of them to end.
+        var streamConfiguration = configuration
+        streamConfiguration.maxExtraConnections = Self.maxExtraStreamConnections
         return Upstream(
             name: name, services: services, required: required,
             client: RPCClient(target: address, configuration: configuration, group: group),
-            streamClient: RPCClient(target: address, configuration: configuration, group: group),
+            streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
             healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
     }
+
+    /// Connections the stream client may open beside its own when their streams are all taken
+    /// (each carries as many as the service allows, 256 of ours).
+    static let maxExtraStreamConnections = 64
 
     /// Closes its connections; calls in flight fail with `UNAVAILABLE`.
     func close() async {
