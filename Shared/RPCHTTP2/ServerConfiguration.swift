@@ -59,8 +59,10 @@ public struct ServerConfiguration: Sendable {
 /// Bounds on the response bytes a server holds for peers that do not take them — a client that
 /// asks and keeps its flow-control window shut would otherwise make the server hold every
 /// answer it asked for. What is counted: every response byte written by a handler and not yet
-/// handed to the socket, plus ``streamCharge`` for each open stream (its state on both sides
-/// of nghttp2, which a flood of tiny answers would otherwise pile up uncounted).
+/// handed to the socket, plus ``streamCharge`` for each stream with some of its answer waiting
+/// — what such a stream costs beside its bytes (its objects and nghttp2's, the answer's
+/// buffer), so that a flood of small answers is counted at about the memory it takes. An open
+/// stream with nothing waiting (a watch between changes) counts for nothing.
 ///
 /// Past a bound, new calls are refused `RESOURCE_EXHAUSTED`/`SERVER_BUSY` (calls already
 /// running go on): on a connection holding more than ``perConnection``; and, while the whole
@@ -79,8 +81,8 @@ public struct AnswerBufferLimits: Sendable {
     public var fairShare = 256 * 1024
     /// What a connection may always hold, whatever the others do: a few calls in flight.
     public static let minimumShare = 16 * 1024
-    /// What each open stream counts for, beside its unsent bytes.
-    public var streamCharge = 1024
+    /// What a stream with some of its answer waiting counts for, beside those bytes.
+    public var streamCharge = 8 * 1024
 
     /// The defaults.
     public init() {}

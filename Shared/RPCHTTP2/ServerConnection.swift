@@ -181,15 +181,18 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         server.heldAnswerBytes.subtract(count, ordering: .relaxed)
     }
 
+    /// What a stream counts for while some of its answer waits (``AnswerBufferLimits/streamCharge``).
+    var streamCharge: Int { answerLimits.streamCharge }
+
     /// What this connection holds now (``AnswerBufferLimits``).
     var heldAnswerBytes: Int { heldBytes.load(ordering: .relaxed) }
 
-    /// Releases what a stream that just left the table still held: its charge and its unsent
-    /// bytes. Called once per stream, after it was ended (``ServerStream/abort(_:)``) or sent
-    /// its last byte, so no later write can add to what it holds.
+    /// Releases what a stream that just left the table still held: its unsent bytes and, with
+    /// them, its charge. Called once per stream, after it was ended (``ServerStream/abort(_:)``)
+    /// or sent its last byte, so no later write can add to what it holds.
     private func releaseHeld(by stream: ServerStream) {
         let unsent = stream.shared.withLock { $0.buffers.unsent }
-        releaseAnswerBytes(answerLimits.streamCharge + unsent)
+        if unsent > 0 { releaseAnswerBytes(unsent + answerLimits.streamCharge) }
     }
 
     /// The refusal of a new call while this connection, or the whole server with this
@@ -228,7 +231,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
         lastStreamActivity = System.monotonicNanoseconds()
-        holdAnswerBytes(answerLimits.streamCharge)
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {

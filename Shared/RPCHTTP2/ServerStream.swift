@@ -92,12 +92,16 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// Queues a response message for sending; returns whether the writer should wait for
     /// unsent bytes to drain.
     private func enqueue(_ message: Data) throws -> Bool {
-        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool)? in
+        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool, waitingBefore: Bool)? in
             if state.finished || state.buffers.cancellation != nil { return nil }
-            return state.buffers.enqueue(message)
+            let waitingBefore = state.buffers.unsent > 0
+            let (schedule, wait) = state.buffers.enqueue(message)
+            return (schedule, wait, waitingBefore)
         }
         guard let outcome else { throw CancellationError() }
-        connection.holdAnswerBytes(MessageFraming.prefixSize + message.count)
+        // The stream's charge is held while any of its answer waits (AnswerBufferLimits).
+        let charge = outcome.waitingBefore ? 0 : connection.streamCharge
+        connection.holdAnswerBytes(MessageFraming.prefixSize + message.count + charge)
         if outcome.schedule { connection.scheduleFlush(self) }
         return outcome.wait
     }
@@ -211,19 +215,20 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// Copies unsent response bytes into nghttp2's buffer (called from the body read callback).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
-        let (result, writer, count) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?, Int) in
+        let (result, writer, count, emptied) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?, Int, Bool) in
             let (count, writer) = state.buffers.drain(into: buffer)
+            let emptied = count > 0 && state.buffers.unsent == 0
             if state.buffers.unsent == 0, let trailers = state.trailers {
-                return (.bytes(count: count, end: true, trailers: trailers), writer, count)
+                return (.bytes(count: count, end: true, trailers: trailers), writer, count, emptied)
             }
             if count == 0 {
                 state.buffers.flushScheduled = false
-                return (.deferred, writer, 0)
+                return (.deferred, writer, 0, false)
             }
-            return (.bytes(count: count, end: false, trailers: nil), writer, count)
+            return (.bytes(count: count, end: false, trailers: nil), writer, count, emptied)
         }
         bodyBytesSent &+= count
-        if count > 0 { connection.releaseAnswerBytes(count) }
+        if count > 0 { connection.releaseAnswerBytes(count + (emptied ? connection.streamCharge : 0)) }
         writer?.resume()
         return result
     }
