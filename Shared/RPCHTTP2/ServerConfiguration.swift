@@ -59,9 +59,10 @@ public struct ServerConfiguration: Sendable {
 /// Bounds on the response bytes a server holds for peers that do not take them — a client that
 /// asks and keeps its flow-control window shut would otherwise make the server hold every
 /// answer it asked for. What is counted: every response byte written by a handler and not yet
-/// handed to the socket, plus ``streamCharge`` for each stream with some of its answer waiting
-/// — what such a stream costs beside its bytes (its objects and nghttp2's, the answer's
-/// buffer), so that a flood of small answers is counted at about the memory it takes. An open
+/// handed to the socket, plus ``streamCharge`` for each stream from its call's admission until
+/// its answer has gone out, and again whenever a message waits — what such a stream costs
+/// beside its bytes (its objects and nghttp2's, the answer's buffer), so that a flood of calls
+/// is counted at about the memory it will take before their answers are even written. An open
 /// stream with nothing waiting (a watch between changes) counts for nothing.
 ///
 /// Past a bound, new calls are refused `RESOURCE_EXHAUSTED`/`SERVER_BUSY` (calls already

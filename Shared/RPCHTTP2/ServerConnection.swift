@@ -187,12 +187,15 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// What this connection holds now (``AnswerBufferLimits``).
     var heldAnswerBytes: Int { heldBytes.load(ordering: .relaxed) }
 
-    /// Releases what a stream that just left the table still held: its unsent bytes and, with
-    /// them, its charge. Called once per stream, after it was ended (``ServerStream/abort(_:)``)
-    /// or sent its last byte, so no later write can add to what it holds.
+    /// Releases what a stream that just left the table still held: its unsent bytes and its
+    /// charge. Called once per stream, after it was ended (``ServerStream/abort(_:)``) or sent
+    /// its last byte, so no later write can add to what it holds.
     private func releaseHeld(by stream: ServerStream) {
-        let unsent = stream.shared.withLock { $0.buffers.unsent }
-        if unsent > 0 { releaseAnswerBytes(unsent + answerLimits.streamCharge) }
+        let held = stream.shared.withLock { state -> Int in
+            defer { state.charged = false }
+            return state.buffers.unsent + (state.charged ? answerLimits.streamCharge : 0)
+        }
+        if held > 0 { releaseAnswerBytes(held) }
     }
 
     /// The refusal of a new call while this connection, or the whole server with this
@@ -386,6 +389,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: '\(ClientInput.quoted(stream.path))'."))
         }
         if isRecent { recentRoute = route }
+        stream.chargeOnAdmission()
         switch KnownHeader.codec(ofGRPC: stream.contentType) {
         case .json: break
         case .protobuf where route.speaksProtobuf: break

@@ -14,6 +14,9 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         var trailers: HTTP2HeaderBlock?
         var status: RPCError?
         var finished = false
+        /// Whether the stream counts its charge (``AnswerBufferLimits/streamCharge``): from the
+        /// call's admission, and whenever a message is queued, until its answer has all gone out.
+        var charged = false
         var task: Task<Void, Never>?
         /// The responder of a callback handler, cancelled with the call.
         var responder: CallResponder?
@@ -92,15 +95,15 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// Queues a response message for sending; returns whether the writer should wait for
     /// unsent bytes to drain.
     private func enqueue(_ message: Data) throws -> Bool {
-        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool, waitingBefore: Bool)? in
+        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool, newCharge: Bool)? in
             if state.finished || state.buffers.cancellation != nil { return nil }
-            let waitingBefore = state.buffers.unsent > 0
+            let newCharge = !state.charged
+            state.charged = true
             let (schedule, wait) = state.buffers.enqueue(message)
-            return (schedule, wait, waitingBefore)
+            return (schedule, wait, newCharge)
         }
         guard let outcome else { throw CancellationError() }
-        // The stream's charge is held while any of its answer waits (AnswerBufferLimits).
-        let charge = outcome.waitingBefore ? 0 : connection.streamCharge
+        let charge = outcome.newCharge ? connection.streamCharge : 0
         connection.holdAnswerBytes(MessageFraming.prefixSize + message.count + charge)
         if outcome.schedule { connection.scheduleFlush(self) }
         return outcome.wait
@@ -193,6 +196,16 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     // MARK: Loop side
 
+    /// Starts counting the stream's charge as its call is admitted: its answer is on its way,
+    /// and a flood of calls whose answers are not written yet must count before they are.
+    func chargeOnAdmission() {
+        let newCharge = shared.withLock { state -> Bool in
+            defer { state.charged = true }
+            return !state.charged
+        }
+        if newCharge { connection.holdAnswerBytes(connection.streamCharge) }
+    }
+
     /// The deadline timer fired (see ``ServerConnection/deadlinePassed(_:)``).
     func loopTimerFired() {
         connection.deadlinePassed(self)
@@ -217,7 +230,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
         let (result, writer, count, emptied) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?, Int, Bool) in
             let (count, writer) = state.buffers.drain(into: buffer)
-            let emptied = count > 0 && state.buffers.unsent == 0
+            let emptied = state.charged && state.buffers.unsent == 0
+            if emptied { state.charged = false }
             if state.buffers.unsent == 0, let trailers = state.trailers {
                 return (.bytes(count: count, end: true, trailers: trailers), writer, count, emptied)
             }
@@ -228,7 +242,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
             return (.bytes(count: count, end: false, trailers: nil), writer, count, emptied)
         }
         bodyBytesSent &+= count
-        if count > 0 { connection.releaseAnswerBytes(count + (emptied ? connection.streamCharge : 0)) }
+        let released = count + (emptied ? connection.streamCharge : 0)
+        if released > 0 { connection.releaseAnswerBytes(released) }
         writer?.resume()
         return result
     }
