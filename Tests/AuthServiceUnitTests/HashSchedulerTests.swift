@@ -85,6 +85,39 @@ struct HashSchedulerTests {
         #expect(jobs.order.prefix(2) == ["flood0", "legit"], "\(jobs.order)")
     }
 
+    @Test("an address whose passwords failed waits behind one that signs in rightly, however many addresses the sprayer has")
+    func failuresRankLower() async throws {
+        let pool = BlockingPool(threads: 1, name: "hash-test", queueLimit: 1)
+        defer { pool.shutdown() }
+        let scheduler = HashScheduler(pool: pool)
+        let jobs = Jobs()
+        // A sprayer: each of its addresses has failed once, each job for a fresh account.
+        for index in 0..<4 {
+            scheduler.recordFailure(of: .init(address: "203.0.113.\(10 + index)", account: "x", deadline: nil))
+        }
+        // The legitimate address has signed in before (a job started and finished).
+        let earlier = submit(scheduler, jobs, "earlier", address: "198.51.100.7", account: "ada@example.com")
+        try await jobs.waitForStarts(1)
+        jobs.release()
+        #expect(await earlier.value == "ran")
+        let blocker = submit(scheduler, jobs, "blocker", address: "192.0.2.1", account: "b@example.com")
+        try await jobs.waitForStarts(2)
+        var tasks = [blocker]
+        for index in 0..<4 {
+            tasks.append(submit(
+                scheduler, jobs, "spray\(index)", address: "203.0.113.\(10 + index)", account: "fresh\(index)@example.com"))
+        }
+        try await waitForQueue(scheduler, 4)
+        tasks.append(submit(scheduler, jobs, "legit", address: "198.51.100.7", account: "ada@example.com"))
+        try await waitForQueue(scheduler, 5)
+        for started in 2...7 {
+            jobs.release()
+            if started < 7 { try await jobs.waitForStarts(started + 1) }
+        }
+        for task in tasks { #expect(await task.value == "ran") }
+        #expect(Array(jobs.order.prefix(3)) == ["earlier", "blocker", "legit"], "\(jobs.order)")
+    }
+
     @Test("a full queue answers OVERLOADED at once, and a newcomer that ranks better takes the place of the last flood job")
     func fullQueue() async throws {
         let pool = BlockingPool(threads: 1, name: "hash-test", queueLimit: 1)

@@ -81,7 +81,10 @@ struct AuthService: Sendable {
         let (valid, needsRehash) = try await hashing(for: caller) { hasher in
             hasher.verify(password: password, against: stored ?? hasher.dummyHash)
         }
-        guard valid, let user, let stored else { return false }
+        guard valid, let user, let stored else {
+            hashScheduler.recordFailure(of: caller)
+            return false
+        }
         if needsRehash {
             let upgraded = try await hashing(for: caller) { try $0.hash(password: password) }
             try await store.replacePasswordHash(userID: user.id, old: stored, new: upgraded)

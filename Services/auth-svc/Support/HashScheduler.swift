@@ -214,6 +214,25 @@ final class HashScheduler: Sendable {
         return resume
     }
 
+    /// What one failed password check adds to its address's score: a source of wrong passwords
+    /// ranks as if it had run this many more hashes, so that a sprayer using as many addresses
+    /// as it has calls in flight still waits behind addresses that sign in rightly.
+    static let failurePenalty = 4.0
+
+    /// A password check for `caller` failed (a wrong password, or no such account): its
+    /// address — not its account, or a stranger's wrong guesses would push the owner back —
+    /// ranks lower for a while (``failurePenalty``, fading as scores do).
+    func recordFailure(of caller: Caller) {
+        state.withLock { state in
+            let now = ContinuousClock.now
+            let key = Self.addressKey(caller.address)
+            var flow = state.flows[key] ?? Flow(updated: now)
+            flow.score = decayed(flow, now: now) + Self.failurePenalty
+            flow.updated = now
+            state.flows[key] = flow
+        }
+    }
+
     /// Counts a job starting: one more running, and its flows charged.
     private func start(address: String, account: String, now: ContinuousClock.Instant, state: inout State) {
         state.running += 1
