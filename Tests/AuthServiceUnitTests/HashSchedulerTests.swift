@@ -85,21 +85,24 @@ struct HashSchedulerTests {
         #expect(jobs.order.prefix(2) == ["flood0", "legit"], "\(jobs.order)")
     }
 
-    @Test("an address whose passwords failed waits behind one that signs in rightly, however many addresses the sprayer has")
-    func failuresRankLower() async throws {
+    @Test("an address whose passwords failed waits behind one that signs in rightly, however many addresses the sprayer has", arguments: [true, false])
+    func failuresRankLower(sprayerFailedBefore: Bool) async throws {
         let pool = BlockingPool(threads: 1, name: "hash-test", queueLimit: 1)
         defer { pool.shutdown() }
         let scheduler = HashScheduler(pool: pool)
         let jobs = Jobs()
         // A sprayer: each of its addresses has failed once, each job for a fresh account.
-        for index in 0..<4 {
+        // (Or fresh addresses with no history at all: the legitimate one's success still wins.)
+        for index in 0..<4 where sprayerFailedBefore {
             scheduler.recordFailure(of: .init(address: "203.0.113.\(10 + index)", account: "x", deadline: nil))
         }
-        // The legitimate address has signed in before (a job started and finished).
+        // The legitimate address has signed in before (a job started and finished, and its
+        // password was right).
         let earlier = submit(scheduler, jobs, "earlier", address: "198.51.100.7", account: "ada@example.com")
         try await jobs.waitForStarts(1)
         jobs.release()
         #expect(await earlier.value == "ran")
+        scheduler.recordSuccess(of: .init(address: "198.51.100.7", account: "ada@example.com", deadline: nil))
         let blocker = submit(scheduler, jobs, "blocker", address: "192.0.2.1", account: "b@example.com")
         try await jobs.waitForStarts(2)
         var tasks = [blocker]

@@ -85,6 +85,7 @@ struct AuthService: Sendable {
             hashScheduler.recordFailure(of: caller)
             return false
         }
+        hashScheduler.recordSuccess(of: caller)
         if needsRehash {
             let upgraded = try await hashing(for: caller) { try $0.hash(password: password) }
             try await store.replacePasswordHash(userID: user.id, old: stored, new: upgraded)

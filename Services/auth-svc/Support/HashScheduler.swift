@@ -223,13 +223,31 @@ final class HashScheduler: Sendable {
     /// address — not its account, or a stranger's wrong guesses would push the owner back —
     /// ranks lower for a while (``failurePenalty``, fading as scores do).
     func recordFailure(of caller: Caller) {
+        adjust([Self.addressKey(caller.address)], by: Self.failurePenalty)
+    }
+
+    /// What one successful password check takes off its address's and account's scores, down
+    /// to ``maximumCredit`` below zero: a sprayer's fresh addresses, which have no history, must
+    /// not rank ahead of an address and account that have signed in rightly before.
+    static let successCredit = 4.0
+    /// The most credit a flow may bank.
+    static let maximumCredit = 8.0
+
+    /// A password check for `caller` succeeded: its address and account rank higher for a while.
+    func recordSuccess(of caller: Caller) {
+        adjust([Self.addressKey(caller.address), Self.accountKey(caller.account)], by: -Self.successCredit)
+    }
+
+    /// Adds `change` to the decayed scores of the flows at `keys` (never below the credit floor).
+    private func adjust(_ keys: [String], by change: Double) {
         state.withLock { state in
             let now = ContinuousClock.now
-            let key = Self.addressKey(caller.address)
-            var flow = state.flows[key] ?? Flow(updated: now)
-            flow.score = decayed(flow, now: now) + Self.failurePenalty
-            flow.updated = now
-            state.flows[key] = flow
+            for key in keys {
+                var flow = state.flows[key] ?? Flow(updated: now)
+                flow.score = max(-Self.maximumCredit, decayed(flow, now: now) + change)
+                flow.updated = now
+                state.flows[key] = flow
+            }
         }
     }
 
@@ -272,7 +290,7 @@ final class HashScheduler: Sendable {
 
     /// Forgets flows whose score has faded to nothing, so the table stays bounded.
     private func sweep(_ state: inout State, now: ContinuousClock.Instant) {
-        state.flows = state.flows.filter { _, flow in flow.occupancy > 0 || decayed(flow, now: now) >= 0.01 }
+        state.flows = state.flows.filter { _, flow in flow.occupancy > 0 || abs(decayed(flow, now: now)) >= 0.01 }
         state.lastSweep = now
     }
 
