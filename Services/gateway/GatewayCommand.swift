@@ -56,8 +56,8 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.catalogAddress = catalog.catalogAddress
         configuration.basketAddress = basket.basketAddress
         configuration.orderAddress = order.orderAddress
-        // --default-timeout-ms (ServiceOptions), else the gateway's own variable, else 10 s.
-        let defaultTimeoutMs = options.defaultTimeoutMs ?? Int(Self.environment["SHOP_GATEWAY_DEFAULT_TIMEOUT_MS"] ?? "") ?? 10_000
+        // --default-timeout-ms (ServiceOptions; SHOP_DEFAULT_TIMEOUT_MS), else the gateway's 10 s.
+        let defaultTimeoutMs = options.resolvedDefaultTimeoutMs ?? 10_000
         configuration.policy.defaultTimeout = .milliseconds(defaultTimeoutMs)
         configuration.serverLimits = options.serverLimits(defaultTimeout: .milliseconds(defaultTimeoutMs))
         configuration.rateLimit = rateLimit

@@ -1,7 +1,7 @@
 public import ArgumentParser
 internal import Foundation
 public import Logging
-package import RPCHTTP2
+internal import RPCHTTP2
 
 /// Flags every service executable accepts, each falling back to an environment variable.
 public struct ServiceOptions: ParsableArguments {
@@ -33,7 +33,12 @@ public struct ServiceOptions: ParsableArguments {
     /// The deadline of unary calls that arrive without one, in milliseconds; nil for the
     /// process's default (``ServerConfiguration/standardUnaryTimeout``, the gateway's 10 s).
     @Option(help: "Deadline of unary calls that come without one, in milliseconds; default 30000, the gateway's 10000 (env SHOP_DEFAULT_TIMEOUT_MS).")
-    public var defaultTimeoutMs: Int? = Int(ProcessInfo.processInfo.environment["SHOP_DEFAULT_TIMEOUT_MS"] ?? "")
+    public var defaultTimeoutMs: Int?
+
+    /// ``defaultTimeoutMs``, else `SHOP_DEFAULT_TIMEOUT_MS`.
+    public var resolvedDefaultTimeoutMs: Int? {
+        defaultTimeoutMs ?? Int(ProcessInfo.processInfo.environment["SHOP_DEFAULT_TIMEOUT_MS"] ?? "")
+    }
 
     /// What one connection may hold of answers its client has not read before its new calls
     /// are refused (``AnswerBufferLimits/perConnection``).
@@ -54,7 +59,7 @@ public struct ServiceOptions: ParsableArguments {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be 0...65535.") }
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative.") }
         guard logRefusedPerSecond >= 0 else { throw ValidationError("--log-refused-per-second must not be negative.") }
-        if let defaultTimeoutMs, defaultTimeoutMs <= 0 { throw ValidationError("--default-timeout-ms must be positive.") }
+        if let timeout = resolvedDefaultTimeoutMs, timeout <= 0 { throw ValidationError("--default-timeout-ms must be positive.") }
         for (flag, value) in [("--answer-buffer-per-connection", answerBufferPerConnection), ("--answer-buffer-per-process", answerBufferPerProcess)] {
             guard let bytes = Self.byteCount(value), bytes >= 64 * 1024 else {
                 throw ValidationError("\(flag) must be a byte count of at least 64K, such as 4M or 262144 (got '\(value)').")
@@ -66,7 +71,7 @@ public struct ServiceOptions: ParsableArguments {
     /// when ``defaultTimeoutMs`` is not given.
     package func serverLimits(defaultTimeout: Duration = ServerConfiguration.standardUnaryTimeout) -> ServerLimits {
         var limits = ServerLimits()
-        limits.defaultUnaryTimeout = defaultTimeoutMs.map { .milliseconds($0) } ?? defaultTimeout
+        limits.defaultUnaryTimeout = resolvedDefaultTimeoutMs.map { .milliseconds($0) } ?? defaultTimeout
         limits.answerBuffer.perConnection = Self.byteCount(answerBufferPerConnection) ?? limits.answerBuffer.perConnection
         limits.answerBuffer.perProcess = Self.byteCount(answerBufferPerProcess) ?? limits.answerBuffer.perProcess
         return limits

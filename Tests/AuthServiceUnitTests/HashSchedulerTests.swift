@@ -29,6 +29,15 @@ struct HashSchedulerTests {
         /// Lets one running job end.
         func release() { gate.signal() }
 
+        /// Lets the running job end, and each next one as it starts, until `total` have started
+        /// (`started` have already) and the last is let go as well.
+        func releaseInTurn(started: Int, total: Int) async throws {
+            for count in started...total {
+                release()
+                if count < total { try await waitForStarts(count + 1) }
+            }
+        }
+
         /// Waits until `count` jobs have started.
         func waitForStarts(_ count: Int) async throws {
             for _ in 0..<500 where order.count < count { try await Task.sleep(for: .milliseconds(2)) }
@@ -77,10 +86,7 @@ struct HashSchedulerTests {
         try await waitForQueue(scheduler, 4)
         tasks.append(submit(scheduler, jobs, "legit", address: "198.51.100.7", account: "ada@example.com"))
         try await waitForQueue(scheduler, 5)
-        for started in 1...6 {
-            jobs.release()
-            if started < 6 { try await jobs.waitForStarts(started + 1) }
-        }
+        try await jobs.releaseInTurn(started: 1, total: 6)
         for task in tasks { #expect(await task.value == "ran") }
         #expect(jobs.order.prefix(2) == ["flood0", "legit"], "\(jobs.order)")
     }
@@ -113,10 +119,7 @@ struct HashSchedulerTests {
         try await waitForQueue(scheduler, 4)
         tasks.append(submit(scheduler, jobs, "legit", address: "198.51.100.7", account: "ada@example.com"))
         try await waitForQueue(scheduler, 5)
-        for started in 2...7 {
-            jobs.release()
-            if started < 7 { try await jobs.waitForStarts(started + 1) }
-        }
+        try await jobs.releaseInTurn(started: 2, total: 7)
         for task in tasks { #expect(await task.value == "ran") }
         #expect(Array(jobs.order.prefix(3)) == ["earlier", "blocker", "legit"], "\(jobs.order)")
     }
