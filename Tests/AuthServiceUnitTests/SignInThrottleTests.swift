@@ -1,5 +1,6 @@
 @testable import auth_svc
 import Synchronization
+import RPC
 import Testing
 
 /// `SignInThrottle` with the README's numbers (15-minute window, delay from the 6th attempt,
@@ -159,6 +160,39 @@ struct SignInThrottleTests {
         await gate.open()
         #expect(try await first.value == .failed)
         #expect(try await second.value == .refused, "the tenth failure locked the account")
+    }
+
+    @Test("an attempt held back past its caller's deadline is answered OVERLOADED in time, not left to time out")
+    func heldBackGivesUp() async throws {
+        let throttle = SignInThrottle(delay: .milliseconds(1))
+        fail(throttle, times: 9, from: -10)
+        let gate = AsyncGate()
+        let first = Task {
+            try await throttle.attempt(account: account, address: address) {
+                await gate.wait()
+                return false
+            }
+        }
+        while throttle.decide(account: account, address: address) != .wait { await Task.yield() }
+        // The running attempt ends after 2 s whatever happens, so that a wait past the deadline
+        // shows as a failure here rather than a hang.
+        let opener = Task {
+            try await Task.sleep(for: .seconds(2))
+            await gate.open()
+        }
+        let started = ContinuousClock.now
+        let outcome = await Task {
+            try await throttle.attempt(account: account, address: address, giveUpAt: .now + .milliseconds(150)) { true }
+        }.result
+        let waited = ContinuousClock.now - started
+        opener.cancel()
+        await gate.open()
+        #expect(try await first.value == .failed)
+        switch outcome {
+        case .success(let result): Issue.record("held back past its deadline, it ended \(result)")
+        case .failure(let error): #expect(RPCError(converting: error).reason == "OVERLOADED")
+        }
+        #expect(waited < .seconds(1), "it waited \(waited)")
     }
 
     @Test("a completed reset lifts the lock at once")

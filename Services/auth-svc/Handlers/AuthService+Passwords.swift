@@ -46,7 +46,8 @@ extension AuthService {
     /// (`SignInThrottle`): `TOO_MANY_ATTEMPTS` when throttled, `INVALID_CREDENTIALS` with
     /// `wrong` for a wrong password. For a signed-in caller: a success keeps the record.
     func checkThrottled(_ password: String, of user: UserRecord, context: ServerContext, wrong: String) async throws {
-        switch try await throttle.attempt(account: user.email, address: clientAddress(context), clearsOnSuccess: false, check: {
+        switch try await throttle.attempt(
+            account: user.email, address: clientAddress(context), clearsOnSuccess: false, giveUpAt: throttleGiveUp(context), check: {
             try await checkPassword(password, user: user, account: user.email, context: context)
         }) {
         case .refused: throw AuthReason.tooManyAttempts.error(Self.lockedMessage)

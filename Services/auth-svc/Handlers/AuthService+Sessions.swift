@@ -19,7 +19,7 @@ extension AuthService {
         let account = email ?? request.email.lowercased()
         let address = clientAddress(context)
         var user: UserRecord?
-        switch try await throttle.attempt(account: account, address: address, check: {
+        switch try await throttle.attempt(account: account, address: address, giveUpAt: throttleGiveUp(context), check: {
             user = try await email.asyncFlatMap { try await store.user(email: $0) }
             return try await checkPassword(request.password, user: user, account: account, context: context) && user != nil
         }) {

@@ -56,6 +56,12 @@ struct AuthService: Sendable {
         return try await hashScheduler.run(for: caller) { try body(hasher) }
     }
 
+    /// When a sign-in held back by the throttle stops waiting and answers `OVERLOADED`: a
+    /// moment before the call's deadline, so that the client hears why rather than timing out.
+    func throttleGiveUp(_ context: ServerContext) -> ContinuousClock.Instant? {
+        context.deadline.map { $0 - .milliseconds(200) }
+    }
+
     /// Who a hash is for: the client address of `context`, `account`, and the call's deadline.
     func hashCaller(_ context: ServerContext, account: String) -> HashScheduler.Caller {
         HashScheduler.Caller(address: clientAddress(context), account: account, deadline: context.deadline)

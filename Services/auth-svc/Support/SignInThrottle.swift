@@ -80,11 +80,13 @@ final class SignInThrottle: Sendable {
     /// held back as ``decide(account:address:now:)`` says, and counted from its start until it
     /// ends, so that attempts running at once see each other. An attempt held back (``Decision/wait``)
     /// waits until the attempts ahead of it have ended, so it is refused only for failures on
-    /// record, never for attempts that turn out right; it waits for as long as its task is not
-    /// cancelled (the call's deadline cancels it). A wrong password is recorded as a failure; a
-    /// right one clears the account's record when `clearsOnSuccess`.
+    /// record, never for attempts that turn out right; it waits until `giveUpAt` at the latest
+    /// (its caller's deadline, less a margin for the answer to get back), then is answered
+    /// `RESOURCE_EXHAUSTED`/`OVERLOADED` — in time, not as a deadline run out. A wrong password
+    /// is recorded as a failure; a right one clears the account's record when `clearsOnSuccess`.
     func attempt(
-        account: String, address: String, clearsOnSuccess: Bool = true, check: () async throws -> Bool
+        account: String, address: String, clearsOnSuccess: Bool = true, giveUpAt: ContinuousClock.Instant? = nil,
+        check: () async throws -> Bool
     ) async throws -> Outcome {
         var delay = Duration.zero
         decision: while true {
@@ -98,7 +100,9 @@ final class SignInThrottle: Sendable {
             }
             switch decision {
             case .refuse: return .refused
-            case .wait: try await Task.sleep(for: Self.waitInterval)
+            case .wait:
+                if let giveUpAt, ContinuousClock.now + Self.waitInterval >= giveUpAt { throw HashScheduler.overloaded }
+                try await Task.sleep(for: Self.waitInterval)
             case .proceed(let wait):
                 delay = wait
                 break decision
