@@ -90,7 +90,7 @@ public struct CallLogLine: Sendable, Equatable {
     public static let refusalReasons: Set<String> = [
         "RATE_LIMITED", "SERVER_BUSY", "OVERLOADED", "TOO_MANY_WATCHES", "TOO_MANY_ATTEMPTS", "HEADER_LIST_TOO_LARGE",
         "UNKNOWN_METHOD", "UNSUPPORTED_ENCODING", "UNSUPPORTED_CODEC", "INVALID_TIMEOUT", "MALFORMED_MESSAGE",
-        "TRUNCATED_MESSAGE", "MISSING_TOKEN", "INVALID_ACCESS_TOKEN", "MISSING_API_KEY", "INVALID_API_KEY",
+        "MISSING_TOKEN", "INVALID_ACCESS_TOKEN", "MISSING_API_KEY", "INVALID_API_KEY",
     ]
 
     /// Why the call was refused before it was served — its reason when that is one of

@@ -32,10 +32,10 @@ public final class HTTP2Server: Sendable {
     public var port: Int { state.withLock { $0.port } }
 
     /// Connections open now.
-    package var openConnectionCount: Int { core.openConnections.count }
+    package var openConnectionCount: Int { core.openConnectionCount.load(ordering: .relaxed) }
 
-    /// What the server holds for its peers now: unsent answer bytes and a charge per open
-    /// stream (``AnswerBufferLimits``).
+    /// What the server holds for its peers now: unsent answer bytes and the charge of streams
+    /// whose answers are not all out (``AnswerBufferLimits``).
     package var heldAnswerBytes: Int { core.heldAnswerBytes.load(ordering: .relaxed) }
 
     /// The name of each open connection's loop: how the connections are spread.

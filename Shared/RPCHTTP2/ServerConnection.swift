@@ -33,7 +33,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private let heldBytes = Atomic<Int>(0)
     /// When (monotonic ns) a stream last opened or closed: idle time is counted from it, not
     /// from the socket's traffic, so a peer that keeps answering PINGs is still idle.
-    @exclusivity(unchecked) private var lastStreamActivity = System.monotonicNanoseconds()
+    private var lastStreamActivity = System.monotonicNanoseconds()
     @exclusivity(unchecked) private var closed = false
     /// When (monotonic ns) our keepalive PING went out, while it is unanswered.
     @exclusivity(unchecked) private var pingSentAt: UInt64?
@@ -183,9 +183,6 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// What a stream counts for while some of its answer waits (``AnswerBufferLimits/streamCharge``).
     var streamCharge: Int { answerLimits.streamCharge }
-
-    /// What this connection holds now (``AnswerBufferLimits``).
-    var heldAnswerBytes: Int { heldBytes.load(ordering: .relaxed) }
 
     /// Releases what a stream that just left the table still held: its unsent bytes and its
     /// charge. Called once per stream, after it was ended (``ServerStream/abort(_:)``) or sent

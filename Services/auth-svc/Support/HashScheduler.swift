@@ -54,7 +54,7 @@ final class HashScheduler: Sendable {
         let queuedAt: ContinuousClock.Instant
         /// The latest instant it may start and still answer in time.
         let startBy: ContinuousClock.Instant
-        let continuation: UnsafeContinuation<Void, any Error>
+        let continuation: CheckedContinuation<Void, any Error>
     }
 
     private struct Flow {
@@ -107,7 +107,7 @@ final class HashScheduler: Sendable {
             return state.nextID
         }
         try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // nil: it waits, and whoever removes it from the waiters resumes it.
                 let (outcome, evicted) = state.withLock { state -> (Swift.Result<Void, any Error>?, [Waiter]) in
                     let now = ContinuousClock.now
@@ -174,7 +174,7 @@ final class HashScheduler: Sendable {
 
     /// `caller`'s job ended after `duration`: frees its thread and starts the next ones.
     private func finished(_ caller: Caller, after duration: Duration) {
-        let resume = state.withLock { state -> [(UnsafeContinuation<Void, any Error>, Bool)] in
+        let resume = state.withLock { state -> [(CheckedContinuation<Void, any Error>, Bool)] in
             state.running -= 1
             occupy(address: caller.address, account: caller.account, by: -1, now: .now, state: &state)
             state.meanDuration = state.meanDuration.map { $0 * 0.8 + duration * 0.2 } ?? duration
@@ -187,9 +187,9 @@ final class HashScheduler: Sendable {
 
     /// Starts the best-ranked waiters while threads are free, and drops every waiter whose
     /// start-by time has passed.
-    private func dispatch(_ state: inout State) -> [(UnsafeContinuation<Void, any Error>, Bool)] {
+    private func dispatch(_ state: inout State) -> [(CheckedContinuation<Void, any Error>, Bool)] {
         let now = ContinuousClock.now
-        var resume: [(UnsafeContinuation<Void, any Error>, Bool)] = []
+        var resume: [(CheckedContinuation<Void, any Error>, Bool)] = []
         let late = state.waiters.filter { $0.startBy < now }
         if !late.isEmpty {
             state.waiters.removeAll { $0.startBy < now }
@@ -202,8 +202,7 @@ final class HashScheduler: Sendable {
             var best = 0
             var bestRank = Double.infinity
             for (index, waiter) in state.waiters.enumerated() {
-                // Ranked as it will be once it counts in its flows.
-        let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state) + 1
+                let rank = self.rank(address: waiter.address, account: waiter.account, now: now, state: &state)
                 if rank < bestRank { (best, bestRank) = (index, rank) }  // the earliest among equals
             }
             let waiter = state.waiters.remove(at: best)

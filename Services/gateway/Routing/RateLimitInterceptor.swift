@@ -25,8 +25,7 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
 
     func prepareImmediately(_ context: inout ServerContext) throws {
         guard let limiter else { return }
-        let key = context.user.map { "user:\($0.id)" } ?? "address:\(context.peerHost)"
-        guard limiter.allow(key) else {
+        guard limiter.allow(context.clientKey) else {
             throw GatewayReason.rateLimited.error("Too many requests; slow down and try again in a moment.")
         }
     }

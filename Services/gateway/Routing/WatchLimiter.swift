@@ -39,8 +39,7 @@ final class WatchLimiter: Sendable {
     func holding<Result: Sendable>(
         for context: ServerContext, _ body: () async throws -> Result
     ) async throws -> Result {
-        let holder = Holder(
-            client: context.user.map { "user:\($0.id)" } ?? "address:\(context.peerHost)", path: context.method.path)
+        let holder = Holder(client: context.clientKey, path: context.method.path)
         guard take(holder) else {
             throw GatewayReason.tooManyWatches.error(
                 "You already have \(perUser) open \(context.method.method) streams; close one before opening another.")

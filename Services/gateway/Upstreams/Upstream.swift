@@ -11,8 +11,9 @@ import Synchronization
 /// a watch holds its stream for as long as it stays open, and an HTTP/2 connection carries at
 /// most the service's limit of streams at once (256) — a connection whose streams are all
 /// taken queues every further call until one ends. Shared, a crowd of watches would take every
-/// slot and the unary calls behind them would wait out their deadlines; apart, watches only
-/// ever wait on watches.
+/// slot and the unary calls behind them would wait out their deadlines. Apart, the stream
+/// client opens more connections when its own are full (``maxExtraStreamConnections``), so a
+/// new watch does not wait for another to end either.
 ///
 /// Every call the gateway makes to a service goes through ``forward(_:options:_:)`` or
 /// ``stream(_:options:_:)``, so the breaker sees every outcome. Thread-safe.
