@@ -37,7 +37,33 @@ struct GatewayCommand: AsyncParsableCommand {
         help: "Run each event loop on a core of its own (env SHOP_GATEWAY_PIN_LOOPS; 0 turns it off).")
     var pinLoops = environment["SHOP_GATEWAY_PIN_LOOPS"] != "0"
 
+    @Option(
+        name: .customLong("cors-origin"),
+        help: "An origin (scheme://host[:port]) whose pages may call the API from a browser; repeatable (env SHOP_GATEWAY_CORS_ORIGINS, comma-separated). None by default.")
+    var corsOrigins: [String] = (environment["SHOP_GATEWAY_CORS_ORIGINS"] ?? "").split(separator: ",").map {
+        $0.trimmingCharacters(in: .whitespaces)
+    }.filter { !$0.isEmpty }
+
+    @Option(help: "A directory of files to serve at / instead of the built-in web storefront; empty for the built-in one (env SHOP_GATEWAY_WEB_ROOT).")
+    var webRoot = environment["SHOP_GATEWAY_WEB_ROOT"] ?? ""
+
+    @Flag(help: "Serve no web storefront at / (the API, the account pages and /healthz stay).")
+    var noWeb = false
+
     func validate() throws {
+        for origin in corsOrigins {
+            guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
+                url.path.isEmpty, url.query == nil
+            else {
+                throw ValidationError("--cors-origin '\(origin)' is not an origin: give scheme://host[:port], as a browser sends it.")
+            }
+        }
+        if !webRoot.isEmpty {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: webRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--web-root '\(webRoot)' is not a directory.")
+            }
+        }
         guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
         guard rateLimit == 0 || (0.001...1_000_000).contains(rateLimit) else {
             throw ValidationError("--rate-limit must be 0 (no limit) or between 0.001 and 1000000 requests a second.")
@@ -65,6 +91,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.maxWatchesPerUser = maxWatchesPerUser
         configuration.upstreamConnections = upstreamConnections == 0 ? nil : upstreamConnections
         configuration.pinLoops = pinLoops
+        configuration.web = WebEdge.Configuration(corsOrigins: corsOrigins, webRoot: webRoot.isEmpty ? nil : webRoot, serveWeb: !noWeb)
         // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.
         configuration.handlersStayOnLoop = Self.environment["SHOP_GATEWAY_POOL_HANDLERS"] != "1"
         try await ServiceHost.launch(logger: logger) {

@@ -66,6 +66,8 @@ struct GatewayServer: Sendable {
         /// core while the other idles (measured with catalog-svc and h2load beside it: ~2.3 µs
         /// of idle CPU per forwarded call, ~1 µs pinned).
         var pinLoops = true
+        /// The web edge: CORS origins, the storefront's files (API.md §9).
+        var web = WebEdge.Configuration()
     }
 
     /// Builds everything; nothing listens until `run`.
@@ -115,7 +117,12 @@ struct GatewayServer: Sendable {
             router: router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group,
             handlersStayOnLoop: configuration.handlersStayOnLoop, limits: configuration.serverLimitsWithPolicy,
-            servedHere: [StorefrontContract.service])
+            servedHere: [StorefrontContract.service],
+            web: { router in
+                try WebEdge(
+                    configuration: configuration.web, router: router, health: health,
+                    defaultUnaryTimeout: configuration.policy.defaultTimeout, logger: logger)
+            })
         let upstreams = [authUpstream, catalog, basket, order]
         let upstreamHealth = UpstreamHealth(
             upstreams: upstreams, health: health, interval: configuration.healthInterval,

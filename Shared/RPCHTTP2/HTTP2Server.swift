@@ -16,14 +16,19 @@ public final class HTTP2Server: Sendable {
     private let state = Mutex<(listener: Listener?, port: Int, stopped: Bool)>((nil, 0, false))
 
     /// Creates a server; nothing listens until ``start()``.
-    public convenience init(configuration: ServerConfiguration, router: Router, logger: Logger) throws {
+    /// `web` serves what is not gRPC — HTTP/1.1 connections, and HTTP/2 requests of another
+    /// content type; without it those get 415 (HTTP/2) or are closed (HTTP/1.1).
+    public convenience init(configuration: ServerConfiguration, router: Router, logger: Logger, web: (any WebHandler)? = nil) throws {
         let group = try EventLoopGroup(count: configuration.loopCount ?? System.coreCount, name: "server")
-        self.init(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true)
+        self.init(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true, web: web)
     }
 
     /// Creates a server on existing loops (shared with clients, as in tests).
-    package init(configuration: ServerConfiguration, router: Router, logger: Logger, group: EventLoopGroup, ownsGroup: Bool = false) {
-        self.core = HTTP2ServerCore(configuration: configuration, router: router, logger: logger)
+    package init(
+        configuration: ServerConfiguration, router: Router, logger: Logger, group: EventLoopGroup, ownsGroup: Bool = false,
+        web: (any WebHandler)? = nil
+    ) {
+        self.core = HTTP2ServerCore(configuration: configuration, router: router, logger: logger, web: web)
         self.group = group
         self.ownsGroup = ownsGroup
     }
@@ -192,6 +197,8 @@ final class HTTP2ServerCore: Sendable {
     let configuration: ServerConfiguration
     let router: Router
     let logger: Logger
+    /// What serves requests that are not gRPC (``WebHandler``), if anything does.
+    let web: (any WebHandler)?
     /// The logger's level, read once: asking the handler costs a dynamic call on every call,
     /// and the level is set when the process starts.
     private let logLevel: Logger.Level
@@ -202,10 +209,11 @@ final class HTTP2ServerCore: Sendable {
     let heldAnswerBytes = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
 
-    init(configuration: ServerConfiguration, router: Router, logger: Logger) {
+    init(configuration: ServerConfiguration, router: Router, logger: Logger, web: (any WebHandler)? = nil) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
+        self.web = web
         self.logLevel = logger.logLevel
         self.callLines = logger.handler as? any CallLineLogging
     }

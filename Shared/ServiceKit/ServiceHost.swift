@@ -47,19 +47,21 @@ package enum ServiceHost {
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, logger: Logger,
         health: HealthMonitor = HealthMonitor(), group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false,
-        limits: ServerLimits = ServerLimits(), servedHere: [String]? = nil
+        limits: ServerLimits = ServerLimits(), servedHere: [String]? = nil,
+        web: ((Router) throws -> any WebHandler)? = nil
     ) throws -> (HTTP2Server, HealthMonitor) {
         var router = router
         router.addStandardServices(health: health, servedHere: servedHere)
+        let web = try web?(router)
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.gracePeriod = gracePeriod
         configuration.handlersStayOnLoop = handlersStayOnLoop
         configuration.defaultUnaryTimeout = limits.defaultUnaryTimeout
         configuration.answerBuffer = limits.answerBuffer
         guard let group else {
-            return (try HTTP2Server(configuration: configuration, router: router, logger: logger), health)
+            return (try HTTP2Server(configuration: configuration, router: router, logger: logger, web: web), health)
         }
-        return (HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true), health)
+        return (HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true, web: web), health)
     }
 
     /// Serves until SIGTERM or SIGINT (``ServiceRunner/run(_:health:logger:)``) with
