@@ -34,6 +34,7 @@ let package = Package(
             name: "CNGHTTP2", path: "Shared/CNGHTTP2", pkgConfig: "libnghttp2",
             providers: [.apt(["libnghttp2-dev"])]),
         .systemLibrary(name: "CLinux", path: "Shared/CLinux"),
+        .systemLibrary(name: "CHTTPParser", path: "Shared/CHTTPParser", providers: [.apt(["libhttp-parser-dev"])]),
         .systemLibrary(
             name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
@@ -42,7 +43,7 @@ let package = Package(
         .target(name: "RPC", dependencies: [log], path: "Shared/RPC", swiftSettings: runtimeSettings),
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
         .target(
-            name: "RPCHTTP2", dependencies: ["RPC", "CNGHTTP2", "CLinux", log], path: "Shared/RPCHTTP2",
+            name: "RPCHTTP2", dependencies: ["RPC", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
             swiftSettings: runtimeSettings),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),

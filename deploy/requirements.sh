@@ -5,9 +5,9 @@
 #   run    what `deploy/compose up` needs to run executables built elsewhere (SHOP_BIN_DIR)
 #   test   what Tests/run needs
 
-APT_BUILD=(libnghttp2-dev libsqlite3-dev nghttp2-client)
-APT_RUN=(libnghttp2-14 libsqlite3-0 nghttp2-client)
-APT_TEST=(libnghttp2-dev libsqlite3-dev nghttp2-client sqlite3 procps)  # procps: pgrep, for DeployTests
+APT_BUILD=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev nghttp2-client)
+APT_RUN=(libnghttp2-14 libsqlite3-0 libhttp-parser2.9 nghttp2-client)
+APT_TEST=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev nghttp2-client sqlite3 procps)  # procps: pgrep, for DeployTests
 # Python packages as pip-name:import-name. pyyaml: DeployTests reads the Kubernetes manifests.
 PIP_TEST=(grpcio:grpc aiosmtpd:aiosmtpd pyyaml:yaml)
 

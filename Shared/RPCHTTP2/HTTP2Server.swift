@@ -147,7 +147,13 @@ final class Listener: EventHandler, @unchecked Sendable {
             let target = group.next()
             let core = self.core
             target.execute {
-                let connection = ServerConnection(fd: accepted.fd, peer: accepted.peer, loop: target, server: core)
+                // With a web handler the first bytes tell HTTP/2 from HTTP/1.1 (ProtocolSniffer).
+                let connection: any ServedConnection =
+                    if let web = core.web {
+                        ProtocolSniffer(fd: accepted.fd, peer: accepted.peer, loop: target, server: core, web: web)
+                    } else {
+                        ServerConnection(fd: accepted.fd, peer: accepted.peer, loop: target, server: core)
+                    }
                 core.connectionOpened(connection)
                 connection.start()
             }
@@ -207,7 +213,7 @@ final class HTTP2ServerCore: Sendable {
     private let calls = Atomic<Int>(0)
     /// What every connection holds for its peer, summed (``AnswerBufferLimits``).
     let heldAnswerBytes = Atomic<Int>(0)
-    private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
+    private let connections = Mutex<[ObjectIdentifier: any ServedConnection]>([:])
 
     init(configuration: ServerConfiguration, router: Router, logger: Logger, web: (any WebHandler)? = nil) {
         self.configuration = configuration
@@ -219,19 +225,45 @@ final class HTTP2ServerCore: Sendable {
     }
 
     var inFlight: Int { calls.load(ordering: .relaxed) }
-    var openConnections: [ServerConnection] { connections.withLock { Array($0.values) } }
+    var openConnections: [any ServedConnection] { connections.withLock { Array($0.values) } }
 
     /// Connections open now, kept beside the table for a read without its lock.
     let openConnectionCount = Atomic<Int>(0)
 
-    func connectionOpened(_ connection: ServerConnection) {
+    func connectionOpened(_ connection: any ServedConnection) {
         let added = connections.withLock { $0.updateValue(connection, forKey: ObjectIdentifier(connection)) == nil }
         if added { openConnectionCount.add(1, ordering: .relaxed) }
     }
 
-    func connectionClosed(_ connection: ServerConnection) {
+    func connectionClosed(_ connection: any ServedConnection) {
         let removed = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) != nil }
         if removed { openConnectionCount.subtract(1, ordering: .relaxed) }
+    }
+
+    /// The refusal of a new call on a connection holding `held` bytes for its peer, while it
+    /// — or the whole server with that connection above its share — holds more than its bound;
+    /// nil when the call may go on.
+    ///
+    /// A connection's share, while the server is over its bound, is the bound divided among the
+    /// open connections, at most ``AnswerBufferLimits/fairShare`` and at least
+    /// ``AnswerBufferLimits/minimumShare``: however many connections a flood opens, what they
+    /// hold together stays within about twice the bound, and a connection that reads its
+    /// answers — holding next to nothing — is never refused.
+    func answerBufferRefusal(heldByConnection held: Int) -> RPCError? {
+        let limits = configuration.answerBuffer
+        guard held > AnswerBufferLimits.minimumShare else { return nil }
+        if held > limits.perConnection {
+            return RPCError(
+                code: .resourceExhausted, reason: "SERVER_BUSY",
+                message: "This connection has \(held >> 10) KiB of answers waiting for the client to read them; read them, or retry later.")
+        }
+        guard heldAnswerBytes.load(ordering: .relaxed) > limits.perProcess else { return nil }
+        let connections = max(1, openConnectionCount.load(ordering: .relaxed))
+        let share = max(AnswerBufferLimits.minimumShare, min(limits.fairShare, limits.perProcess / connections))
+        guard held > share else { return nil }
+        return RPCError(
+            code: .resourceExhausted, reason: "SERVER_BUSY",
+            message: "The server holds too many unread answers; read this connection's, or retry later.")
     }
 
     func callStarted() { calls.add(1, ordering: .relaxed) }
@@ -282,6 +314,33 @@ final class HTTP2ServerCore: Sendable {
             reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)),
             peer: stream.connection.peer, httpStatus: httpStatus, handlerStatus: handlerStatus?.code.name,
             cause: cause.map { String(describing: $0) }, clientRequestID: requestID?.clientNote)
+        if let callLines {
+            callLines.logCall(line, level: level)
+        } else {
+            logger.log(level: level, CallLogLine.message, metadata: line.metadata)
+        }
+    }
+
+    /// Writes the one log line of a request served by the ``WebHandler``: a call's line with
+    /// its RPC status when the handler noted one (a Connect or gRPC-Web call), else the
+    /// request's path — never its query, where tokens travel — and HTTP status.
+    func logWebRequest(
+        path: String, status: RPCError?, httpStatus: Int, requestID: RequestID?, peer: String, arrival: ContinuousClock.Instant
+    ) {
+        let level: Logger.Level =
+            if status?.code == .internal || status?.code == .unknown || httpStatus >= 500 && httpStatus != 503 && httpStatus != 504 {
+                .error
+            } else if path == "/healthz" && httpStatus == 200 {
+                .debug  // load balancers' probes
+            } else {
+                .info
+            }
+        guard logLevel <= level else { return }
+        let micros = (ContinuousClock.now - arrival) / .microseconds(1)
+        let line = CallLogLine(
+            requestID: requestID?.description ?? "-", method: String(path.prefix(256)), status: status.map { $0.code.name } ?? "OK",
+            reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)), peer: peer,
+            httpStatus: httpStatus, clientRequestID: requestID?.clientNote)
         if let callLines {
             callLines.logCall(line, level: level)
         } else {

@@ -45,6 +45,8 @@ public struct ServerConfiguration: Sendable {
     public var defaultUnaryTimeout: Duration? = ServerConfiguration.standardUnaryTimeout
     /// Event loops (threads); default one per core.
     public var loopCount: Int?
+    /// Time limits of HTTP/1.1 connections (served only with a ``WebHandler``).
+    public var http1 = HTTP1Timeouts()
 
     /// The default of ``defaultUnaryTimeout``: long enough for any unary call of the shop
     /// (a PlaceOrder charging a card included), short enough that nothing is held for long.
@@ -54,6 +56,19 @@ public struct ServerConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int) {
         self.address = SocketAddressText(host: host, port: port)
     }
+}
+
+/// How long an HTTP/1.1 client may take: what a slow or idle client holds (a connection, a
+/// buffer) is bounded in time as well as in bytes.
+public struct HTTP1Timeouts: Sendable {
+    /// A request's head must be all here this long after its first byte; else 408 and close.
+    public var head: Duration = .seconds(10)
+    /// A request's body must be all here this long after its first byte; else 408 and close.
+    public var request: Duration = .seconds(60)
+    /// A keep-alive connection with no request for this long is closed.
+    public var idle: Duration = .seconds(60)
+
+    public init() {}
 }
 
 /// Bounds on the response bytes a server holds for peers that do not take them — a client that

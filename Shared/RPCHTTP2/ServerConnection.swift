@@ -5,7 +5,7 @@ internal import Synchronization
 
 /// One accepted HTTP/2 connection: its socket, its nghttp2 session and its streams. Lives on
 /// one event loop; everything but ``scheduleFlush(_:)`` runs on that loop's thread.
-final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @unchecked Sendable {
+final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, ServedConnection, @unchecked Sendable {
     // Invariant for @unchecked Sendable: only `pending` (a Mutex) is touched off the loop.
     private let socket: HTTP2Socket
     /// Held strongly, as a client connection holds its loop: read through the socket's unowned
@@ -204,20 +204,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// hold together stays within about twice the bound, and a connection that reads its
     /// answers — holding next to nothing — is never refused.
     private func answerBufferRefusal() -> RPCError? {
-        let held = heldBytes.load(ordering: .relaxed)
-        guard held > AnswerBufferLimits.minimumShare else { return nil }
-        if held > answerLimits.perConnection {
-            return RPCError(
-                code: .resourceExhausted, reason: "SERVER_BUSY",
-                message: "This connection has \(held >> 10) KiB of answers waiting for the client to read them; read them, or retry later.")
-        }
-        guard server.heldAnswerBytes.load(ordering: .relaxed) > answerLimits.perProcess else { return nil }
-        let connections = max(1, server.openConnectionCount.load(ordering: .relaxed))
-        let share = max(AnswerBufferLimits.minimumShare, min(answerLimits.fairShare, answerLimits.perProcess / connections))
-        guard held > share else { return nil }
-        return RPCError(
-            code: .resourceExhausted, reason: "SERVER_BUSY",
-            message: "The server holds too many unread answers; read this connection's, or retry later.")
+        server.answerBufferRefusal(heldByConnection: heldBytes.load(ordering: .relaxed))
     }
 
     // MARK: HTTP2SessionDelegate

@@ -153,6 +153,12 @@ enum Socket {
         try System.nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
+    /// Reads into a buffer without taking the bytes from the socket; 0 means the peer closed,
+    /// `nil` means nothing is waiting.
+    static func peek(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+        try System.nonBlocking("recv") { recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_PEEK)) }
+    }
+
     /// Writes from a buffer; `nil` means it would block.
     static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try System.nonBlocking("send") { send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }

@@ -1,0 +1,337 @@
+internal import CHTTPParser
+internal import Foundation
+
+/// The head of one HTTP/1.x request.
+struct HTTP1RequestHead {
+    var method = ""
+    /// The request target as sent (`/path?query`).
+    var target = ""
+    var headers: [(name: String, value: String)] = []
+    var major = 1, minor = 1
+    /// Whether the connection stays open after this request (HTTP/1.1 without
+    /// `connection: close`, HTTP/1.0 with `connection: keep-alive`).
+    var keepAlive = true
+    /// Whether the client asked to switch protocols (`upgrade`, `CONNECT`): not done here, so
+    /// the connection closes after the answer rather than reading the other protocol's bytes.
+    var upgrade = false
+    /// Whether the client waits for `100 Continue` before sending its body.
+    var expectsContinue = false
+
+    var version: String { "HTTP/\(major).\(minor)" }
+}
+
+/// What a round of parsing found.
+enum HTTP1ParseEvent {
+    /// Everything given was consumed; the request is not complete yet.
+    case needMore
+    /// A whole request.
+    case complete(HTTP1RequestHead, body: Data)
+    /// The request is refused with `status` (a 4xx or 501); the connection must close after
+    /// the answer, since where this request ends — and the next begins — is not known.
+    case failed(status: Int, message: String)
+}
+
+/// The bounds a request must keep (API.md §9: the same as on HTTP/2).
+struct HTTP1RequestLimits {
+    /// The request target's bytes; above: 400.
+    var maxTarget = 8 * 1024
+    /// One header's name and value; above: 400.
+    var maxHeader = 8 * 1024
+    /// The whole header list (name + value + 32 per field, as HTTP/2 counts it); above: 431.
+    var maxHeaderList = 16 * 1024
+    /// Header fields; above: 431.
+    var maxHeaderCount = 128
+    /// The body; above: 413.
+    var maxBody = 4 * 1024 * 1024
+}
+
+/// An HTTP/1.x request parser: libhttp_parser (the parser Node.js used for years) behind our
+/// own limits. The only file that sees the C library.
+///
+/// Fed with a connection's bytes, it stops after each complete request — returning how much
+/// it consumed — so pipelined requests are taken one at a time and answered in order, and
+/// after a refused request nothing that follows is read as a request of its own.
+final class HTTP1Parser {
+    /// The C parser's state, in memory of its own: its callbacks read and pause it while
+    /// `http_parser_execute` runs, which an `inout` of a stored property would forbid.
+    private let parser = UnsafeMutablePointer<http_parser>.allocate(capacity: 1)
+    private let settings = UnsafeMutablePointer<http_parser_settings>.allocate(capacity: 1)
+    let limits: HTTP1RequestLimits
+
+    // The request being parsed.
+    private var head = HTTP1RequestHead()
+    private var body = Data()
+    private var headerBytes = 0
+    private var field: [UInt8] = []
+    private var value: [UInt8] = []
+    private var inValue = false
+    private var target: [UInt8] = []
+    private var completed = false
+    private var failure: (status: Int, message: String)?
+
+    init(limits: HTTP1RequestLimits) {
+        self.limits = limits
+        parser.initialize(to: http_parser())
+        settings.initialize(to: http_parser_settings())
+        http_parser_init(parser, HTTP_REQUEST)
+        http_parser_settings_init(settings)
+        settings.pointee.on_message_begin = { parser in HTTP1Parser.from(parser).messageBegan() }
+        settings.pointee.on_url = { parser, at, length in HTTP1Parser.from(parser).url(at, length) }
+        settings.pointee.on_header_field = { parser, at, length in HTTP1Parser.from(parser).headerField(at, length) }
+        settings.pointee.on_header_value = { parser, at, length in HTTP1Parser.from(parser).headerValue(at, length) }
+        settings.pointee.on_headers_complete = { parser in HTTP1Parser.from(parser).headersComplete() }
+        settings.pointee.on_body = { parser, at, length in HTTP1Parser.from(parser).bodyPart(at, length) }
+        settings.pointee.on_message_complete = { parser in HTTP1Parser.from(parser).messageComplete() }
+        settings.pointee.on_chunk_header = { parser in HTTP1Parser.from(parser).chunkHeader() }
+    }
+
+    deinit {
+        parser.deallocate()
+        settings.deallocate()
+    }
+
+    private static func from(_ parser: UnsafeMutablePointer<http_parser>?) -> HTTP1Parser {
+        Unmanaged<HTTP1Parser>.fromOpaque(parser!.pointee.data).takeUnretainedValue()
+    }
+
+    /// Whether the head of the request being parsed has arrived and asked for `100 Continue`
+    /// (cleared when read).
+    private(set) var continueWanted = false
+
+    /// Takes the pending `100 Continue` request: true once per request that asked for one.
+    func takeContinueWanted() -> Bool {
+        defer { continueWanted = false }
+        return continueWanted
+    }
+
+    /// Whether a request has begun and not yet completed.
+    private(set) var inRequest = false
+
+    /// Parses `bytes`; returns how many were consumed and what they completed. After a
+    /// `.complete`, call again with the rest; after `.failed`, stop.
+    func parse(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, event: HTTP1ParseEvent) {
+        guard failure == nil else { return (0, .failed(status: failure!.status, message: failure!.message)) }
+        parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+        let consumed = http_parser_execute(
+            parser, settings, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
+        parser.pointee.data = nil
+        let errno = http_errno(rawValue: parser.pointee.http_errno)
+        if let failure { return (consumed, .failed(status: failure.status, message: failure.message)) }
+        if completed {
+            completed = false
+            http_parser_pause(parser, 0)
+            let request = head
+            let requestBody = body
+            head = HTTP1RequestHead()
+            body = Data()
+            return (consumed, .complete(request, body: requestBody))
+        }
+        if errno != HPE_OK {
+            let name = String(cString: http_errno_name(errno))
+            let message = "Malformed HTTP request (\(name.hasPrefix("HPE_") ? String(name.dropFirst(4)) : name))."
+            failure = (400, message)
+            return (consumed, .failed(status: 400, message: message))
+        }
+        if parser.pointee.upgrade != 0 {
+            // The parser stops at an upgrade's head (a CONNECT, or `upgrade` with no body it
+            // would read): nothing here speaks the other protocol.
+            failure = (400, "Protocol upgrades are not supported here.")
+            return (consumed, .failed(status: 400, message: failure!.message))
+        }
+        return (consumed, .needMore)
+    }
+
+    // MARK: Callbacks
+
+    private func fail(_ status: Int, _ message: String) -> Int32 {
+        if failure == nil { failure = (status, message) }
+        http_parser_pause(parser, 1)
+        return 0
+    }
+
+    private func messageBegan() -> Int32 {
+        inRequest = true
+        headerBytes = 0
+        field.removeAll(keepingCapacity: true)
+        value.removeAll(keepingCapacity: true)
+        target.removeAll(keepingCapacity: true)
+        inValue = false
+        return 0
+    }
+
+    private func url(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        guard target.count + length <= limits.maxTarget else {
+            return fail(400, "The request target is longer than \(limits.maxTarget) bytes.")
+        }
+        target.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
+        return 0
+    }
+
+    private func headerField(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        if inValue {
+            if let refused = storeHeader() { return refused }
+            inValue = false
+        }
+        field.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
+        return field.count + value.count > limits.maxHeader ? headerTooLong() : 0
+    }
+
+    private func headerValue(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        inValue = true
+        value.append(contentsOf: UnsafeRawBufferPointer(start: at, count: length))
+        return field.count + value.count > limits.maxHeader ? headerTooLong() : 0
+    }
+
+    private func headerTooLong() -> Int32 {
+        fail(400, "A header field is longer than \(limits.maxHeader) bytes.")
+    }
+
+    /// Stores the field just read; returns the refusal when the list is over its bounds.
+    private func storeHeader() -> Int32? {
+        headerBytes += field.count + value.count + 32
+        guard headerBytes <= limits.maxHeaderList, head.headers.count < limits.maxHeaderCount else {
+            return fail(431, "The request's header fields are larger than \(limits.maxHeaderList) bytes or more than \(limits.maxHeaderCount).")
+        }
+        // RFC 9110 §5.1: a field name is a token. The library's lenient build lets a space in,
+        // which a stricter parser in front would read otherwise.
+        guard !field.isEmpty, field.allSatisfy(Self.isTokenByte) else {
+            return fail(400, "A header field name is not a token.")
+        }
+        let name = String(decoding: field, as: UTF8.self).lowercased()
+        var text = Substring(String(decoding: value, as: UTF8.self))
+        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
+        head.headers.append((name, String(text)))
+        field.removeAll(keepingCapacity: true)
+        value.removeAll(keepingCapacity: true)
+        return nil
+    }
+
+    /// `tchar` of RFC 9110 §5.6.2.
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    private func headersComplete() -> Int32 {
+        if inValue {
+            if let refused = storeHeader() { return refused }
+            inValue = false
+        }
+        head.method = String(cString: http_method_str(http_method(rawValue: parser.pointee.method)))
+        head.target = String(decoding: target, as: UTF8.self)
+        head.major = Int(parser.pointee.http_major)
+        head.minor = Int(parser.pointee.http_minor)
+        head.keepAlive = http_should_keep_alive(parser) != 0
+        head.upgrade = parser.pointee.upgrade != 0 || head.method == "CONNECT"
+        guard head.major == 1 else { return fail(505, "Only HTTP/1.0 and HTTP/1.1 are spoken here (and HTTP/2 with prior knowledge).") }
+        // Framing the parser leaves to us (RFC 9112 §6): one transfer coding, chunked; never
+        // both a length and a coding, never two lengths — where a request ends must be beyond
+        // doubt, or a proxy in front and this server could split the bytes differently.
+        let codings = head.headers.filter { $0.name == "transfer-encoding" }
+        let lengths = head.headers.filter { $0.name == "content-length" }
+        if !codings.isEmpty {
+            guard codings.count == 1, codings[0].value.lowercased() == "chunked" else {
+                return fail(501, "Only the chunked transfer coding is supported.")
+            }
+            guard lengths.isEmpty else { return fail(400, "A request may not carry both Content-Length and Transfer-Encoding.") }
+        }
+        guard lengths.count <= 1 else { return fail(400, "A request may carry one Content-Length.") }
+        if let length = lengths.first {
+            guard !length.value.isEmpty, length.value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+                return fail(400, "Content-Length must be a number.")
+            }
+            guard parser.pointee.content_length <= UInt64(limits.maxBody) else {
+                return fail(413, "The request body is larger than \(limits.maxBody) bytes.")
+            }
+        }
+        let hasBody = !codings.isEmpty || (parser.pointee.content_length > 0 && !lengths.isEmpty)
+        if hasBody, let expect = head.headers.first(where: { $0.name == "expect" }) {
+            guard expect.value.lowercased() == "100-continue" else { return fail(417, "Only 'Expect: 100-continue' is supported.") }
+            head.expectsContinue = true
+            continueWanted = true
+        }
+        return 0
+    }
+
+    private func chunkHeader() -> Int32 {
+        guard parser.pointee.content_length <= UInt64(limits.maxBody - body.count) else {
+            return fail(413, "The request body is larger than \(limits.maxBody) bytes.")
+        }
+        return 0
+    }
+
+    private func bodyPart(_ at: UnsafePointer<CChar>?, _ length: Int) -> Int32 {
+        guard body.count + length <= limits.maxBody else { return fail(413, "The request body is larger than \(limits.maxBody) bytes.") }
+        body.append(UnsafeRawBufferPointer(start: at, count: length).assumingMemoryBound(to: UInt8.self))
+        return 0
+    }
+
+    private func messageComplete() -> Int32 {
+        completed = true
+        inRequest = false
+        http_parser_pause(parser, 1)
+        return 0
+    }
+}
+
+/// Checks a request head's bytes before the parser reads them, for what libhttp_parser
+/// tolerates and we refuse (RFC 9112 §2.2, §5.2): a line ending in a bare LF, a bare CR,
+/// a NUL, and obs-fold (a header line continued on the next one) — each a way for two
+/// parsers to disagree on where a header, or a request, ends.
+enum HTTP1HeadScanner {
+    enum Outcome: Equatable {
+        /// The head is not all here yet.
+        case incomplete
+        /// The head (with the blank line that ends it) is the first `length` bytes.
+        case complete(length: Int)
+        /// Refused: 400, or 431 when no end was found within `limit`.
+        case invalid(status: Int, message: String)
+    }
+
+    /// Scans `bytes` (from the start of a request; empty lines before it are allowed) for the
+    /// end of its head, looking no further than `limit` bytes, and at a request line no longer
+    /// than `lineLimit`.
+    static func scan(_ bytes: UnsafeRawBufferPointer, limit: Int, lineLimit: Int) -> Outcome {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        var index = 0
+        // Leading empty lines (RFC 9112 §2.2: a server SHOULD ignore at least one).
+        while index + 1 < bytes.count, bytes[index] == cr, bytes[index + 1] == lf { index += 2 }
+        var lineStart = index
+        var firstLine = true
+        while index < bytes.count {
+            if firstLine && index - lineStart > lineLimit {
+                return .invalid(status: 400, message: "The request line is longer than \(lineLimit) bytes.")
+            }
+            if index >= limit {
+                return .invalid(status: 431, message: "The request head is larger than \(limit) bytes.")
+            }
+            let byte = bytes[index]
+            switch byte {
+            case 0:
+                return .invalid(status: 400, message: "The request head contains a NUL byte.")
+            case lf:
+                return .invalid(status: 400, message: "A line of the request head ends in a bare LF; use CRLF.")
+            case cr:
+                guard index + 1 < bytes.count else { return .incomplete }
+                guard bytes[index + 1] == lf else { return .invalid(status: 400, message: "The request head contains a bare CR.") }
+                if index == lineStart {
+                    return firstLine ? .invalid(status: 400, message: "The request line is empty.") : .complete(length: index + 2)
+                }
+                index += 2
+                lineStart = index
+                firstLine = false
+                continue
+            case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                if index == lineStart && !firstLine {
+                    return .invalid(status: 400, message: "Header lines may not be folded (obs-fold).")
+                }
+            default:
+                break
+            }
+            index += 1
+        }
+        return .incomplete
+    }
+}
