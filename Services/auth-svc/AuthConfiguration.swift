@@ -21,8 +21,9 @@ struct AuthConfiguration: Sendable {
     var smtp: SocketAddressText?
     /// The `From` of every email.
     var mailFrom = "Storefront <no-reply@storefront.local>"
-    /// The base of the links in emails.
-    var linkBaseURL = "http://127.0.0.1:8080"
+    /// The gateway's public URL (`--public-url`), the base of the links in emails:
+    /// `<linkBaseURL>/verify-email?token=…`, which the gateway's pages serve.
+    var linkBaseURL = AuthConfiguration.defaultPublicURL
     /// Google and Apple sign-in, when configured.
     var providers: [ProviderConfiguration] = []
     /// Threads that hash passwords.
@@ -37,6 +38,29 @@ struct AuthConfiguration: Sendable {
     var gracePeriod: Duration = .seconds(10)
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
+
+    /// The gateway's address on one machine (`deploy/compose`'s default port).
+    static let defaultPublicURL = "http://127.0.0.1:8080"
+
+    /// What is wrong with `text` as the public URL (a phrase to follow the flag's name), or nil
+    /// when mailed links can be built on it: an absolute `http` or `https` URL with a host, and
+    /// no user, query or fragment — the link's own path and query are appended to it.
+    static func problem(withPublicURL text: String) -> String? {
+        guard !text.isEmpty else { return "is empty" }
+        guard !text.contains(where: { $0.isWhitespace || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false }),
+            let url = URLComponents(string: text)
+        else { return "is not a URL" }
+        // Checked first: the messages below repeat the URL.
+        guard url.user == nil, url.password == nil else { return "must not carry a user or password" }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            return "must start with http:// or https://, not \(text)"
+        }
+        guard let host = url.host, !host.isEmpty else { return "has no host: \(text)" }
+        guard url.query == nil, url.fragment == nil, !text.contains("?"), !text.contains("#") else {
+            return "must not have a query or fragment (links add their own): \(text)"
+        }
+        return nil
+    }
 
     /// The signing key file in effect.
     var resolvedSigningKeyPath: String { signingKeyPath ?? "\(dataDirectory)/signing-key.json" }

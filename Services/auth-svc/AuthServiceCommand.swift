@@ -30,8 +30,12 @@ struct AuthServiceCommand: AsyncParsableCommand {
     @Option(help: "Sender of every email (env SHOP_MAIL_FROM).")
     var mailFrom = environment["SHOP_MAIL_FROM"] ?? "Storefront <no-reply@storefront.local>"
 
-    @Option(help: "Base URL of the links in emails (env SHOP_LINK_BASE_URL).")
-    var linkBaseURL = environment["SHOP_LINK_BASE_URL"] ?? "http://127.0.0.1:8080"
+    @Option(
+        name: [.customLong("public-url"), .customLong("link-base-url")],
+        help: ArgumentHelp(
+            "The gateway's public address, http(s)://host[:port][/path]: mailed links open <public-url>/verify-email?token=… and /reset-password?token=… (env SHOP_PUBLIC_URL; --link-base-url and SHOP_LINK_BASE_URL are older names for it; default \(AuthConfiguration.defaultPublicURL)).",
+            valueName: "url"))
+    var publicURL: String?
 
     @Option(help: "Google client ids, comma-separated; enables Google sign-in (env SHOP_GOOGLE_CLIENT_ID).")
     var googleClientId: String?
@@ -71,6 +75,10 @@ struct AuthServiceCommand: AsyncParsableCommand {
         googleJwks = googleJwks ?? Self.environment["SHOP_GOOGLE_JWKS"]
         appleClientId = appleClientId ?? Self.environment["SHOP_APPLE_CLIENT_ID"]
         appleJwks = appleJwks ?? Self.environment["SHOP_APPLE_JWKS"]
+        publicURL = Self.publicURL(flag: publicURL, environment: Self.environment)
+        if let problem = AuthConfiguration.problem(withPublicURL: publicURL ?? "") {
+            throw ValidationError("--public-url (SHOP_PUBLIC_URL) \(problem).")
+        }
         if let smtp, (SocketAddressText(smtp)?.port ?? 0) == 0 {
             throw ValidationError("--smtp must be host:port, e.g. 127.0.0.1:25.")
         }
@@ -101,7 +109,7 @@ struct AuthServiceCommand: AsyncParsableCommand {
         configuration.signingKeyPath = signingKey
         configuration.smtp = smtp.flatMap(SocketAddressText.init)
         configuration.mailFrom = mailFrom
-        configuration.linkBaseURL = linkBaseURL
+        configuration.linkBaseURL = publicURL ?? AuthConfiguration.defaultPublicURL
         if let googleClientId, let googleJwks {
             configuration.providers.append(.google(clientIDs: Self.list(googleClientId), jwks: googleJwks))
         }
@@ -120,6 +128,12 @@ struct AuthServiceCommand: AsyncParsableCommand {
             let server = try await AuthServer.build(configuration: configuration, logger: logger)
             try await server.run()
         }
+    }
+
+    /// The public URL in effect: the flag (under either name), else `SHOP_PUBLIC_URL`, else
+    /// the older `SHOP_LINK_BASE_URL`, else the default.
+    static func publicURL(flag: String?, environment: [String: String]) -> String {
+        flag ?? environment["SHOP_PUBLIC_URL"] ?? environment["SHOP_LINK_BASE_URL"] ?? AuthConfiguration.defaultPublicURL
     }
 
     /// The non-empty items of a comma-separated list.

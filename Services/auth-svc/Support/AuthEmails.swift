@@ -1,10 +1,11 @@
-/// The texts of the emails auth-svc sends: a link and, on a line of its own, the token, so
-/// that an app can deep-link and a person can paste.
+/// The texts of the emails auth-svc sends: a link to the gateway's page for it (API.md §9)
+/// and, on a line of its own, the token, so that an app can deep-link and a person can paste.
 struct AuthEmails: Sendable {
-    /// The base of the links, e.g. `https://shop.example.com` (no trailing slash).
+    /// The gateway's public URL (`--public-url`), e.g. `https://shop.example.com`, without a
+    /// trailing slash: links are `<linkBaseURL>/verify-email?token=…`.
     let linkBaseURL: String
 
-    /// Creates the templates with links under `linkBaseURL`.
+    /// Creates the templates with links under `linkBaseURL` (trailing slashes dropped).
     init(linkBaseURL: String) {
         var base = linkBaseURL
         while base.hasSuffix("/") { base.removeLast() }

@@ -34,7 +34,7 @@ final class AuthServiceProcess: Sendable {
     static let issuer = "storefront-auth"
     /// The audience of access tokens (README default).
     static let audience = "storefront"
-    /// The base of links in emails.
+    /// The gateway's public URL (`--public-url`): the base of links in emails.
     static let linkBaseURL = "http://shop.test"
 
     /// The data directory (`--data-dir`), removed when the service stops.
@@ -79,7 +79,7 @@ final class AuthServiceProcess: Sendable {
                     "--scrypt-log-n", "10", "--signing-key", keyFile.path,
                     "--google-client-id", IDTokens.googleClientID, "--google-jwks", keySets.google.path,
                     "--apple-client-id", IDTokens.appleClientID, "--apple-jwks", keySets.apple.path,
-                    "--link-base-url", linkBaseURL,
+                    "--public-url", linkBaseURL,
                 ] + extraArguments,
                 environment: ["SHOP_INTERNAL_API_KEY": apiKey], sourceLocation: sourceLocation)
             return AuthServiceProcess(
