@@ -140,6 +140,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             session.resumeBody(streamID: stream.id)
             return
         }
+        if stream.webBody != nil { return pushWebResponse(stream) }
         // The error trailers are built only for a Trailers-Only answer (finished, nothing written).
         let (finished, wrote, trailers) = stream.shared.withLock { state in
             (state.finished, state.buffers.everWrote, state.finished && !state.buffers.everWrote ? state.errorTrailers : [])
@@ -156,6 +157,18 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             stream.heldHeaders = headers
             session.submitResponse(streamID: stream.id, headers: headers, body: true)
         }
+    }
+
+    /// Submits the head of an answer to a request that is not gRPC, once its handler gave it.
+    private func pushWebResponse(_ stream: ServerStream) {
+        let (head, bodyless) = stream.shared.withLock { state in
+            (state.webHead, state.webEnded && !state.buffers.everWrote)
+        }
+        guard let head else { return }
+        stream.responseSubmitted = true
+        let headers = HTTP2HeaderBlock(head)
+        stream.heldHeaders = headers
+        session.submitResponse(streamID: stream.id, headers: headers, body: !bodyless)
     }
 
     /// The response headers for a content type, built once per connection.
@@ -260,6 +273,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
         guard let stream = stream(streamID), stream.route != nil, !stream.requestEnded else {
             session.consume(streamID: streamID, count: bytes.count)  // discarded: nothing to hold back for
+            if let stream = stream(streamID), stream.webBody != nil, !stream.requestEnded { receiveWebBody(stream, bytes) }
             return
         }
         stream.receivedBytes += bytes.count
@@ -317,6 +331,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// server failure (with its cause). Calls that failed before being routed were logged when
     /// answered (``fail(_:_:)``).
     private func logEnd(_ stream: ServerStream, status: RPCError?, answered: RPCError?) {
+        if stream.webBody != nil {
+            // A request of the WebHandler: its own line, and its count for graceful shutdown.
+            stream.webResponse?.logLine(server: server, cancelled: !stream.shared.withLock { $0.webEnded })
+            server.callEnded()
+            return
+        }
         guard stream.started || stream.route != nil else { return }
         let requestID = stream.requestID ?? stream.metadata[MetadataKey.requestID].map(RequestID.init)
         let failure = answered.flatMap { $0.code == .internal || $0.code == .unknown ? $0 : nil }
@@ -354,6 +374,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Validates request headers and routes the call, or answers it at once.
     private func admit(_ stream: ServerStream) {
+        if server.web != nil, stream.httpMethod != "POST" || !KnownHeader.isGRPC(contentType: stream.contentType) {
+            return admitWeb(stream)
+        }
         if stream.headerBytes > maxHeaderListSize {
             stream.contentType = "application/grpc+json"
             return fail(stream, RPCError(code: .resourceExhausted, reason: "HEADER_LIST_TOO_LARGE", message: "The request headers exceed \(maxHeaderListSize) bytes."))
@@ -401,6 +424,61 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         if !route.info.kind.isUnaryRequest { startHandler(stream) }
     }
 
+    // MARK: Requests that are not gRPC (the WebHandler)
+
+    /// Starts gathering a request for the ``WebHandler`` (a server that has one): its body is
+    /// taken whole, within the message size limit, before the handler sees it.
+    private func admitWeb(_ stream: ServerStream) {
+        stream.webBody = Data()
+        stream.shared.withLock { $0.buffers.raw = true }
+        stream.started = true
+        server.callStarted()
+        let response = HTTP2WebResponse(stream: stream, method: stream.httpMethod, path: stream.path, peer: peer)
+        if stream.headerBytes > maxHeaderListSize {
+            stream.webResponse = response
+            return response.send(status: 431, headers: HTTP1Response.plainText, body: Data("The request's header fields are larger than \(maxHeaderListSize) bytes.\n".utf8))
+        }
+        if let busy = answerBufferRefusal() {
+            stream.webResponse = response
+            response.noteCall(path: Self.pathWithoutQuery(stream.path), status: busy, requestID: nil)
+            var headers = HTTP1Response.plainText
+            headers.add("retry-after", "1")
+            return response.send(status: 503, headers: headers, body: Data((busy.message + "\n").utf8))
+        }
+    }
+
+    private func receiveWebBody(_ stream: ServerStream, _ bytes: UnsafeRawBufferPointer) {
+        guard stream.webResponse == nil else { return }  // answered already (refused)
+        guard stream.webBody!.count + bytes.count <= maxMessageSize else {
+            let response = HTTP2WebResponse(stream: stream, method: stream.httpMethod, path: stream.path, peer: peer)
+            stream.webResponse = response
+            stream.webBody = Data()
+            return response.send(status: 413, headers: HTTP1Response.plainText, body: Data("The request body is larger than \(maxMessageSize) bytes.\n".utf8))
+        }
+        stream.webBody!.append(bytes.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Hands a request whose body has all arrived to the ``WebHandler``.
+    private func dispatchWeb(_ stream: ServerStream) {
+        guard let web = server.web else { return }
+        let response = HTTP2WebResponse(stream: stream, method: stream.httpMethod, path: stream.path, peer: peer)
+        stream.webResponse = response
+        var headers = WebHeaders()
+        if !stream.contentType.isEmpty { headers.add("content-type", stream.contentType) }
+        if let timeout = stream.timeout { headers.add("grpc-timeout", timeout) }
+        for entry in stream.metadata { headers.add(entry.name, entry.value) }
+        let (path, query) = HTTP1Connection.splitTarget(stream.path)
+        let request = WebRequest(
+            method: stream.httpMethod, path: path, query: query, headers: headers, body: stream.webBody ?? Data(), peer: peer,
+            version: "HTTP/2", arrival: stream.startTime)
+        stream.webBody = Data()  // let go of the body; non-nil still marks the stream as web
+        web.serve(request, response: response)
+    }
+
+    static func pathWithoutQuery(_ path: String) -> String {
+        path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path
+    }
+
     /// A call's deadline passed: it ends `DEADLINE_EXCEEDED` and its handler is cancelled. A
     /// stream whose response is still waiting to go out — the peer keeps its window shut — is
     /// reset as well: the caller has given up by now, and the stream would otherwise hold its
@@ -426,6 +504,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     private func endOfRequest(_ stream: ServerStream) {
         guard !stream.requestEnded else { return }
         stream.requestEnded = true
+        if stream.webBody != nil, stream.webResponse == nil { return dispatchWeb(stream) }
         guard stream.route != nil else { return }
         if stream.deframer.hasPartialMessage {
             stream.route = nil

@@ -20,6 +20,12 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         var task: Task<Void, Never>?
         /// The responder of a callback handler, cancelled with the call.
         var responder: CallResponder?
+        /// The status and headers of an answer to a request that is not gRPC (``WebResponse``),
+        /// once given; such an answer ends without trailers once `webEnded`.
+        var webHead: [(String, String)]?
+        var webEnded = false
+        /// What stops a web handler's work when the request is cancelled.
+        var cancelActions: [@Sendable () -> Void] = []
         /// The error trailers as fields, for a Trailers-Only response.
         var errorTrailers: [(String, String)] { status?.trailers ?? RPCError.okTrailers }
     }
@@ -66,6 +72,11 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// The sent count and time (monotonic ns) when bytes were last seen waiting with no progress
     /// (``sendStalled(now:for:windowShut:)``).
     @exclusivity(unchecked) var stallMark: (sent: Int, since: UInt64)?
+    /// The body of a request that is not gRPC, gathered whole for the ``WebHandler``; nil for
+    /// a gRPC call.
+    @exclusivity(unchecked) var webBody: Data?
+    /// The answer to such a request, once dispatched.
+    @exclusivity(unchecked) var webResponse: HTTP2WebResponse?
     let startTime = ContinuousClock.now
 
     init(id: Int32, connection: ServerConnection, maxMessageSize: Int) {
@@ -95,16 +106,16 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// Queues a response message for sending; returns whether the writer should wait for
     /// unsent bytes to drain.
     private func enqueue(_ message: Data) throws -> Bool {
-        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool, newCharge: Bool)? in
-            if state.finished || state.buffers.cancellation != nil { return nil }
+        let outcome = shared.withLock { state -> (schedule: Bool, wait: Bool, newCharge: Bool, overhead: Int)? in
+            if state.finished || state.webEnded || state.buffers.cancellation != nil { return nil }
             let newCharge = !state.charged
             state.charged = true
             let (schedule, wait) = state.buffers.enqueue(message)
-            return (schedule, wait, newCharge)
+            return (schedule, wait, newCharge, state.buffers.framingOverhead)
         }
         guard let outcome else { throw CancellationError() }
         let charge = outcome.newCharge ? connection.streamCharge : 0
-        connection.holdAnswerBytes(MessageFraming.prefixSize + message.count + charge)
+        connection.holdAnswerBytes(outcome.overhead + message.count + charge)
         if outcome.schedule { connection.scheduleFlush(self) }
         return outcome.wait
     }
@@ -163,15 +174,67 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// Cancels the handler and fails its waiting reads and writes. Callable from any thread.
     func cancel() {
-        let (reader, writer, task, responder) = shared.withLock { state in
+        let (reader, writer, task, responder, actions) = shared.withLock { state in
             let (reader, writer) = state.buffers.cancel(CancellationError())
-            defer { state.responder = nil }
-            return (reader, writer, state.task, state.responder)
+            defer {
+                state.responder = nil
+                if !state.cancelActions.isEmpty { state.cancelActions = [] }
+            }
+            return (reader, writer, state.task, state.responder, state.cancelActions)
         }
         reader?.resume(throwing: CancellationError())
         writer?.resume(throwing: CancellationError())
         task?.cancel()
         responder?.cancel()
+        for action in actions { action() }
+    }
+
+    // MARK: Answers to requests that are not gRPC (HTTP2WebResponse)
+
+    /// Gives the answer's status and headers, with the whole body (`end`) or its start. Any thread.
+    func startWebAnswer(head: [(String, String)], body: Data?, end: Bool) {
+        let held = shared.withLock { state -> Int? in
+            guard state.webHead == nil, state.buffers.cancellation == nil else { return nil }
+            state.webHead = head
+            var held = 0
+            if let body, !body.isEmpty {
+                _ = state.buffers.enqueue(body)
+                held = body.count + (state.charged ? 0 : connection.streamCharge)
+                state.charged = true
+            }
+            if end {
+                state.webEnded = true
+                state.finished = true
+            }
+            state.buffers.flushScheduled = true
+            return held
+        }
+        guard let held else { return }
+        if held > 0 { connection.holdAnswerBytes(held) }
+        connection.scheduleFlush(self)
+    }
+
+    /// Ends a started answer's body. Any thread.
+    func endWebAnswer() {
+        let schedule = shared.withLock { state -> Bool in
+            guard state.webHead != nil, !state.webEnded else { return false }
+            state.webEnded = true
+            state.finished = true
+            state.buffers.flushScheduled = true
+            return true
+        }
+        if schedule { connection.scheduleFlush(self) }
+    }
+
+    /// Registers what stops a web handler's work when the request is cancelled; runs it at
+    /// once when it already is. Any thread.
+    func addCancelAction(_ action: @escaping @Sendable () -> Void) {
+        let runNow = shared.withLock { state -> Bool in
+            if state.buffers.cancellation != nil { return true }
+            state.cancelActions.append(action)
+            return false
+        }
+        if runNow { action() }
     }
 
     /// Makes and attaches a callback handler's responder, which answers through this stream and
@@ -232,6 +295,9 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
             let (count, writer) = state.buffers.drain(into: buffer)
             let emptied = state.charged && state.buffers.unsent == 0
             if emptied { state.charged = false }
+            if state.buffers.unsent == 0, state.webEnded {
+                return (.bytes(count: count, end: true, trailers: nil), writer, count, emptied)
+            }
             if state.buffers.unsent == 0, let trailers = state.trailers {
                 return (.bytes(count: count, end: true, trailers: trailers), writer, count, emptied)
             }

@@ -40,6 +40,11 @@ struct StreamBuffers {
     private(set) var cancellation: (any Error)?
     /// Whether the owning connection has been asked to flush and has not yet run dry.
     var flushScheduled = false
+    /// Whether messages go out as they are, without the gRPC prefix: the body of an answer to
+    /// a request that is not gRPC (``WebResponse`` over HTTP/2).
+    var raw = false
+    /// The bytes each queued message adds to the wire: its prefix, unless ``raw``.
+    var framingOverhead: Int { raw ? 0 : MessageFraming.prefixSize }
 
     /// Received messages not yet read.
     var queuedMessages: Int { inbox.count }
@@ -98,7 +103,7 @@ struct StreamBuffers {
 
     /// Queues one framed message; returns whether to schedule a flush and whether to wait.
     mutating func enqueue(_ message: Data) -> (schedule: Bool, wait: Bool) {
-        unsentBytes += MessageFraming.prefixSize + message.count
+        unsentBytes += framingOverhead + message.count
         outbox.append(message)
         everWrote = true
         let schedule = !flushScheduled
@@ -119,7 +124,7 @@ struct StreamBuffers {
     mutating func drain(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, writer: Writer?) {
         var written = 0
         while written < buffer.count, let message = outbox.first {
-            let prefixSize = MessageFraming.prefixSize
+            let prefixSize = framingOverhead
             if outHeadSent < prefixSize {
                 let length = UInt32(truncatingIfNeeded: message.count)
                 while outHeadSent < prefixSize && written < buffer.count {
