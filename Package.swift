@@ -84,7 +84,7 @@ let package = Package(
         .executableTarget(
             name: "gateway",
             dependencies: ["ServiceKit", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
-            path: "Services/gateway", exclude: ["README.md"], swiftSettings: strictSettings),
+            path: "Services/gateway", exclude: ["README.md"], resources: [.copy("WebRoot")], swiftSettings: strictSettings),
 
         .testTarget(
             name: "GatewayTests",
