@@ -59,6 +59,9 @@ struct AccountPagesTests {
         #expect(answer.text.contains(words))
         #expect(answer.text.contains("<form method=\"post\" action=\"/verify-email/resend\">"))
         #expect(answer.notedStatus?.reason == error.reason)
+        if AuthReason.invalidToken.matches(error) {
+            #expect(answer.text.contains("<a href=\"/\">go to the shop</a>"), "a link opened twice: verified already")
+        }
     }
 
     @Test(

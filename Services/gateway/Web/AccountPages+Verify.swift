@@ -12,7 +12,7 @@ extension AccountPages {
             return send(
                 resendForm(
                     title: "This link is incomplete", status: 400,
-                    explanation: "The link has no verification code. Open it from the email again — if your mail app split it over two lines, copy all of it — or ask for a new link."),
+                    explanation: PageHTML.paragraph("The link has no verification code. Open it from the email again — if your mail app split it over two lines, copy all of it — or ask for a new link.")),
                 to: response)
         }
         guard token.utf8.count <= Self.maximumTokenLength else {
@@ -37,7 +37,7 @@ extension AccountPages {
                 send(
                     resendForm(
                         title: "This link has expired", status: 410,
-                        explanation: "Verification links work for 24 hours. Ask for a new one: it goes to the same address."),
+                        explanation: PageHTML.paragraph("Verification links work for 24 hours. Ask for a new one: it goes to the same address.")),
                     to: response)
             case .failure(let error) where error.reason == AuthReason.invalidToken.rawValue:
                 send(invalidVerificationLink(), to: response)
@@ -51,7 +51,9 @@ extension AccountPages {
     private func invalidVerificationLink() -> AccountPage {
         resendForm(
             title: "This link cannot be used", status: 400,
-            explanation: "It is not a valid verification link, or it was already used. If you opened it before, your address is verified and you can go to the shop. Otherwise, ask for a new link.")
+            explanation: """
+                <p>It is not a valid verification link, or it was already used. If you opened it before, your address is verified and you can <a href="/">go to the shop</a>. Otherwise, ask for a new link.</p>
+                """)
     }
 
     /// `POST /verify-email/resend` (`email`): asks auth-svc for a new verification email and
@@ -102,11 +104,11 @@ extension AccountPages {
     }
 
     /// A page explaining why a link cannot verify, with the form for a new one.
-    private func resendForm(title: String, status: Int, explanation: String) -> AccountPage {
+    private func resendForm(title: String, status: Int, explanation: HTML) -> AccountPage {
         AccountPage(
             status: status, title: title,
             content: """
-                \(PageHTML.paragraph(explanation))
+                \(explanation)
                 \(PageHTML.emailForm(action: Path.resendVerification, email: "", submit: "Send a new link"))
                 """)
     }
