@@ -7,8 +7,8 @@ internal import Synchronization
 public enum LocalCall {
     /// Starts a unary call whose one request message is `request`; `answer` gets the response
     /// message or the error the call ended with, once, from any thread. Returns what cancels
-    /// the call (the client went away): the handler's work stops and `answer` gets
-    /// `CANCELLED` unless it was already answered.
+    /// the call (the client went away): the handler's work stops, and `answer` still gets what
+    /// it ended with (`CANCELLED`, as a rule) unless it was already answered.
     ///
     /// Like the gRPC transport, a callback or immediate handler whose interceptors never
     /// suspend starts right here, without a task.
