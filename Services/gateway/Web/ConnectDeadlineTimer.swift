@@ -103,8 +103,9 @@ final class ConnectDeadlineTimer: Sendable {
         }
     }
 
-    /// The number of actions waiting (tests).
+    /// The number of actions waiting, and of entries the heap holds for them (tests).
     var pendingCount: Int { state.withLock { $0.actions.count } }
+    var heapCount: Int { state.withLock { $0.heap.count } }
 
     private func run() {
         while true {

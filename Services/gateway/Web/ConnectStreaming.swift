@@ -17,12 +17,12 @@ struct ConnectStreaming {
 
     static let contentType = "application/connect+json"
 
-    func serve(_ request: WebRequest, route: RegisteredMethod?, response: any WebResponse) {
-        let requestID = RPCEdge.requestID(of: request)
-        let headers: WebHeaders = ["content-type": Self.contentType, MetadataKey.requestID: requestID.description]
+    func serve(_ request: WebRequest, headers: RPCEdge.CallHeaders, route: RegisteredMethod?, response: any WebResponse) {
+        let requestID = headers.requestID
+        let answerHeaders: WebHeaders = ["content-type": Self.contentType, MetadataKey.requestID: requestID.description]
         do throws(RPCError) {
-            try ConnectUnary.checkProtocolVersion(request.headers["connect-protocol-version"])
-            if let encoding = request.headers["connect-content-encoding"], encoding.lowercased() != "identity" {
+            try ConnectUnary.checkProtocolVersion(headers.connectProtocolVersion)
+            if let encoding = headers.connectContentEncoding, encoding.lowercased() != "identity" {
                 throw ConnectUnary.unsupportedEncoding(encoding, header: "connect-content-encoding")
             }
             guard let route else { throw ConnectUnary.unknownMethod(request.path) }
@@ -30,17 +30,17 @@ struct ConnectStreaming {
                 return RPCEdge.refuseContentType(
                     "\(route.info.path) is a unary method: call it with application/json.", response: response)
             }
-            let timeout = try ConnectUnary.timeout(request.headers["connect-timeout-ms"])
+            let timeout = try ConnectUnary.timeout(headers.connectTimeout)
             let messages = try ConnectEnvelope.messages(in: request.body)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
-            let context = edge.context(for: route, request: request, requestID: requestID, deadline: deadline)
+            let context = edge.context(for: route, request: request, headers: headers, deadline: deadline)
             RPCEdge.runStream(
-                route, context: context, requests: messages, response: response, headers: headers,
+                route, context: context, requests: messages, response: response, headers: answerHeaders,
                 frame: { ConnectEnvelope.frame($0) }, end: Self.endOfStream)
         } catch {
             // Streams report every error in the end-of-stream message, with HTTP 200.
             response.noteCall(path: route?.info.path ?? request.path, status: error, requestID: requestID)
-            response.send(status: 200, headers: headers, body: Self.endOfStream(error))
+            response.send(status: 200, headers: answerHeaders, body: Self.endOfStream(error))
         }
     }
 

@@ -12,27 +12,27 @@ struct ConnectUnary {
     let edge: RPCEdge
 
     /// Serves a `POST` with a JSON body.
-    func servePost(_ request: WebRequest, route: RegisteredMethod?, response: any WebResponse) {
-        let requestID = RPCEdge.requestID(of: request)
+    func servePost(_ request: WebRequest, headers: RPCEdge.CallHeaders, route: RegisteredMethod?, response: any WebResponse) {
+        let requestID = headers.requestID
         do throws(RPCError) {
-            try Self.checkProtocolVersion(request.headers["connect-protocol-version"])
-            if !request.body.isEmpty, let encoding = request.headers["content-encoding"], encoding.lowercased() != "identity" {
+            try Self.checkProtocolVersion(headers.connectProtocolVersion)
+            if !request.body.isEmpty, let encoding = headers.contentEncoding, encoding.lowercased() != "identity" {
                 throw Self.unsupportedEncoding(encoding, header: "content-encoding")
             }
             guard let route else { throw Self.unknownMethod(request.path) }
             guard route.info.kind == .unary else { return Self.refuseStreamingMethod(route.info, response: response) }
-            let timeout = try Self.timeout(request.headers["connect-timeout-ms"])
+            let timeout = try Self.timeout(headers.connectTimeout)
             // An empty body is the empty message, as Connect clients send it.
             let message = request.body.isEmpty ? Data("{}".utf8) : request.body
-            call(route, message: message, timeout: timeout, request: request, requestID: requestID, cache: nil, response: response)
+            call(route, message: message, timeout: timeout, request: request, headers: headers, cache: nil, response: response)
         } catch {
             Self.fail(error, path: request.path, requestID: requestID, cache: nil, response: response)
         }
     }
 
     /// Serves a `GET` whose query carries the message.
-    func serveGet(_ request: WebRequest, route: RegisteredMethod?, response: any WebResponse) {
-        let requestID = RPCEdge.requestID(of: request)
+    func serveGet(_ request: WebRequest, headers: RPCEdge.CallHeaders, route: RegisteredMethod?, response: any WebResponse) {
+        let requestID = headers.requestID
         guard let route else {
             return Self.fail(Self.unknownMethod(request.path), path: request.path, requestID: requestID, cache: .private, response: response)
         }
@@ -42,7 +42,7 @@ struct ConnectUnary {
             return RPCEdge.refuseContentType(
                 "encoding '\(ClientInput.quoted(encoding))' is not supported here; use encoding=json.", response: response)
         }
-        let cache = Self.cachePolicy(for: route.info, request: request)
+        let cache = Self.cachePolicy(for: route.info, headers: headers)
         do throws(RPCError) {
             if let version = request.queryValue("connect"), version != "v1" {
                 throw RPCError(
@@ -52,7 +52,7 @@ struct ConnectUnary {
             if let compression = request.queryValue("compression"), !compression.isEmpty, compression != "identity" {
                 throw Self.unsupportedEncoding(compression, header: "compression")
             }
-            let timeout = try Self.timeout(request.headers["connect-timeout-ms"])
+            let timeout = try Self.timeout(headers.connectTimeout)
             var text = request.queryValue("message") ?? ""
             let message: Data
             if request.queryValue("base64") == "1" {
@@ -64,18 +64,19 @@ struct ConnectUnary {
             }
             call(
                 route, message: message.isEmpty ? Data("{}".utf8) : message, timeout: timeout, request: request,
-                requestID: requestID, cache: cache, response: response)
+                headers: headers, cache: cache, response: response)
         } catch {
             Self.fail(error, path: route.info.path, requestID: requestID, cache: .private, response: response)
         }
     }
 
     private func call(
-        _ route: RegisteredMethod, message: Data, timeout: Duration?, request: WebRequest, requestID: RequestID,
+        _ route: RegisteredMethod, message: Data, timeout: Duration?, request: WebRequest, headers: RPCEdge.CallHeaders,
         cache: CachePolicy?, response: any WebResponse
     ) {
         let deadline = edge.deadline(for: route, timeout: timeout, request: request)
-        let context = edge.context(for: route, request: request, requestID: requestID, deadline: deadline)
+        let context = edge.context(for: route, request: request, headers: headers, deadline: deadline)
+        let requestID = headers.requestID
         RPCEdge.runUnary(route, context: context, request: message, response: response) { result in
             Self.answer(result, requestID: requestID, cache: cache)
         }
@@ -187,8 +188,7 @@ struct ConnectUnary {
     }
 
     /// Public for the public catalog reads of a caller without credentials; private otherwise.
-    static func cachePolicy(for method: MethodInfo, request: WebRequest) -> CachePolicy {
-        let anonymous = request.headers[MetadataKey.authorization] == nil && request.headers[MetadataKey.apiKey] == nil
-        return anonymous && publicReads.contains(method.path) ? .publicRead : .private
+    static func cachePolicy(for method: MethodInfo, headers: RPCEdge.CallHeaders) -> CachePolicy {
+        !headers.hasCredentials && publicReads.contains(method.path) ? .publicRead : .private
     }
 }

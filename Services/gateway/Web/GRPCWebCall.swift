@@ -20,18 +20,18 @@ struct GRPCWebCall {
     /// Whether bodies are base64 (`application/grpc-web-text…`).
     let text: Bool
 
-    func serve(_ request: WebRequest, route: RegisteredMethod?, response: any WebResponse) {
-        let requestID = RPCEdge.requestID(of: request)
-        let headers: WebHeaders = ["content-type": mediaType, MetadataKey.requestID: requestID.description]
+    func serve(_ request: WebRequest, headers: RPCEdge.CallHeaders, route: RegisteredMethod?, response: any WebResponse) {
+        let requestID = headers.requestID
+        let answerHeaders: WebHeaders = ["content-type": mediaType, MetadataKey.requestID: requestID.description]
         do throws(RPCError) {
-            if let encoding = request.headers["grpc-encoding"], encoding != "identity" {
+            if let encoding = headers.grpcEncoding, encoding != "identity" {
                 throw RPCError(
                     code: .unimplemented, reason: "UNSUPPORTED_ENCODING",
                     message: "grpc-encoding '\(ClientInput.quoted(encoding))' is not supported; use identity.")
             }
             guard let route else { throw ConnectUnary.unknownMethod(request.path) }
             var timeout: Duration?
-            if let text = request.headers["grpc-timeout"] {
+            if let text = headers.grpcTimeout {
                 guard let parsed = GRPCTimeout.parse(text) else {
                     throw RPCError(
                         code: .invalidArgument, reason: "INVALID_TIMEOUT",
@@ -42,22 +42,22 @@ struct GRPCWebCall {
             let body = text ? try GRPCWebText.decode(request.body) : request.body
             let messages = try ConnectEnvelope.messages(in: body)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
-            let context = edge.context(for: route, request: request, requestID: requestID, deadline: deadline)
+            let context = edge.context(for: route, request: request, headers: headers, deadline: deadline)
             if route.info.kind == .unary {
                 // What the router's unary handlers answer to another count (gRPC requires one).
                 guard messages.count == 1 else { throw messages.isEmpty ? Router.noRequestMessage : Router.extraRequestMessage }
                 RPCEdge.runUnary(route, context: context, request: messages[0], response: response) { [self] result in
-                    RPCEdge.Answer(status: 200, headers: headers, body: whole(result))
+                    RPCEdge.Answer(status: 200, headers: answerHeaders, body: whole(result))
                 }
             } else {
                 RPCEdge.runStream(
-                    route, context: context, requests: messages, response: response, headers: headers,
+                    route, context: context, requests: messages, response: response, headers: answerHeaders,
                     frame: { [text] message in text ? GRPCWebText.encodeStreamed(message) : ConnectEnvelope.frame(message) },
                     end: { [text] status in text ? GRPCWebText.encode(Self.trailerFrame(status)) : Self.trailerFrame(status) })
             }
         } catch {
             response.noteCall(path: route?.info.path ?? request.path, status: error, requestID: requestID)
-            response.send(status: 200, headers: headers, body: whole(.failure(error)))
+            response.send(status: 200, headers: answerHeaders, body: whole(.failure(error)))
         }
     }
 

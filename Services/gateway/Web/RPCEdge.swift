@@ -31,15 +31,17 @@ struct RPCEdge: Sendable {
         let route = router.method(forPath: request.path)
         switch request.method {
         case "POST":
-            switch WireFormat(contentType: request.headers["content-type"]) {
-            case .connectUnary: ConnectUnary(edge: self).servePost(request, route: route, response: response)
-            case .connectStreaming: ConnectStreaming(edge: self).serve(request, route: route, response: response)
+            let headers = CallHeaders(request.headers)
+            switch WireFormat(contentType: headers.contentType) {
+            case .connectUnary: ConnectUnary(edge: self).servePost(request, headers: headers, route: route, response: response)
+            case .connectStreaming: ConnectStreaming(edge: self).serve(request, headers: headers, route: route, response: response)
             case .grpcWeb(let mediaType, let text):
-                GRPCWebCall(edge: self, mediaType: mediaType, text: text).serve(request, route: route, response: response)
-            case .unsupported: Self.refuseContentType(request, response: response)
+                GRPCWebCall(edge: self, mediaType: mediaType, text: text)
+                    .serve(request, headers: headers, route: route, response: response)
+            case .unsupported: Self.refuseContentType(headers.contentType, response: response)
             }
         case "GET":
-            ConnectUnary(edge: self).serveGet(request, route: route, response: response)
+            ConnectUnary(edge: self).serveGet(request, headers: CallHeaders(request.headers), route: route, response: response)
         default:
             Self.refuseMethod(allowingGet: route.map { ConnectUnary.allowsGet($0.info) } ?? false, response: response)
         }
@@ -54,17 +56,12 @@ struct RPCEdge: Sendable {
 
     // MARK: Call set-up
 
-    /// The request's id: the client's `x-request-id` when acceptable (``RPC/RequestID``), else a new one.
-    static func requestID(of request: WebRequest) -> RequestID {
-        request.headers[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next()
-    }
-
     /// The context of a call of `route`, as the gRPC path builds it.
     func context(
-        for route: RegisteredMethod, request: WebRequest, requestID: RequestID, deadline: ContinuousClock.Instant?
+        for route: RegisteredMethod, request: WebRequest, headers: CallHeaders, deadline: ContinuousClock.Instant?
     ) -> ServerContext {
         ServerContext(
-            method: route.info, metadata: Self.metadata(of: request), deadline: deadline, requestID: requestID,
+            method: route.info, metadata: headers.metadata, deadline: deadline, requestID: headers.requestID,
             peer: request.peer, contentType: "application/grpc+json", logger: logger, arrival: request.arrival)
     }
 
@@ -74,28 +71,63 @@ struct RPCEdge: Sendable {
         (timeout ?? (route.info.kind == .unary ? defaultUnaryTimeout : nil)).map { request.arrival + $0 }
     }
 
-    /// The headers that become the call's metadata: custom ones (``RPC/Metadata/isCustom(_:)``)
-    /// other than the protocols' own (`connect-*`) and what browsers add for HTTP itself, which
-    /// means nothing to a service and must not travel upstream (cookies above all).
-    static func metadata(of request: WebRequest) -> Metadata {
+    /// What the edge reads of a request's headers, in one pass over them: the protocols' own
+    /// fields (the first of each), and the metadata.
+    struct CallHeaders {
+        var contentType: String?
+        var contentEncoding: String?
+        var connectProtocolVersion: String?
+        var connectTimeout: String?
+        var connectContentEncoding: String?
+        var grpcTimeout: String?
+        var grpcEncoding: String?
+        /// Whether `authorization` or `x-api-key` came: the answer depends on who asks.
+        var hasCredentials = false
+        /// The client's `x-request-id` when acceptable (``RPC/RequestID``), else a new one.
+        var requestID: RequestID
+        /// The headers that become the call's metadata: custom ones (``RPC/Metadata/isCustom(_:)``)
+        /// other than the protocols' own (`connect-*`) and what browsers add for HTTP itself,
+        /// which means nothing to a service and must not travel upstream (cookies above all).
         var metadata = Metadata()
-        for (name, value) in request.headers where isForwarded(name) { metadata.add(name, value) }
-        return metadata
-    }
 
-    static func isForwarded(_ name: String) -> Bool {
-        guard Metadata.isCustom(name) else { return false }
-        for prefix in ["connect-", "sec-", "access-control-", "proxy-"] where name.utf8.starts(with: prefix.utf8) {
-            return false
+        init(_ headers: WebHeaders) {
+            var requestID: String?
+            // Names are lower case already (``RPCHTTP2/WebHeaders``).
+            for (name, value) in headers {
+                switch name {
+                case "content-type": if contentType == nil { contentType = value }
+                case "content-encoding": if contentEncoding == nil { contentEncoding = value }
+                case "connect-protocol-version": if connectProtocolVersion == nil { connectProtocolVersion = value }
+                case "connect-timeout-ms": if connectTimeout == nil { connectTimeout = value }
+                case "connect-content-encoding": if connectContentEncoding == nil { connectContentEncoding = value }
+                case "grpc-timeout": if grpcTimeout == nil { grpcTimeout = value }
+                case "grpc-encoding": if grpcEncoding == nil { grpcEncoding = value }
+                case MetadataKey.authorization, MetadataKey.apiKey: hasCredentials = true
+                case MetadataKey.requestID: if requestID == nil { requestID = value }
+                default: break
+                }
+                if Self.isForwarded(name) { metadata.add(name, value) }
+            }
+            self.requestID = requestID.map(RequestID.init) ?? RequestID.next()
         }
-        return !webOnlyHeaders.contains(name)
-    }
 
-    private static let webOnlyHeaders: Set<String> = [
-        "accept", "accept-encoding", "accept-language", "cache-control", "content-encoding", "cookie", "dnt", "expect",
-        "forwarded", "if-modified-since", "if-none-match", "origin", "pragma", "priority", "referer", "trailer",
-        "upgrade-insecure-requests", "via", "x-grpc-web", "x-user-agent",
-    ]
+        static func isForwarded(_ name: String) -> Bool {
+            guard Metadata.isCustom(name) else { return false }
+            let utf8 = name.utf8
+            if utf8.starts(with: "connect-".utf8) || utf8.starts(with: "sec-".utf8)
+                || utf8.starts(with: "access-control-".utf8) || utf8.starts(with: "proxy-".utf8)
+            {
+                return false
+            }
+            return !webOnlyHeaders.contains(name)
+        }
+
+        private static let webOnlyHeaders: Set<String> = [
+            "accept", "accept-encoding", "accept-language", "cache-control", "content-encoding", "cookie", "dnt", "expect",
+            "forwarded", "if-modified-since", "if-none-match", "origin", "pragma", "priority", "referer", "trailer",
+            "upgrade-insecure-requests", "via", "x-grpc-web", "x-user-agent",
+        ]
+    }
 
     // MARK: Refusals at the HTTP level
 
@@ -104,8 +136,8 @@ struct RPCEdge: Sendable {
         "application/json, application/connect+json, application/grpc-web+json, application/grpc-web-text+json"
 
     /// 415 for a content type none of the protocols here speaks (protobuf codecs included).
-    static func refuseContentType(_ request: WebRequest, response: any WebResponse) {
-        let sent = request.headers["content-type"].map { "'\(ClientInput.quoted($0))'" } ?? "no content-type"
+    static func refuseContentType(_ contentType: String?, response: any WebResponse) {
+        let sent = contentType.map { "'\(ClientInput.quoted($0))'" } ?? "no content-type"
         refuseContentType(
             "This procedure takes JSON: Connect (application/json, application/connect+json) or gRPC-Web "
                 + "(application/grpc-web+json, application/grpc-web-text+json); got \(sent).",
@@ -143,6 +175,10 @@ extension RPCEdge {
         init(contentType: String?) {
             guard let contentType else {
                 self = .unsupported
+                return
+            }
+            if contentType == "application/json" {  // what nearly every call sends
+                self = .connectUnary
                 return
             }
             let parts = contentType.lowercased().split(separator: ";", omittingEmptySubsequences: false)
