@@ -204,14 +204,15 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     /// The path and query of a request target: origin form (`/a?b`), or absolute form
     /// (`http://host/a?b`, which a proxy sends); `*` and anything else is its own path.
     static func splitTarget(_ target: String) -> (path: String, query: String?) {
-        var rest = Substring(target)
-        if !rest.hasPrefix("/"), let scheme = rest.range(of: "://") {
-            rest = rest[scheme.upperBound...]
-            rest = rest.firstIndex(of: "/").map { rest[$0...] } ?? "/"
+        // On UTF-8 bytes: the marks are ASCII, and walking Characters costs more than the rest.
+        var rest = Substring(target).utf8[...]
+        if rest.first != UInt8(ascii: "/"), let scheme = Substring(rest).range(of: "://") {
+            rest = Substring(rest)[scheme.upperBound...].utf8[...]
+            rest = rest.firstIndex(of: UInt8(ascii: "/")).map { rest[$0...] } ?? "/".utf8[...]
         }
-        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
-        guard let mark = rest.firstIndex(of: "?") else { return (String(rest), nil) }
-        return (String(rest[..<mark]), String(rest[rest.index(after: mark)...]))
+        if let fragment = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<fragment] }
+        guard let mark = rest.firstIndex(of: UInt8(ascii: "?")) else { return (String(Substring(rest)), nil) }
+        return (String(Substring(rest[..<mark])), String(Substring(rest[rest.index(after: mark)...])))
     }
 
     // MARK: Writing (answers call in from any thread)
@@ -557,24 +558,34 @@ final class HTTP1Response: WebResponse, @unchecked Sendable {
     }
 
     private func head(status: Int, headers: WebHeaders, framing: Framing) -> Data {
-        var text = "HTTP/1.1 \(status) \(HTTPStatusText.reason(status))\r\n"
+        // Written as bytes into one buffer: building a String and converting it cost more than
+        // the rest of an answer's framing.
+        var bytes = Data()
+        bytes.reserveCapacity(256)
+        func add(_ text: String) { bytes.append(contentsOf: text.utf8) }
+        add("HTTP/1.1 \(status) \(HTTPStatusText.reason(status))\r\n")
         for (name, value) in headers where !Self.transportHeaders.contains(name) {
-            // Values come from our own handlers; CR and LF are dropped all the same, so no
+            add(name)
+            add(": ")
+            // Values come from our own handlers; CR, LF and NUL are dropped all the same, so no
             // value can ever start a header or an answer of its own.
-            text += name + ": " + value.filter { $0 != "\r" && $0 != "\n" } + "\r\n"
+            bytes.append(contentsOf: value.utf8.lazy.filter { $0 != 13 && $0 != 10 && $0 != 0 })
+            add("\r\n")
         }
         switch framing {
         case .none: break
-        case .length(let count): text += "content-length: \(count)\r\n"
-        case .chunked: text += "transfer-encoding: chunked\r\n"
+        case .length(let count): add("content-length: \(count)\r\n")
+        case .chunked: add("transfer-encoding: chunked\r\n")
         case .close: break
         }
-        text += "date: \(HTTPStatusText.date())\r\n"
+        add("date: ")
+        add(HTTPStatusText.date())
+        add("\r\n")
         let closes: Bool
         if case .close = framing { closes = true } else { closes = !keepAlive }
-        if closes { text += "connection: close\r\n" } else if version.minor == 0 { text += "connection: keep-alive\r\n" }
-        text += "\r\n"
-        return Data(text.utf8)
+        if closes { add("connection: close\r\n") } else if version.minor == 0 { add("connection: keep-alive\r\n") }
+        add("\r\n")
+        return bytes
     }
 
     /// Headers the transport writes itself.

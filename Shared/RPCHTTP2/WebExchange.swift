@@ -97,24 +97,30 @@ public struct WebHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// The first value of `name` (any case).
     public subscript(name: String) -> String? {
-        let lower = name.lowercased()
+        let lower = Self.lowercased(name)
         return fields.first { $0.name == lower }?.value
     }
 
     /// Every value of `name` (any case), in order.
     public func values(_ name: String) -> [String] {
-        let lower = name.lowercased()
+        let lower = Self.lowercased(name)
         return fields.filter { $0.name == lower }.map(\.value)
     }
 
     /// Adds a field (the name is lower-cased).
     public mutating func add(_ name: String, _ value: String) {
-        fields.append((name.lowercased(), value))
+        fields.append((Self.lowercased(name), value))
+    }
+
+    /// `name` lower-cased; as it is when it has no upper-case ASCII letter (names in code and
+    /// from the transports are lower-case already, and `lowercased()` would copy every one).
+    private static func lowercased(_ name: String) -> String {
+        name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } ? name.lowercased() : name
     }
 
     /// Replaces every field of `name` with one.
     public mutating func set(_ name: String, _ value: String) {
-        let lower = name.lowercased()
+        let lower = Self.lowercased(name)
         fields.removeAll { $0.name == lower }
         fields.append((lower, value))
     }
