@@ -585,6 +585,19 @@ struct ConnectStreamingEdgeTests {
         #expect(try EdgeFixture.json(envelopes[0].message)["error"]?["code"] == .string(code))
     }
 
+    @Test("a server stream takes exactly one message; a client stream at most the limit", arguments: [
+        (EdgeFixture.count.path, 0, "unimplemented", "CARDINALITY_VIOLATION"),
+        (EdgeFixture.count.path, 2, "unimplemented", "CARDINALITY_VIOLATION"),
+        (EdgeFixture.join.path, ConnectEnvelope.maximumMessageCount + 1, "resource_exhausted", "TOO_MANY_MESSAGES"),
+    ])
+    func messageCounts(path: String, count: Int, code: String, reason: String) async throws {
+        let body = Data(repeating: 0, count: count * 5)  // empty envelopes
+        let state = try await EdgeFixture.serve(EdgeFixture.request(path, headers: streamHeaders, body: body))
+        let end = try EdgeFixture.json(try #require(EdgeFixture.envelopes(state.body).last).message)
+        #expect(end["error"]?["code"] == .string(code))
+        #expect(end["metadata"]?["shop-error-reason"] == .array([.string(reason)]))
+    }
+
     @Test("an unknown method, a bad version, a bad timeout and compression end the stream with their errors", arguments: [
         ("/test.edge.v1.EdgeService/Nope", [], "unimplemented"),
         (EdgeFixture.count.path, [("connect-protocol-version", "7")], "invalid_argument"),

@@ -31,7 +31,7 @@ struct ConnectStreaming {
                     "\(route.info.path) is a unary method: call it with application/json.", response: response)
             }
             let timeout = try ConnectUnary.timeout(headers.connectTimeout)
-            let messages = try ConnectEnvelope.messages(in: request.body)
+            let messages = try ConnectEnvelope.messages(in: request.body, for: route.info.kind)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
             let context = edge.context(for: route, request: request, headers: headers, deadline: deadline)
             RPCEdge.runStream(

@@ -40,13 +40,13 @@ struct GRPCWebCall {
                 timeout = parsed
             }
             let body = text ? try GRPCWebText.decode(request.body) : request.body
-            let messages = try ConnectEnvelope.messages(in: body)
+            let messages = try ConnectEnvelope.messages(in: body, for: route.info.kind)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
             let context = edge.context(for: route, request: request, headers: headers, deadline: deadline)
             if route.info.kind == .unary {
-                // What the router's unary handlers answer to another count (gRPC requires one).
-                guard messages.count == 1 else { throw messages.isEmpty ? Router.noRequestMessage : Router.extraRequestMessage }
-                RPCEdge.runUnary(route, context: context, request: messages[0], response: response) { [self] result in
+                // What the router's unary handlers answer to no message (gRPC requires one).
+                guard let message = messages.first else { throw Router.noRequestMessage }
+                RPCEdge.runUnary(route, context: context, request: message, response: response) { [self] result in
                     RPCEdge.Answer(status: 200, headers: answerHeaders, body: whole(result))
                 }
             } else {
