@@ -58,7 +58,11 @@ struct ConnectUnary {
             if request.queryValue("base64") == "1" {
                 // Form decoding turned a standard alphabet's `+` into a space; the URL-safe one has none.
                 text = text.replacingOccurrences(of: " ", with: "+")
-                message = try GRPCWebText.decode(Data(text.utf8))
+                do {
+                    message = try GRPCWebText.decode(Data(text.utf8))
+                } catch {
+                    throw RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "The message parameter is not valid base64.")
+                }
             } else {
                 message = Data(text.utf8)
             }

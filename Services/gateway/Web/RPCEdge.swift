@@ -257,9 +257,9 @@ extension RPCEdge {
             let ended = await LocalCall.run(route, context: context, requests: requests) { message in
                 try await response.write(frame(message))
             }
-            let status = control.finish(ended)
-            response.noteCall(path: path, status: status, requestID: requestID)
-            try? await response.write(end(status))  // throws only when the client has gone
+            let outcome = control.finish(ended)
+            response.noteCall(path: path, status: outcome, requestID: requestID)
+            try? await response.write(end(outcome))  // throws only when the client has gone
             response.end()
         }
         control.attach(task, deadline: context.deadline)
@@ -331,32 +331,35 @@ extension RPCEdge {
 
         private let state = Mutex(State())
 
+        // A task's cancellation runs its handlers' cancellation code at once: never under the lock.
+
         /// Keeps the call's task and starts its deadline's timer, unless it already finished.
         func attach(_ task: Task<Void, Never>, deadline: ContinuousClock.Instant?) {
-            state.withLock { state in
-                guard !state.finished else { return }
+            let cancelNow = state.withLock { state -> Bool in
+                guard !state.finished else { return false }
                 state.task = task
-                if state.clientGone { task.cancel() }
-                if let deadline {
+                if let deadline, !state.clientGone {
                     state.timer = ConnectDeadlineTimer.shared.schedule(at: deadline) { [self] in expire() }
                 }
+                return state.clientGone
             }
+            if cancelNow { task.cancel() }
         }
 
         /// The client went away.
         func cancel() {
             state.withLock { state in
                 state.clientGone = true
-                state.task?.cancel()
-            }
+                return state.task
+            }?.cancel()
         }
 
         private func expire() {
-            state.withLock { state in
-                guard !state.finished else { return }
+            state.withLock { state -> Task<Void, Never>? in
+                guard !state.finished else { return nil }
                 state.deadlinePassed = true
-                state.task?.cancel()
-            }
+                return state.task
+            }?.cancel()
         }
 
         /// The call ended with `status`; returns the status to report: its deadline or its
