@@ -27,9 +27,17 @@ struct SeenCall: RPCMessage, Equatable {
 
 /// What the handlers of ``EdgeFixture`` observed.
 final class EdgeProbe: Sendable {
-    private let state = Mutex<(cancelled: Int, written: Int)>((0, 0))
+    private let state = Mutex<(started: Int, cancelled: Int, written: Int)>((0, 0, 0))
+    var started: Int { state.withLock { $0.started } }
     var cancelled: Int { state.withLock { $0.cancelled } }
     var written: Int { state.withLock { $0.written } }
+    /// Whether every handler that started has been cancelled, and `count` did. A call
+    /// cancelled before its task ran never starts its handler (under load, a short deadline
+    /// can pass first): what matters is that no handler keeps running.
+    func allCancelled(atLeast count: Int = 0) -> Bool {
+        state.withLock { $0.started == $0.cancelled && $0.cancelled >= count }
+    }
+    func noteStarted() { state.withLock { $0.started += 1 } }
     func noteCancelled() { state.withLock { $0.cancelled += 1 } }
     func noteWritten() { state.withLock { $0.written += 1 } }
 }
@@ -85,6 +93,7 @@ enum EdgeFixture {
         }
         router.unary(fail) { _, _ in throw failure }
         router.unary(hang) { request, _ in
+            probe.noteStarted()
             do {
                 try await Task.sleep(for: .seconds(60))
             } catch {
@@ -104,6 +113,7 @@ enum EdgeFixture {
             throw failure
         }
         router.serverStreaming(watch) { request, writer, _ in
+            probe.noteStarted()
             try await writer.write(EdgeNote(text: request.text))
             do {
                 try await Task.sleep(for: .seconds(60))
@@ -328,7 +338,7 @@ struct ConnectEdgeTests {
         #expect(state.status == 504)
         #expect(try EdgeFixture.json(state.body)["code"] == .string("deadline_exceeded"))
         #expect(state.notedStatus?.code == .deadlineExceeded)
-        #expect(await eventually { probe.cancelled == 1 })
+        #expect(await eventually { probe.allCancelled() })
         // A zero timeout has passed already: nothing runs.
         let zero = try await EdgeFixture.serve(EdgeFixture.request(
             EdgeFixture.say.path, headers: jsonHeaders + [("connect-timeout-ms", "0")], body: Data("{}".utf8)))
@@ -341,9 +351,9 @@ struct ConnectEdgeTests {
         let response = CapturedWebResponse()
         let edge = EdgeFixture.edge(probe)
         #expect(edge.serve(EdgeFixture.request(EdgeFixture.hang.path, headers: jsonHeaders, body: Data("{}".utf8)), response: response))
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await eventually { probe.started == 1 })
         response.cancel()
-        #expect(await eventually { probe.cancelled == 1 })
+        #expect(await eventually { probe.allCancelled(atLeast: 1) })
         let state = await response.ended()
         #expect(state.notedStatus?.code == .cancelled)
         #expect(ConnectDeadlineTimer.shared.pendingCount < 1000)
@@ -622,18 +632,19 @@ struct ConnectStreamingEdgeTests {
         #expect(await eventually { response.captured.parts.count == 1 })
         #expect(response.captured.ended == false)
         response.cancel()
-        #expect(await eventually { probe.cancelled == 1 })
+        #expect(await eventually { probe.allCancelled(atLeast: 1) })
         let cancelled = await response.ended()
         #expect(cancelled.notedStatus?.code == .cancelled)
 
         let timed = try await EdgeFixture.serve(
             EdgeFixture.request(EdgeFixture.watch.path, headers: streamHeaders + [("connect-timeout-ms", "60")], body: enveloped(#"{"text":"w"}"#)),
             edge: edge)
+        // The watch's first message comes unless the deadline passed before its handler ran.
         let envelopes = EdgeFixture.envelopes(timed.body)
-        #expect(envelopes.map(\.flags) == [0, 2])
-        #expect(try EdgeFixture.json(envelopes[1].message)["error"]?["code"] == .string("deadline_exceeded"))
+        #expect(envelopes.map(\.flags) == [0, 2] || envelopes.map(\.flags) == [2])
+        #expect(try EdgeFixture.json(try #require(envelopes.last).message)["error"]?["code"] == .string("deadline_exceeded"))
         #expect(timed.notedStatus?.code == .deadlineExceeded)
-        #expect(await eventually { probe.cancelled == 2 })
+        #expect(await eventually { probe.allCancelled(atLeast: 1) })
     }
 
     @Test("a stream waits for the client to take each message (backpressure)")

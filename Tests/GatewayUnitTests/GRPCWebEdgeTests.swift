@@ -152,7 +152,7 @@ struct GRPCWebEdgeTests {
                 body: framed("{}")),
             edge: EdgeFixture.edge(probe))
         #expect(trailers(try #require(EdgeFixture.envelopes(state.body).first))["grpc-status"] == "4")
-        #expect(await eventually { probe.cancelled == 1 })
+        #expect(await eventually { probe.allCancelled() })
         let seen = try await EdgeFixture.serve(EdgeFixture.request(
             EdgeFixture.seen.path, headers: [("content-type", "application/grpc-web+json"), ("grpc-timeout", "3S")], body: framed("{}")))
         let call = try JSONCodec.shared.decode(SeenCall.self, from: EdgeFixture.envelopes(seen.body)[0].message)
