@@ -75,6 +75,12 @@ enum KnownHeader {
         contentType.utf8.starts(with: "application/grpc".utf8)
     }
 
+    /// Whether a content type is gRPC-Web's (`application/grpc-web…`), which
+    /// ``isGRPC(contentType:)`` also accepts: a server with a web handler serves it there.
+    static func isGRPCWeb(contentType: String) -> Bool {
+        contentType.utf8.starts(with: "application/grpc-web".utf8)
+    }
+
     /// The message codec a gRPC content type names.
     enum Codec {
         /// JSON: `application/grpc+json`, or bare `application/grpc` (API.md §1).

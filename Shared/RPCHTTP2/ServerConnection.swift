@@ -374,7 +374,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Validates request headers and routes the call, or answers it at once.
     private func admit(_ stream: ServerStream) {
-        if server.web != nil, stream.httpMethod != "POST" || !KnownHeader.isGRPC(contentType: stream.contentType) {
+        if server.web != nil,
+            stream.httpMethod != "POST" || !KnownHeader.isGRPC(contentType: stream.contentType)
+                || KnownHeader.isGRPCWeb(contentType: stream.contentType)
+        {
             return admitWeb(stream)
         }
         if stream.headerBytes > maxHeaderListSize {

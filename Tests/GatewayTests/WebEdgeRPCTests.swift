@@ -139,9 +139,7 @@ struct WebEdgeRPCTests {
             let overHTTP2 = try await Self.curl(
                 base + CatalogContract.getProduct.path, version: "--http2-prior-knowledge",
                 headers: ["content-type: application/grpc-web+json"], body: request)
-            withKnownIssue("gRPC-Web over HTTP/2 is routed to the gRPC path (KnownHeader.isGRPC)") {
-                #expect(ConnectEnvelopeBytes.envelopes(overHTTP2.body).map(\.flags) == [0, 0x80], "\(overHTTP2)")
-            }
+            #expect(ConnectEnvelopeBytes.envelopes(overHTTP2.body).map(\.flags) == [0, 0x80], "\(overHTTP2)")
 
             let preflight = try await Self.curl(
                 base + CatalogContract.getProduct.path, method: "OPTIONS",

@@ -50,6 +50,15 @@ struct HTTP2WebRequestTests {
         }
     }
 
+    @Test("gRPC-Web (application/grpc-web…, which starts like gRPC's type) goes to the web handler")
+    func grpcWebIsWeb() async throws {
+        try await HTTP1ConnectionTests.withServer { port, web in
+            let answer = try await Self.curl(port, ["-H", "content-type: application/grpc-web+json", "--data-binary", "x", "/echo"])
+            #expect(answer.output.contains("POST /echo q=- HTTP/2 x=- body=x"), "\(answer)")
+            #expect(web.served.load(ordering: .relaxed) == 1)
+        }
+    }
+
     @Test("gRPC calls on the same connection are untouched")
     func grpcUntouched() async throws {
         try await HTTP1ConnectionTests.withServer { port, web in
