@@ -115,19 +115,28 @@ function renderNav() {
     h("span", { class: "badge-count", data: { test: "basket-count" }, hidden: !user || count === 0 }, String(count)));
   if (!user) {
     return replace(nav,
-      h("a", { href: "/signin", class: "nav-link", data: { link: "", test: "nav-signin" } }, icon("user"), h("span", { class: "nav-label" }, "Sign in")),
+      h("a", { href: "/signin", class: "nav-link", data: { link: "", test: "nav-signin" }, "aria-label": "Sign in" }, icon("user"), h("span", { class: "nav-label" }, "Sign in")),
       basketLink);
   }
-  const signOut = h("button", { type: "button", class: "nav-link link-button", data: { test: "nav-signout" } }, "Sign out");
+  const signOut = h("button", { type: "button", class: "menu-item", data: { test: "nav-signout" } }, "Sign out");
   signOut.addEventListener("click", async () => {
+    menu.open = false;
     await session.signOut();
   });
+  const name = user.displayName || user.email.split("@")[0];
+  const menu = h("details", { class: "account-menu", data: { test: "account-menu" } },
+    h("summary", { class: "nav-link", "aria-label": `Your account, ${name}` }, icon("user"),
+      h("span", { class: "nav-label", data: { test: "user-name" } }, `Hi, ${name}`)),
+    h("div", { class: "menu" },
+      h("p", { class: "menu-who" }, "Signed in as", h("br"), h("strong", {}, user.email)),
+      h("a", { href: "/orders", class: "menu-item", data: { link: "" } }, "Your orders"),
+      h("a", { href: "/favorites", class: "menu-item", data: { link: "" } }, "Favorites"),
+      signOut));
   replace(nav,
-    h("span", { class: "greeting", data: { test: "user-name" } }, `Hi, ${user.displayName || user.email.split("@")[0]}`),
-    h("a", { href: "/favorites", class: "nav-link", data: { link: "", test: "nav-favorites" } }, icon("heart"), h("span", { class: "nav-label" }, "Favorites")),
-    h("a", { href: "/orders", class: "nav-link", data: { link: "", test: "nav-orders" } }, icon("box"), h("span", { class: "nav-label" }, "Orders")),
+    h("a", { href: "/favorites", class: "nav-link", data: { link: "", test: "nav-favorites" }, "aria-label": "Favorites" }, icon("heart"), h("span", { class: "nav-label" }, "Favorites")),
+    h("a", { href: "/orders", class: "nav-link", data: { link: "", test: "nav-orders" }, "aria-label": "Orders" }, icon("box"), h("span", { class: "nav-label" }, "Orders")),
     basketLink,
-    signOut);
+    menu);
 }
 
 // ---- wiring
@@ -166,6 +175,9 @@ searchForm.addEventListener("submit", (event) => {
 });
 
 document.addEventListener("click", (event) => {
+  for (const open of document.querySelectorAll("details.account-menu[open]")) {
+    if (!open.contains(event.target) || event.target.closest?.("a")) open.open = false;
+  }
   const link = event.target.closest?.("a[data-link]");
   if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
   event.preventDefault();

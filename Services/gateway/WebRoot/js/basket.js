@@ -127,6 +127,19 @@ async function change(method, message) {
   }
 }
 
+/**
+ * Runs `action` (placing an order) as one of our own changes: the basket it empties is not
+ * announced as changed elsewhere.
+ */
+export async function asOwnChange(action) {
+  pendingChanges++;
+  try {
+    return await action();
+  } finally {
+    pendingChanges--;
+  }
+}
+
 /** Loads the basket once (GetBasket), for pages shown before the watch's first message. */
 export async function load() {
   const next = await session.call(Methods.getBasket, {});

@@ -187,9 +187,15 @@ export async function checkoutPage(ctx) {
     if (input(line2).value.trim()) shippingAddress.line2 = input(line2).value.trim();
     const request = { shippingAddress, payment: { cardNumber: digits, ...exp, cvc: input(cvc).value.trim() } };
     let order = null;
-    const ok = await busy(pay, "Placing your order…", async () => { order = await placeOrder(request); }, errors);
+    const ok = await busy(pay, "Placing your order…", async () => {
+      // The basket it empties is ours: loaded before the announcement could say otherwise.
+      order = await basket.asOwnChange(async () => {
+        const placed = await placeOrder(request);
+        if (placed.status === "PAID") await basket.load().catch(() => {});
+        return placed;
+      });
+    }, errors);
     if (ok && order) {
-      basket.load().catch(() => {});
       ctx.navigate(`/orders/${encodeURIComponent(order.id)}?placed=1`);
     }
   });
@@ -202,6 +208,16 @@ export async function checkoutPage(ctx) {
 
 function statusBadge(status) {
   return h("span", { class: `badge badge-${status.toLowerCase().replace(/_/g, "-")}`, data: { test: "order-status", status } }, orderStatus(status));
+}
+
+/** "visa" → "Visa", "mastercard" → "Mastercard", "amex" → "American Express". */
+function cardBrand(brand = "") {
+  const names = { amex: "American Express", visa: "Visa", mastercard: "Mastercard", discover: "Discover", jcb: "JCB" };
+  return names[brand.toLowerCase()] ?? (brand ? brand.charAt(0).toUpperCase() + brand.slice(1) : "Card");
+}
+
+function countryName(code) {
+  return COUNTRIES.find(([known]) => known === code)?.[1] ?? code;
 }
 
 function shortId(id) {
@@ -289,9 +305,9 @@ function orderDetails(order, justPlaced, cancel) {
         h("dl", {}, h("div", { class: "total" }, h("dt", {}, "Total"), h("dd", {}, price(order.total, "order-total"))))),
       h("section", {},
         h("h2", {}, "Shipping to"),
-        h("address", {}, [address.name, address.line1, address.line2, `${address.postalCode ?? ""} ${address.city ?? ""}`.trim(), address.country]
+        h("address", {}, [address.name, address.line1, address.line2, `${address.postalCode ?? ""} ${address.city ?? ""}`.trim(), countryName(address.country)]
           .filter(Boolean).flatMap((line) => [line, h("br")])),
-        order.payment ? [h("h2", {}, "Payment"), h("p", {}, `${order.payment.brand} ending in ${order.payment.last4}`)] : null)),
+        order.payment ? [h("h2", {}, "Payment"), h("p", {}, `${cardBrand(order.payment.brand)} ending in ${order.payment.last4}`)] : null)),
     errors,
     actions,
     h("p", {}, h("a", { href: "/orders", class: "back-link", data: { link: "" } }, icon("back"), "All orders")),

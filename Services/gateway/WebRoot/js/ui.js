@@ -20,7 +20,7 @@ export function productVisual(product, { large = false } = {}) {
     "div",
     { class: `${classes} tile hue-${hue(product.category ?? title)}`, role: "img", "aria-label": title },
     h("span", { class: "tile-initials", "aria-hidden": "true" }, initials),
-    product.category ? h("span", { class: "tile-category", "aria-hidden": "true" }, categoryName(product.category)) : null,
+    large && product.category ? h("span", { class: "tile-category", "aria-hidden": "true" }, categoryName(product.category)) : null,
   );
 }
 
@@ -114,14 +114,19 @@ export function errorSlot(test) {
   return h("div", { class: "error-slot", data: { errorTest: test } });
 }
 
-/** Shows a short message at the bottom of the screen for a few seconds. */
+/** Shows a short message at the bottom of the screen for a few seconds (once, however often it is said). */
 export function toast(message, kind = "info") {
   const region = document.getElementById("toasts");
   if (!region) return;
-  const item = h("div", { class: `toast toast-${kind}`, data: { test: "toast" } }, message);
-  region.append(item);
-  setTimeout(() => item.classList.add("toast-leaving"), 3800);
-  setTimeout(() => item.remove(), 4200);
+  const same = [...region.children].find((item) => item.textContent === message && !item.classList.contains("toast-leaving"));
+  const item = same ?? h("div", { class: `toast toast-${kind}`, data: { test: "toast" } }, message);
+  clearTimeout(Number(item.dataset.timer));
+  if (!same) region.append(item);
+  while (region.children.length > 3) region.firstElementChild.remove();
+  item.dataset.timer = String(setTimeout(() => {
+    item.classList.add("toast-leaving");
+    setTimeout(() => item.remove(), 400);
+  }, 4000));
 }
 
 /** A price, with the class the layout styles. */
