@@ -44,6 +44,8 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     /// Since when output has waited for the peer to read with none of it taken.
     private var outputStalledSince: UInt64?
     private var housekeepingTimer: UInt64?
+    /// The deadline timer of the answer in progress (``WebResponse/setDeadline(_:_:)``).
+    private var deadlineTimer: UInt64?
     /// What answers hand the loop, from any thread.
     let pending = Mutex(Pending())
 
@@ -271,9 +273,26 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
         flushSoon()
     }
 
+    /// Runs `action` at `deadline` unless `response`'s answer has ended by then. Any thread.
+    func scheduleDeadline(for response: HTTP1Response, at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        guard loop.inEventLoop else {
+            return loop.execute { self.scheduleDeadline(for: response, at: deadline, action) }
+        }
+        guard !closed, current === response else { return }
+        if let timer = deadlineTimer { loop.cancelTimer(timer) }
+        deadlineTimer = loop.scheduleTimer(after: max(.zero, deadline - .now)) { [self] in
+            deadlineTimer = nil
+            if current === response { action() }
+        }
+    }
+
     private func answerEnded() {
         guard let response = current else { return }
         current = nil
+        if let timer = deadlineTimer {
+            loop.cancelTimer(timer)
+            deadlineTimer = nil
+        }
         response.logLine(server: server)
         server.callEnded()
         idleSince = System.monotonicNanoseconds()
@@ -352,6 +371,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
         closed = true
         if let reason { server.logger.debug("HTTP/1.1 connection from \(peer) closed: \(reason)") }
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
+        if let timer = deadlineTimer { loop.cancelTimer(timer) }
         loop.deregister(fd)
         System.close(fd)
         let (writer, unsent) = pending.withLock { state -> (UnsafeContinuation<Void, any Error>?, Int) in
@@ -516,6 +536,10 @@ final class HTTP1Response: WebResponse, @unchecked Sendable {
     }
 
     var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        connection.scheduleDeadline(for: self, at: deadline, action)
+    }
 
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
         state.withLock {

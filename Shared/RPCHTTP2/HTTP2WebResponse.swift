@@ -60,6 +60,10 @@ final class HTTP2WebResponse: WebResponse, @unchecked Sendable {
 
     var isCancelled: Bool { stream.shared.withLock { $0.buffers.cancellation != nil } }
 
+    func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        stream.connection.scheduleWebDeadline(stream, at: deadline, action)
+    }
+
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
         state.withLock {
             $0.noted = true

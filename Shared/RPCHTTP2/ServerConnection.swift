@@ -478,6 +478,21 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         web.serve(request, response: response)
     }
 
+    /// Runs `action` at `deadline` unless the web answer on `stream` has ended, on the stream's
+    /// deadline timer (cancelled with the stream, as a call's). Any thread.
+    func scheduleWebDeadline(_ stream: ServerStream, at deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        guard loop.inEventLoop else {
+            return loop.execute { self.scheduleWebDeadline(stream, at: deadline, action) }
+        }
+        guard !closed, !stream.streamClosed else { return }
+        if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
+        stream.deadlineTimer = loop.scheduleTimer(after: max(.zero, deadline - .now)) { [weak stream] in
+            guard let stream else { return }
+            stream.deadlineTimer = nil
+            if !stream.shared.withLock({ $0.webEnded }) { action() }
+        }
+    }
+
     static func pathWithoutQuery(_ path: String) -> String {
         path.firstIndex(of: "?").map { String(path[..<$0]) } ?? path
     }

@@ -153,10 +153,26 @@ public protocol WebResponse: AnyObject, Sendable {
     func onCancel(_ action: @escaping @Sendable () -> Void)
     /// Whether the client went away.
     var isCancelled: Bool { get }
+    /// Runs `action` once, at `deadline`, unless the answer has ended by then (or the client
+    /// went away): a call's deadline, on the transport's own timers — its loop's, as a gRPC
+    /// call's — so nothing is held past the answer. The last deadline set counts.
+    func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void)
     /// Notes what the request was as an RPC call, for its log line: the method path, the
     /// status it ended with (nil: OK) and its request id. Without it the line names the
     /// request's path (never its query, where tokens travel) and HTTP status.
     func noteCall(path: String, status: RPCError?, requestID: RequestID?)
+}
+
+extension WebResponse {
+    /// A deadline on a task of its own, for responses that have no timers (test doubles): the
+    /// task sleeps until the deadline or the client's leaving.
+    public func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        let task = Task {
+            try? await Task.sleep(until: deadline)
+            if !Task.isCancelled { action() }
+        }
+        onCancel { task.cancel() }
+    }
 }
 
 /// Serves the requests of a server that are not gRPC calls (the gateway's web edge).

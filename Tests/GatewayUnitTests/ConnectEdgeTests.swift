@@ -356,7 +356,6 @@ struct ConnectEdgeTests {
         #expect(await eventually { probe.allCancelled(atLeast: 1) })
         let state = await response.ended()
         #expect(state.notedStatus?.code == .cancelled)
-        #expect(ConnectDeadlineTimer.shared.pendingCount < 1000)
     }
 
     @Test("the headers that are metadata reach the handler; protocol and browser headers do not")
@@ -708,41 +707,3 @@ final class GatedWebResponse: WebResponse {
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {}
 }
 
-// MARK: The deadline timer
-
-@Suite("The web edge's deadline timer")
-struct ConnectDeadlineTimerTests {
-    @Test("an action runs once its deadline passes, in deadline order, and not if cancelled")
-    func fires() async throws {
-        let timer = ConnectDeadlineTimer()
-        let fired = Mutex<[Int]>([])
-        _ = timer.schedule(at: .now + .milliseconds(60)) { fired.withLock { $0.append(2) } }
-        _ = timer.schedule(at: .now + .milliseconds(20)) { fired.withLock { $0.append(1) } }
-        let cancelled = timer.schedule(at: .now + .milliseconds(30)) { fired.withLock { $0.append(99) } }
-        timer.cancel(cancelled)
-        #expect(await eventually { fired.withLock { $0.count } == 2 })
-        try await Task.sleep(for: .milliseconds(40))
-        #expect(fired.withLock { $0 } == [1, 2])
-        #expect(timer.pendingCount == 0)
-    }
-
-    @Test("a cancelled action is released at once, not at its deadline")
-    func releases() async throws {
-        final class Token: Sendable {}
-        let timer = ConnectDeadlineTimer()
-        weak var weakToken: Token?
-        var ids: [UInt64] = []
-        do {
-            let token = Token()
-            weakToken = token
-            for _ in 0..<10_000 { ids.append(timer.schedule(at: .now + .seconds(3600)) { _ = token }) }
-        }
-        #expect(weakToken != nil)
-        #expect(timer.pendingCount == 10_000)
-        for id in ids { timer.cancel(id) }
-        #expect(weakToken == nil)
-        #expect(timer.pendingCount == 0)
-        // The heap keeps at most twice the live entries (and a small floor).
-        #expect(timer.heapCount <= 64)
-    }
-}

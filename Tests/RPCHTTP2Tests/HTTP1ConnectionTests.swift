@@ -17,6 +17,8 @@ struct HTTP1ConnectionTests {
     final class TestWeb: WebHandler {
         let cancelled = Atomic<Int>(0)
         let served = Atomic<Int>(0)
+        /// Deadlines that fired (``WebResponse/setDeadline(_:_:)``).
+        let deadlinesFired = Atomic<Int>(0)
 
         func serve(_ request: WebRequest, response: any WebResponse) {
             served.add(1, ordering: .relaxed)
@@ -31,6 +33,13 @@ struct HTTP1ConnectionTests {
                     for part in ["one", "two", "three"] { try await response.write(Data(part.utf8)) }
                     response.end()
                 }
+            case "/deadline":
+                // Never answered but by its deadline; `?answer` answers at once, before it.
+                response.setDeadline(.now + .milliseconds(150)) {
+                    self.deadlinesFired.add(1, ordering: .relaxed)
+                    response.send(status: 504, headers: [:], body: Data("late\n".utf8))
+                }
+                if request.query == "answer" { response.send(status: 200, headers: [:], body: Data("in time\n".utf8)) }
             case "/hold":
                 response.onCancel { self.cancelled.add(1, ordering: .relaxed) }
             case "/big":
@@ -251,6 +260,17 @@ struct HTTP1ConnectionTests {
             #expect(await eventually { web.cancelled.load(ordering: .relaxed) == 1 })
             let (text, _) = try await Self.exchange(port, "GET /echo HTTP/1.1\r\nhost: x\r\n\r\n")
             #expect(Self.statuses(text) == [200])
+        }
+    }
+
+    @Test("a deadline set on an answer fires on the loop's timer when the answer is late, and never after it ended")
+    func deadlines() async throws {
+        try await Self.withServer { port, web in
+            let (late, _) = try await Self.exchange(port, "GET /deadline HTTP/1.1\r\nhost: x\r\n\r\n", wait: .seconds(1))
+            #expect(Self.statuses(late) == [504])
+            let (inTime, _) = try await Self.exchange(port, "GET /deadline?answer HTTP/1.1\r\nhost: x\r\n\r\n", wait: .seconds(1))
+            #expect(Self.statuses(inTime) == [200])
+            #expect(web.deadlinesFired.load(ordering: .relaxed) == 1, "the deadline of an answer that had ended fired")
         }
     }
 

@@ -59,6 +59,18 @@ struct HTTP2WebRequestTests {
         }
     }
 
+    @Test("a deadline set on an answer fires on the stream's timer when the answer is late, and never after it ended")
+    func deadlines() async throws {
+        try await HTTP1ConnectionTests.withServer { port, web in
+            let late = try await Self.curl(port, ["/deadline"])
+            #expect(late.output.hasPrefix("HTTP/2 504"), "\(late)")
+            let inTime = try await Self.curl(port, ["/deadline?answer"])
+            #expect(inTime.output.hasPrefix("HTTP/2 200"), "\(inTime)")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(web.deadlinesFired.load(ordering: .relaxed) == 1, "the deadline of an answer that had ended fired")
+        }
+    }
+
     @Test("gRPC calls on the same connection are untouched")
     func grpcUntouched() async throws {
         try await HTTP1ConnectionTests.withServer { port, web in

@@ -231,7 +231,8 @@ extension RPCEdge {
         let cancel = LocalCall.unary(route, context: context, request: request) { result in
             call.finish(result.mapError { RPCError(converting: $0) })
         }
-        call.arm(cancel: cancel, deadline: context.deadline)
+        call.arm(cancel: cancel)
+        if let deadline = context.deadline { response.setDeadline(deadline) { call.finish(.failure(deadlinePassed)) } }
         response.onCancel { call.finish(.failure(clientCancelled)) }
     }
 
@@ -262,7 +263,8 @@ extension RPCEdge {
             try? await response.write(end(outcome))  // throws only when the client has gone
             response.end()
         }
-        control.attach(task, deadline: context.deadline)
+        control.attach(task)
+        if let deadline = context.deadline { response.setDeadline(deadline) { control.expire() } }
         response.onCancel { control.cancel() }
     }
 
@@ -273,7 +275,6 @@ extension RPCEdge {
             /// Nil once answered, which also breaks the cycle through the response's cancel actions.
             var response: (any WebResponse)?
             var cancel: (@Sendable () -> Void)?
-            var timer: UInt64?
         }
 
         private let state: Mutex<State>
@@ -288,29 +289,23 @@ extension RPCEdge {
             self.render = render
         }
 
-        /// Keeps what cancels the handler, and starts the deadline's timer, unless already answered.
-        func arm(cancel: @escaping @Sendable () -> Void, deadline: ContinuousClock.Instant?) {
+        /// Keeps what cancels the handler, unless already answered.
+        func arm(cancel: @escaping @Sendable () -> Void) {
             state.withLock { state in
                 guard state.response != nil else { return }
                 state.cancel = cancel
-                if let deadline {
-                    state.timer = ConnectDeadlineTimer.shared.schedule(at: deadline) { [self] in
-                        finish(.failure(RPCEdge.deadlinePassed))
-                    }
-                }
             }
         }
 
         /// Answers with `result` if nothing has yet; an answer other than the handler's own
         /// cancels the handler.
         func finish(_ result: Result<Data, RPCError>) {
-            let taken = state.withLock { state -> (response: any WebResponse, cancel: (@Sendable () -> Void)?, timer: UInt64?)? in
+            let taken = state.withLock { state -> (response: any WebResponse, cancel: (@Sendable () -> Void)?)? in
                 guard let response = state.response else { return nil }
                 defer { state = State() }
-                return (response, state.cancel, state.timer)
+                return (response, state.cancel)
             }
-            guard let (response, cancel, timer) = taken else { return }
-            if let timer { ConnectDeadlineTimer.shared.cancel(timer) }
+            guard let (response, cancel) = taken else { return }
             // After the handler's own answer this does nothing; else it stops the handler's work.
             cancel?()
             let answer = render(result)
@@ -319,11 +314,10 @@ extension RPCEdge {
         }
     }
 
-    /// One streamed call's task, its deadline's timer and why it was cancelled. Thread-safe.
+    /// One streamed call's task and why it was cancelled (its deadline, its client). Thread-safe.
     private final class StreamControl: Sendable {
         private struct State {
             var task: Task<Void, Never>?
-            var timer: UInt64?
             var finished = false
             var clientGone = false
             var deadlinePassed = false
@@ -333,14 +327,11 @@ extension RPCEdge {
 
         // A task's cancellation runs its handlers' cancellation code at once: never under the lock.
 
-        /// Keeps the call's task and starts its deadline's timer, unless it already finished.
-        func attach(_ task: Task<Void, Never>, deadline: ContinuousClock.Instant?) {
+        /// Keeps the call's task, unless it already finished.
+        func attach(_ task: Task<Void, Never>) {
             let cancelNow = state.withLock { state -> Bool in
                 guard !state.finished else { return false }
                 state.task = task
-                if let deadline, !state.clientGone {
-                    state.timer = ConnectDeadlineTimer.shared.schedule(at: deadline) { [self] in expire() }
-                }
                 return state.clientGone
             }
             if cancelNow { task.cancel() }
@@ -354,7 +345,8 @@ extension RPCEdge {
             }?.cancel()
         }
 
-        private func expire() {
+        /// The deadline passed.
+        func expire() {
             state.withLock { state -> Task<Void, Never>? in
                 guard !state.finished else { return nil }
                 state.deadlinePassed = true
@@ -365,13 +357,11 @@ extension RPCEdge {
         /// The call ended with `status`; returns the status to report: its deadline or its
         /// client's leaving when one of them cancelled it.
         func finish(_ status: RPCError?) -> RPCError? {
-            let (timer, deadlinePassed, clientGone) = state.withLock { state in
+            let (deadlinePassed, clientGone) = state.withLock { state in
                 state.finished = true
                 state.task = nil
-                defer { state.timer = nil }
-                return (state.timer, state.deadlinePassed, state.clientGone)
+                return (state.deadlinePassed, state.clientGone)
             }
-            if let timer { ConnectDeadlineTimer.shared.cancel(timer) }
             if deadlinePassed { return RPCEdge.deadlinePassed }
             if clientGone, status?.code == .cancelled { return RPCEdge.clientCancelled }
             return status
