@@ -438,15 +438,18 @@ final class HTTP1Response: WebResponse, @unchecked Sendable {
     let arrival: ContinuousClock.Instant
 
     private struct State {
-        var status: Int?
+        var record = WebAnswerRecord()
         var streaming = false
-        var ended = false
         var cancelled = false
         var cancelActions: [@Sendable () -> Void] = []
-        var notedPath: String?
-        var notedStatus: RPCError?
-        var notedRequestID: RequestID?
-        var noted = false
+        var status: Int? {
+            get { record.status }
+            set { record.status = newValue }
+        }
+        var ended: Bool {
+            get { record.ended }
+            set { record.ended = newValue }
+        }
     }
 
     private let state = Mutex(State())
@@ -542,12 +545,7 @@ final class HTTP1Response: WebResponse, @unchecked Sendable {
     }
 
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
-        state.withLock {
-            $0.noted = true
-            $0.notedPath = path
-            $0.notedStatus = status
-            $0.notedRequestID = requestID
-        }
+        state.withLock { $0.record.note(path: path, status: status, requestID: requestID) }
     }
 
     /// The client went away, or the server closed the connection, before the answer ended.
@@ -563,13 +561,8 @@ final class HTTP1Response: WebResponse, @unchecked Sendable {
 
     /// Writes the request's one log line.
     func logLine(server: HTTP2ServerCore, cancelled: Bool = false) {
-        let snapshot = state.withLock { $0 }
-        let httpStatus = snapshot.status ?? 499
-        var status = snapshot.noted ? snapshot.notedStatus : (httpStatus < 400 ? nil : RPCError(code: .forHTTPStatus(httpStatus), message: ""))
-        if cancelled && !snapshot.ended { status = RPCError(code: .cancelled, message: "The connection closed.") }
-        server.logWebRequest(
-            path: snapshot.notedPath ?? path, status: status, httpStatus: httpStatus, requestID: snapshot.notedRequestID,
-            peer: connection.peer, arrival: arrival)
+        let record = state.withLock { $0.record }
+        record.log(server: server, path: path, peer: connection.peer, arrival: arrival, cancelled: cancelled && !record.ended)
     }
 
     /// How the body of an answer is framed.

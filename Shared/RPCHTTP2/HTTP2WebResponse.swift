@@ -14,15 +14,7 @@ final class HTTP2WebResponse: WebResponse, @unchecked Sendable {
     let path: String
     let peer: String
 
-    private struct State {
-        var status: Int?
-        var notedPath: String?
-        var notedStatus: RPCError?
-        var notedRequestID: RequestID?
-        var noted = false
-    }
-
-    private let state = Mutex(State())
+    private let state = Mutex(WebAnswerRecord())
 
     init(stream: ServerStream, method: String, path: String, peer: String) {
         self.stream = stream
@@ -65,12 +57,7 @@ final class HTTP2WebResponse: WebResponse, @unchecked Sendable {
     }
 
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
-        state.withLock {
-            $0.noted = true
-            $0.notedPath = path
-            $0.notedStatus = status
-            $0.notedRequestID = requestID
-        }
+        state.withLock { $0.note(path: path, status: status, requestID: requestID) }
     }
 
     /// Takes the answer's status; false when the answer was already given.
@@ -84,13 +71,7 @@ final class HTTP2WebResponse: WebResponse, @unchecked Sendable {
 
     /// The request's one log line, written as its stream ends.
     func logLine(server: HTTP2ServerCore, cancelled: Bool) {
-        let snapshot = state.withLock { $0 }
-        let httpStatus = snapshot.status ?? 499
-        var status = snapshot.noted ? snapshot.notedStatus : (httpStatus < 400 ? nil : RPCError(code: .forHTTPStatus(httpStatus), message: ""))
-        if cancelled { status = RPCError(code: .cancelled, message: "The stream ended before the answer.") }
-        server.logWebRequest(
-            path: snapshot.notedPath ?? path, status: status, httpStatus: httpStatus, requestID: snapshot.notedRequestID,
-            peer: peer, arrival: stream.startTime)
+        state.withLock { $0 }.log(server: server, path: path, peer: peer, arrival: stream.startTime, cancelled: cancelled)
     }
 
     /// `:status` and the handler's headers, without those HTTP/2 forbids (RFC 9113 §8.2.2).
@@ -105,4 +86,33 @@ final class HTTP2WebResponse: WebResponse, @unchecked Sendable {
     private static let connectionSpecific: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "content-length", "te",
     ]
+}
+
+/// What an answer to a web request was, for its log line: its HTTP status once given, and the
+/// call the handler noted (``WebResponse/noteCall(path:status:requestID:)``), if any.
+struct WebAnswerRecord {
+    var status: Int?
+    var ended = false
+    private var notedPath: String?
+    private var notedStatus: RPCError?
+    private var notedRequestID: RequestID?
+    private var noted = false
+
+    mutating func note(path: String, status: RPCError?, requestID: RequestID?) {
+        noted = true
+        notedPath = path
+        notedStatus = status
+        notedRequestID = requestID
+    }
+
+    /// Writes the request's one line: the noted call's status, else one made of the HTTP
+    /// status; `CANCELLED` when the answer did not end (the client went away first).
+    func log(server: HTTP2ServerCore, path: String, peer: String, arrival: ContinuousClock.Instant, cancelled: Bool) {
+        let httpStatus = status ?? 499
+        var rpcStatus = noted ? notedStatus : (httpStatus < 400 ? nil : RPCError(code: .forHTTPStatus(httpStatus), message: ""))
+        if cancelled { rpcStatus = RPCError(code: .cancelled, message: "The client went away before the answer ended.") }
+        server.logWebRequest(
+            path: notedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID, peer: peer,
+            arrival: arrival)
+    }
 }
