@@ -7,10 +7,23 @@ import { h } from "./dom.js";
 import * as session from "./session.js";
 import { busy, errorSlot, field, notice, pageTitle } from "./ui.js";
 
+/**
+ * Why the shopper was sent to sign in (`?why=`): a key, never text from the address, so that
+ * nobody can put their own words on our page with a crafted link.
+ */
+const SIGN_IN_REASONS = {
+  add: "Sign in to add items to your basket.",
+  favorite: "Sign in to save favorites.",
+  favorites: "Sign in to see your favorites.",
+  basket: "Sign in to see your basket.",
+  checkout: "Sign in to check out.",
+  orders: "Sign in to see your orders.",
+};
+
 /** Where to go after signing in: `?next=` when it is a path of this shop, else home. */
 function nextPath(ctx) {
   const next = ctx.query.get("next") ?? "/";
-  return next.startsWith("/") && !next.startsWith("//") ? next : "/";
+  return next.startsWith("/") && !next.startsWith("//") && !next.includes("\\") ? next : "/";
 }
 
 /** `/signin`. */
@@ -34,7 +47,8 @@ export function signInPage(ctx) {
     const ok = await busy(submit, "Signing in…", () => session.signIn(email.value.trim(), password.value), errors);
     if (ok) ctx.navigate(nextPath(ctx), { replace: true });
   });
-  const reason = ctx.query.get("why");
+  const why = ctx.query.get("why") ?? "";
+  const reason = Object.hasOwn(SIGN_IN_REASONS, why) ? SIGN_IN_REASONS[why] : null;
   return h("section", { class: "auth-card" },
     pageTitle("Sign in"),
     reason ? notice("info", reason, { test: "signin-notice" }) : null,

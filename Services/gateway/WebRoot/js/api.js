@@ -22,9 +22,11 @@ const UNARY_TIMEOUT_MS = 15000;
 /**
  * Calls `method` ("shop.catalog.v1.CatalogService/GetProduct") with `message`; resolves to the
  * response message or rejects with a ConnectError. `token` adds `authorization: Bearer …`;
- * `headers` adds more (`idempotency-key`).
+ * `headers` adds more (`idempotency-key`). `get`: as Connect's GET (`?encoding=json&message=…`),
+ * for reads without side effects — the gateway lets the browser keep anonymous catalog reads
+ * for a minute.
  */
-export async function unary(method, message = {}, { token, headers = {}, signal, timeoutMs = UNARY_TIMEOUT_MS } = {}) {
+export async function unary(method, message = {}, { token, headers = {}, signal, timeoutMs = UNARY_TIMEOUT_MS, get = false } = {}) {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new ConnectError("deadline_exceeded", "timed out")), timeoutMs + 2000);
   const abort = () => controller.abort(signal.reason);
@@ -32,18 +34,18 @@ export async function unary(method, message = {}, { token, headers = {}, signal,
   try {
     let response;
     try {
-      response = await fetch(`/${method}`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "connect-protocol-version": "1",
-          "connect-timeout-ms": String(timeoutMs),
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-          ...headers,
-        },
-        body: JSON.stringify(message),
+      const common = {
+        "connect-timeout-ms": String(timeoutMs),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...headers,
+      };
+      const query = `?connect=v1&encoding=json&message=${encodeURIComponent(JSON.stringify(message))}`;
+      response = await fetch(get ? `/${method}${query}` : `/${method}`, {
+        method: get ? "GET" : "POST",
+        headers: get ? common : { "content-type": "application/json", "connect-protocol-version": "1", ...common },
+        body: get ? undefined : JSON.stringify(message),
         signal: controller.signal,
-        cache: "no-store",
+        cache: get ? "default" : "no-store",
         credentials: "omit",
       });
     } catch (error) {
@@ -51,7 +53,11 @@ export async function unary(method, message = {}, { token, headers = {}, signal,
     }
     const text = await response.text().catch(() => "");
     if (!response.ok) throw errorFromResponse(response, text);
-    return text ? JSON.parse(text) : {};
+    try {
+      return text ? JSON.parse(text) : {};
+    } catch {
+      throw new ConnectError("internal", "the answer is not JSON", { status: response.status });
+    }
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener("abort", abort);
@@ -100,11 +106,11 @@ export async function* serverStream(method, message = {}, { token, headers = {},
         buffer = buffer.slice(5 + length);
         if (flags & 0x01) throw new ConnectError("internal", "compressed message without negotiation");
         if (flags & 0x02) {
-          const end = payload ? JSON.parse(payload) : {};
+          const end = parseJSON(payload || "{}");
           if (end.error) throw errorFromJSON(end.error, endStreamReason(end), response.status);
           return;
         }
-        yield JSON.parse(payload);
+        yield parseJSON(payload);
       }
       let chunk;
       try {
@@ -120,6 +126,15 @@ export async function* serverStream(method, message = {}, { token, headers = {},
     }
   } finally {
     reader.cancel().catch(() => {});
+  }
+}
+
+/** A message's JSON, or a ConnectError saying it was none. */
+function parseJSON(text) {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ConnectError("internal", "a stream message is not JSON");
   }
 }
 

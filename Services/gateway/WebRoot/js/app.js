@@ -17,11 +17,11 @@ const ROUTES = [
   { name: "signin", pattern: /^\/signin$/, view: signInPage, guest: true },
   { name: "signup", pattern: /^\/signup$/, view: signUpPage, guest: true },
   { name: "forgot-password", pattern: /^\/forgot-password$/, view: forgotPasswordPage },
-  { name: "favorites", pattern: /^\/favorites$/, view: favoritesPage, signedIn: "Sign in to see your favorites." },
-  { name: "basket", pattern: /^\/basket$/, view: basketPage, signedIn: "Sign in to see your basket." },
-  { name: "checkout", pattern: /^\/checkout$/, view: checkoutPage, signedIn: "Sign in to check out." },
-  { name: "orders", pattern: /^\/orders$/, view: ordersPage, signedIn: "Sign in to see your orders." },
-  { name: "order", pattern: /^\/orders\/(?<id>[^/]+)$/, view: orderPage, signedIn: "Sign in to see your orders." },
+  { name: "favorites", pattern: /^\/favorites$/, view: favoritesPage, signedIn: "favorites" },
+  { name: "basket", pattern: /^\/basket$/, view: basketPage, signedIn: "basket" },
+  { name: "checkout", pattern: /^\/checkout$/, view: checkoutPage, signedIn: "checkout" },
+  { name: "orders", pattern: /^\/orders$/, view: ordersPage, signedIn: "orders" },
+  { name: "order", pattern: /^\/orders\/(?<id>[^/]+)$/, view: orderPage, signedIn: "orders" },
 ];
 
 const main = document.getElementById("main");
@@ -39,7 +39,7 @@ function navigate(path, { replace: replaceEntry = false } = {}) {
   render({ scroll: !replaceEntry });
 }
 
-/** Sends the shopper to sign in, back here afterwards. */
+/** Sends the shopper to sign in, back here afterwards; `why` is a key of account.js's SIGN_IN_REASONS. */
 function signInFirst(why) {
   const here = location.pathname + location.search;
   navigate(`/signin?next=${encodeURIComponent(here)}&why=${encodeURIComponent(why)}`);

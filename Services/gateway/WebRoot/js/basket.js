@@ -104,15 +104,23 @@ async function watch(mine, signal) {
   }
 }
 
+let wake = () => {}; // ends the current wait between two watches early
+
 function sleep(ms, signal) {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
+    const done = () => {
       clearTimeout(timer);
+      wake = () => {};
       resolve();
-    }, { once: true });
+    };
+    const timer = setTimeout(done, ms);
+    wake = done;
+    signal.addEventListener("abort", done, { once: true });
   });
 }
+
+// Back online: reconnect now rather than when the backoff ends.
+window.addEventListener("online", () => wake());
 
 /** Runs one change (AddItem, UpdateItemCount, RemoveItem), applies its answer, and returns it. */
 async function change(method, message) {

@@ -49,7 +49,7 @@ function favoriteButton(product, ctx, { withLabel = false } = {}) {
     replace(button, icon("heart"), withLabel ? (saved ? "Saved" : "Save") : null);
   };
   button.addEventListener("click", async () => {
-    if (!session.isSignedIn()) return ctx.signInFirst("Sign in to save favorites.");
+    if (!session.isSignedIn()) return ctx.signInFirst("favorite");
     const saved = favoriteIds.has(product.id);
     await busy(button, null, async () => {
       await session.call(saved ? Methods.removeFavorite : Methods.addFavorite, { productId: product.id });
@@ -83,7 +83,7 @@ function basketButton(product, ctx, { count = () => 1, large = false } = {}) {
       data: { test: "add-to-basket", productId: product.id },
     }, "Add to basket");
     button.addEventListener("click", async () => {
-      if (!session.isSignedIn()) return ctx.signInFirst("Sign in to add items to your basket.");
+      if (!session.isSignedIn()) return ctx.signInFirst("add");
       const done = await busy(button, "Adding…", () => basket.add(product.id, count()));
       if (done) toast(`Added “${product.title}” to your basket.`, "success");
       render();
@@ -115,7 +115,7 @@ function productCard(product, ctx) {
 let categoriesCache = null;
 
 function categories() {
-  categoriesCache ??= session.call(Methods.listCategories, {}, { optional: true })
+  categoriesCache ??= session.read(Methods.listCategories, {})
     .then((answer) => answer.categories ?? [])
     .catch((error) => {
       categoriesCache = null;
@@ -190,7 +190,7 @@ export async function catalogPage(ctx) {
 }
 
 async function listPage(request) {
-  const answer = await session.call(Methods.listProducts, request, { optional: true });
+  const answer = await session.read(Methods.listProducts, request);
   return { products: answer.products ?? [], nextPageToken: answer.nextPageToken ?? "", totalSize: answer.totalSize ?? 0 };
 }
 

@@ -24,6 +24,11 @@ export function isSignedIn() {
   return current !== null;
 }
 
+/** Calls `method`, a public read that is the same for everyone, anonymously as a cacheable GET. */
+export function read(method, message = {}) {
+  return unary(method, message, { get: true });
+}
+
 /** Calls `listener(user, why)` after every sign-in, sign-out or end of the session; returns an unsubscribe. */
 export function onChange(listener) {
   listeners.add(listener);
@@ -106,10 +111,11 @@ export async function accessToken() {
 /**
  * Calls `method` as the signed-in user: with a fresh token, renewed and retried once when the
  * gateway says ACCESS_TOKEN_EXPIRED (a clock that drifted, a laptop that slept), and the session
- * ended when the token is no longer any good. `optional`: call anonymously when signed out.
+ * ended when the token is no longer any good. `optional`: when signed out, call anonymously, as
+ * a GET a browser may cache (the methods that take `optional` are reads).
  */
 export async function call(method, message = {}, { optional = false, headers = {}, timeoutMs } = {}) {
-  if (!current && optional) return unary(method, message, { headers, timeoutMs });
+  if (!current && optional) return unary(method, message, { headers, timeoutMs, get: true });
   const attempt = async (token) => {
     try {
       return await unary(method, message, { token, headers, timeoutMs });

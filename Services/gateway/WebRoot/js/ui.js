@@ -68,7 +68,7 @@ export function notice(kind, children, { test } = {}) {
   return h(
     "div",
     { class: `notice notice-${kind}`, role: kind === "error" ? "alert" : "status", data: { test } },
-    icon(kind === "error" ? "alert" : kind === "success" ? "check" : "box"),
+    icon(kind === "error" ? "alert" : kind === "success" ? "check" : "info"),
     h("div", { class: "notice-body" }, children),
   );
 }
