@@ -325,10 +325,15 @@ final class HTTP2ServerCore: Sendable {
     /// its RPC status when the handler noted one (a Connect or gRPC-Web call), else the
     /// request's path — never its query, where tokens travel — and HTTP status.
     func logWebRequest(
-        path: String, status: RPCError?, httpStatus: Int, requestID: RequestID?, peer: String, arrival: ContinuousClock.Instant
+        path: String, status: RPCError?, httpStatus: Int, requestID: RequestID?, peer: String, arrival: ContinuousClock.Instant,
+        isCall: Bool
     ) {
+        // A call fails on the server's side with INTERNAL or UNKNOWN; a plain request with a 5xx
+        // other than the overload answers (503, 504). A 4xx is the client's mistake: info.
+        let serverFailure =
+            isCall ? status?.code == .internal || status?.code == .unknown : httpStatus >= 500 && httpStatus != 503 && httpStatus != 504
         let level: Logger.Level =
-            if status?.code == .internal || status?.code == .unknown || httpStatus >= 500 && httpStatus != 503 && httpStatus != 504 {
+            if serverFailure {
                 .error
             } else if path == "/healthz" && httpStatus == 200 {
                 .debug  // load balancers' probes

@@ -113,6 +113,6 @@ struct WebAnswerRecord {
         if cancelled { rpcStatus = RPCError(code: .cancelled, message: "The client went away before the answer ended.") }
         server.logWebRequest(
             path: notedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID, peer: peer,
-            arrival: arrival)
+            arrival: arrival, isCall: noted)
     }
 }

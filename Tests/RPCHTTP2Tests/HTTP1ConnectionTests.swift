@@ -55,7 +55,7 @@ struct HTTP1ConnectionTests {
 
     /// A server with the test handler (and the echo gRPC service, to show HTTP/2 still works).
     static func withServer(
-        configure: (inout ServerConfiguration) -> Void = { _ in },
+        configure: (inout ServerConfiguration) -> Void = { _ in }, logger: Logger = logger,
         _ body: (Int, TestWeb) async throws -> Void
     ) async throws {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
@@ -271,6 +271,24 @@ struct HTTP1ConnectionTests {
             let (inTime, _) = try await Self.exchange(port, "GET /deadline?answer HTTP/1.1\r\nhost: x\r\n\r\n", wait: .seconds(1))
             #expect(Self.statuses(inTime) == [200])
             #expect(web.deadlinesFired.load(ordering: .relaxed) == 1, "the deadline of an answer that had ended fired")
+        }
+    }
+
+    @Test("each request gets one log line with its path and HTTP status, never its query; a refused one too")
+    func logLines() async throws {
+        let lines = CapturedLogLines()
+        try await Self.withServer(logger: lines.logger) { port, _ in
+            _ = try await Self.exchange(port, "GET /echo?token=s3cret HTTP/1.1\r\nhost: x\r\n\r\nGET /nowhere HTTP/1.1\r\nhost: x\r\n\r\n")
+            _ = try await Self.exchange(port, "GET /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\n")
+            #expect(await eventually { lines.calls.count == 3 })
+            let calls = lines.calls.map(\.fields)
+            #expect(calls.map { $0["method"] } == ["/echo", "/nowhere", "-"])
+            #expect(calls.map { $0["http-status"] } == ["200", "404", "400"])
+            // The gRPC status a gRPC client makes of each HTTP status, as for HTTP/2's refusals.
+            #expect(calls.map { $0["status"] } == ["OK", "UNIMPLEMENTED", "INTERNAL"])
+            // A client's mistakes are info; only server failures are errors.
+            #expect(lines.calls.map(\.level) == [.info, .info, .info])
+            #expect(!calls.contains { $0.values.contains { $0.contains("s3cret") } }, "the query reached a log line")
         }
     }
 
