@@ -68,7 +68,8 @@ struct StaticFiles: Sendable {
             return true
         }
         headers.add("content-type", file.contentType)
-        response.send(status: 200, headers: headers, body: request.method == "HEAD" ? Data() : file.body)
+        // For HEAD too: the transport sends the content-length of this body, and not the body.
+        response.send(status: 200, headers: headers, body: file.body)
         return true
     }
 
