@@ -78,31 +78,37 @@ extension AccountPages {
     /// same whether or not the address has an account.
     func requestReset(_ request: WebRequest, form: [String: String], response: any WebResponse) {
         let email = Self.echoedEmail(form["email"])
-        guard !email.isEmpty else {
-            return send(requestResetForm(email: "", notice: "Enter the email address of your account.", status: 400), to: response)
-        }
-        call(
-            AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email), from: request,
-            page: Path.requestReset, secrets: [], response: response
-        ) { result in
+        mailLink(
+            AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email), email: email, from: request,
+            page: Path.requestReset, missing: "Enter the email address of your account.",
+            sent: ", a link to choose a new password is on its way. It works for 1 hour.",
+            form: { email, notice, status in requestResetForm(email: email, notice: notice, status: status) }, response: response)
+    }
+
+    /// Asks auth-svc (`method`) to mail a link to `email` and says, in the same words whether
+    /// or not the address has an account, that "if an account exists for it`sent`"; a missing
+    /// or invalid address or a rate limit shows `form` again with the reason.
+    func mailLink<Request>(
+        _ method: MethodDescriptor<Request, Empty>, _ message: Request, email: String, from request: WebRequest, page: String,
+        missing: String, sent: String, form: @escaping @Sendable (String, String?, Int) -> AccountPage,
+        response: any WebResponse
+    ) {
+        guard !email.isEmpty else { return send(form("", missing, 400), to: response) }
+        call(method, message, from: request, page: page, secrets: [], response: response) { result in
             switch result {
             case .success:
                 send(
                     AccountPage(
                         status: 200, title: "Check your inbox",
                         content: """
-                            <p>If an account exists for <strong>\(email)</strong>, a link to choose a new password is on its way. It works for 1 hour.</p>
+                            <p>If an account exists for <strong>\(email)</strong>\(HTML(unescaped: sent))</p>
                             \(PageHTML.button("Go to the shop", to: "/"))
                             """),
                     to: response)
             case .failure(let error) where error.reason == AuthReason.invalidEmail.rawValue:
-                send(requestResetForm(email: email, notice: "Enter a valid email address, like name@example.com.", status: 400), to: response)
+                send(form(email, "Enter a valid email address, like name@example.com.", 400), to: response)
             case .failure(let error) where Self.isRateLimited(error):
-                send(
-                    requestResetForm(
-                        email: email, notice: "You have asked for several links in a short time. Wait a few minutes, then try again.",
-                        status: 429),
-                    to: response)
+                send(form(email, "You have asked for several links in a short time. Wait a few minutes, then try again.", 429), to: response)
             case .failure(let error):
                 send(Self.troublePage(error), to: response)
             }

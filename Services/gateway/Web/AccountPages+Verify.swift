@@ -60,35 +60,11 @@ extension AccountPages {
     /// answers the same whether or not the address has an account.
     func resendVerification(_ request: WebRequest, form: [String: String], response: any WebResponse) {
         let email = Self.echoedEmail(form["email"])
-        guard !email.isEmpty else {
-            return send(resendForm(email: "", notice: "Enter the email address you signed up with.", status: 400), to: response)
-        }
-        call(
-            AuthContract.resendVerification, ResendVerificationRequest(email: email), from: request,
-            page: Path.resendVerification, secrets: [], response: response
-        ) { result in
-            switch result {
-            case .success:
-                send(
-                    AccountPage(
-                        status: 200, title: "Check your inbox",
-                        content: """
-                            <p>If an account exists for <strong>\(email)</strong> and is not verified yet, a new link is on its way. It works for 24 hours.</p>
-                            \(PageHTML.button("Go to the shop", to: "/"))
-                            """),
-                    to: response)
-            case .failure(let error) where error.reason == AuthReason.invalidEmail.rawValue:
-                send(resendForm(email: email, notice: "Enter a valid email address, like name@example.com.", status: 400), to: response)
-            case .failure(let error) where Self.isRateLimited(error):
-                send(
-                    resendForm(
-                        email: email, notice: "You have asked for several links in a short time. Wait a few minutes, then try again.",
-                        status: 429),
-                    to: response)
-            case .failure(let error):
-                send(Self.troublePage(error), to: response)
-            }
-        }
+        mailLink(
+            AuthContract.resendVerification, ResendVerificationRequest(email: email), email: email, from: request,
+            page: Path.resendVerification, missing: "Enter the email address you signed up with.",
+            sent: " and is not verified yet, a new link is on its way. It works for 24 hours.",
+            form: { email, notice, status in resendForm(email: email, notice: notice, status: status) }, response: response)
     }
 
     /// The page with the form that asks for a new verification link (`GET /verify-email/resend`,
