@@ -26,7 +26,6 @@ import argparse
 import email
 import email.policy
 import json
-import os
 import sys
 import time
 import traceback
