@@ -55,8 +55,8 @@ struct WebEdge: WebHandler {
             return response.send(status: 405, headers: headers, body: Data("Use GET.\n".utf8))
         }
         let serving = health.status(of: "") == .serving
-        let body = request.method == "HEAD" ? Data() : Data((serving ? "ok\n" : "not serving\n").utf8)
-        response.send(status: serving ? 200 : 503, headers: WebEdge.textHeaders, body: body)
+        // The body goes for HEAD too: the transports send only its length then.
+        response.send(status: serving ? 200 : 503, headers: WebEdge.textHeaders, body: Data((serving ? "ok\n" : "not serving\n").utf8))
     }
 
     static let textHeaders: WebHeaders = ["content-type": "text/plain; charset=utf-8", "cache-control": "no-store"]
