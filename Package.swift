@@ -148,7 +148,7 @@ let package = Package(
             name: "ServiceTestSupport",
             dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "RPCTests", dependencies: ["RPC"], path: "Tests/RPCTests", swiftSettings: strictSettings),
+        .testTarget(name: "RPCTests", dependencies: ["RPC", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
             name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),

@@ -21,10 +21,21 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     private let parser: HTTP1Parser
     private let timeouts: HTTP1Timeouts
 
-    /// Received bytes not parsed yet.
+    /// Received bytes, parsed up to `inboxStart`: taken from the front by moving an offset, so
+    /// a batch of pipelined requests is not shifted once per request.
     private var inbox: [UInt8] = []
-    /// Whether the head of the request at the inbox's start passed ``HTTP1HeadScanner``.
+    private var inboxStart = 0
+    /// Whether the head of the request at the inbox's start passed ``HTTP1HeadScanner``, and
+    /// how far a scan of it got.
     private var headScanned = false
+    private var headScan = HTTP1HeadScanner.Progress()
+    /// The head of a request whose chunked body is being read, and that body.
+    private var chunkedHead: HTTP1RequestHead?
+    private var chunkedBody: HTTP1ChunkedBody?
+    /// Whether ``processInbox()`` is running: an answer given at once (on this thread) ends
+    /// inside it and asks for the next request, which the running loop takes instead of a
+    /// nested call — a pipelined batch must not nest one call per request.
+    private var processing = false
     /// Bytes for the socket, in order.
     private var output = ConnectionOutput()
     private var watchingWritable = false
@@ -107,7 +118,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     private func readAvailable() {
         var budget = 1 << 20
         while budget > 0 && !peerClosed {
-            if current != nil && inbox.count >= Self.inboxLimit {
+            if (current != nil || pending.withLock({ $0.unsent }) > Self.outboundHighWater) && unparsed >= Self.inboxLimit {
                 pauseReading(true)
                 return
             }
@@ -140,32 +151,79 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
         loop.modify(fd, readable: !paused, writable: watchingWritable)
     }
 
-    /// Parses and dispatches requests while none is being answered.
+    /// Unparsed bytes waiting.
+    private var unparsed: Int { inbox.count - inboxStart }
+
+    /// Parses and dispatches requests while none is being answered and the answers already
+    /// queued are being read (a client that pipelines and never reads gets no more parsed).
     private func processInbox() {
-        while current == nil && !closed && !closeAfterAnswer && !inbox.isEmpty {
+        guard !processing else { return }
+        processing = true
+        defer {
+            processing = false
+            compactInbox()
+        }
+        while current == nil && !closed && !closeAfterAnswer && unparsed > 0 {
+            guard pending.withLock({ $0.unsent }) <= Self.outboundHighWater else { return }  // sent() resumes
+            if let head = chunkedHead {
+                let (consumed, outcome) = inbox.withUnsafeBytes {
+                    chunkedBody!.feed(UnsafeRawBufferPointer(rebasing: $0[inboxStart...]))
+                }
+                inboxStart += consumed
+                switch outcome {
+                case .needMore: return
+                case .failed(let status, let message): return refuse(status: status, message: message)
+                case .complete:
+                    let body = chunkedBody!.body
+                    chunkedHead = nil
+                    chunkedBody = nil
+                    requestBegan = unparsed == 0 ? nil : System.monotonicNanoseconds()
+                    dispatch(head, body: body)
+                    continue
+                }
+            }
             if !headScanned {
                 let outcome = inbox.withUnsafeBytes {
                     HTTP1HeadScanner.scan(
-                        $0, limit: parser.limits.maxHeaderList + parser.limits.maxTarget + 1024,
-                        lineLimit: parser.limits.maxTarget + 64)
+                        UnsafeRawBufferPointer(rebasing: $0[inboxStart...]),
+                        limit: parser.limits.maxHeaderList + parser.limits.maxTarget + 1024,
+                        lineLimit: parser.limits.maxTarget + 64, progress: &headScan)
                 }
                 switch outcome {
                 case .incomplete: return
                 case .invalid(let status, let message): return refuse(status: status, message: message)
-                case .complete: headScanned = true
+                case .complete:
+                    headScanned = true
+                    headScan = HTTP1HeadScanner.Progress()
                 }
             }
-            let (consumed, event) = inbox.withUnsafeBytes { parser.parse($0) }
-            inbox.removeFirst(consumed)
+            let (consumed, event) = inbox.withUnsafeBytes { parser.parse(UnsafeRawBufferPointer(rebasing: $0[inboxStart...])) }
+            inboxStart += consumed
             if parser.takeContinueWanted() { enqueue(Self.continueLine, final: false) }
             switch event {
             case .needMore: return
             case .failed(let status, let message): return refuse(status: status, message: message)
             case .complete(let head, let body):
                 headScanned = false
-                requestBegan = inbox.isEmpty ? nil : System.monotonicNanoseconds()
+                if head.chunked {
+                    chunkedHead = head
+                    chunkedBody = HTTP1ChunkedBody(maxBody: parser.limits.maxBody, maxTrailers: parser.limits.maxHeaderList)
+                    continue
+                }
+                requestBegan = unparsed == 0 ? nil : System.monotonicNanoseconds()
                 dispatch(head, body: body)
             }
+        }
+    }
+
+    /// Drops the parsed bytes from the inbox's front once they are most of it.
+    private func compactInbox() {
+        if inboxStart == inbox.count {
+            inbox.removeAll(keepingCapacity: inbox.count <= 64 * 1024)
+            inboxStart = 0
+        } else if inboxStart >= 16 * 1024 && inboxStart * 2 >= inbox.count {
+            inbox.removeFirst(inboxStart)
+            inboxStart = 0
         }
     }
 
@@ -174,6 +232,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     /// Answers a request that cannot be served (or read to its end) and closes after it.
     private func refuse(status: Int, message: String) {
         inbox.removeAll()
+        inboxStart = 0
         closeAfterAnswer = true
         let response = HTTP1Response(
             connection: self, method: "GET", version: (1, 1), keepAlive: false, path: "-", arrival: .now)
@@ -348,6 +407,12 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
             return writer
         }
         writer?.resume()
+        // Pipelined requests wait while their answers are not read (processInbox); go on with
+        // them once the answers are out.
+        if current == nil && unparsed > 0 && !processing && pending.withLock({ $0.unsent }) <= Self.outboundLowWater {
+            processInbox()
+            if current == nil && readingPaused && !closed { pauseReading(false) }
+        }
     }
 
     private func watchWritable(_ writable: Bool) {
@@ -392,6 +457,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
             server.callEnded()
         }
         inbox = []
+        inboxStart = 0
         server.connectionClosed(self)
     }
 
@@ -410,7 +476,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
         }
         if current == nil {
             if let began = requestBegan {
-                let limit = headScanned ? timeouts.request : timeouts.head
+                let limit = headScanned || chunkedHead != nil ? timeouts.request : timeouts.head
                 if now &- began >= limit.clockNanoseconds {
                     requestBegan = nil
                     refuse(status: 408, message: "The request did not arrive within \(limit).")

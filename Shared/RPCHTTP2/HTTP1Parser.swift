@@ -16,6 +16,9 @@ struct HTTP1RequestHead {
     var upgrade = false
     /// Whether the client waits for `100 Continue` before sending its body.
     var expectsContinue = false
+    /// Whether the body is chunked: the parser stops after the head, and the body is read by
+    /// ``HTTP1ChunkedBody``, stricter than the library's lenient build.
+    var chunked = false
 
     var version: String { "HTTP/\(major).\(minor)" }
 }
@@ -211,7 +214,7 @@ final class HTTP1Parser {
     }
 
     /// `tchar` of RFC 9110 §5.6.2.
-    private static func isTokenByte(_ byte: UInt8) -> Bool {
+    static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
         default: Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
@@ -236,10 +239,17 @@ final class HTTP1Parser {
         let codings = head.headers.filter { $0.name == "transfer-encoding" }
         let lengths = head.headers.filter { $0.name == "content-length" }
         if !codings.isEmpty {
+            // RFC 9112 §6.1: an HTTP/1.0 message with a transfer coding has faulty framing.
+            guard head.minor >= 1 else { return fail(400, "HTTP/1.0 requests may not use Transfer-Encoding.") }
             guard codings.count == 1, codings[0].value.lowercased() == "chunked" else {
                 return fail(501, "Only the chunked transfer coding is supported.")
             }
             guard lengths.isEmpty else { return fail(400, "A request may not carry both Content-Length and Transfer-Encoding.") }
+        }
+        // RFC 9112 §3.2: exactly one Host in HTTP/1.1, at most one before.
+        let hosts = head.headers.lazy.filter { $0.name == "host" }.count
+        guard hosts <= 1, hosts == 1 || head.minor == 0 else {
+            return fail(400, hosts == 0 ? "An HTTP/1.1 request must carry a Host header." : "A request may carry one Host header.")
         }
         guard lengths.count <= 1 else { return fail(400, "A request may carry one Content-Length.") }
         if let length = lengths.first {
@@ -255,6 +265,10 @@ final class HTTP1Parser {
             guard expect.value.lowercased() == "100-continue" else { return fail(417, "Only 'Expect: 100-continue' is supported.") }
             head.expectsContinue = true
             continueWanted = true
+        }
+        if !codings.isEmpty {
+            head.chunked = true
+            return 1  // the library skips the body: HTTP1ChunkedBody reads it
         }
         return 0
     }
@@ -294,16 +308,42 @@ enum HTTP1HeadScanner {
         case invalid(status: Int, message: String)
     }
 
+    /// Where a scan stopped, so that the next one (with more bytes) goes on from there: a head
+    /// that arrives a byte at a time is read once, not once per byte.
+    struct Progress {
+        var index = 0
+        var lineStart = 0
+        var firstLine = true
+        var pastLeadingLines = false
+    }
+
     /// Scans `bytes` (from the start of a request; empty lines before it are allowed) for the
     /// end of its head, looking no further than `limit` bytes, and at a request line no longer
-    /// than `lineLimit`.
-    static func scan(_ bytes: UnsafeRawBufferPointer, limit: Int, lineLimit: Int) -> Outcome {
+    /// than `lineLimit`; `progress` carries a scan over to the next call with more bytes.
+    static func scan(_ bytes: UnsafeRawBufferPointer, limit: Int, lineLimit: Int, progress: inout Progress) -> Outcome {
         let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
-        var index = 0
-        // Leading empty lines (RFC 9112 §2.2: a server SHOULD ignore at least one).
-        while index + 1 < bytes.count, bytes[index] == cr, bytes[index + 1] == lf { index += 2 }
-        var lineStart = index
-        var firstLine = true
+        var index = progress.index
+        if !progress.pastLeadingLines {
+            // Leading empty lines (RFC 9112 §2.2: a server SHOULD ignore at least one).
+            while index + 1 < bytes.count, bytes[index] == cr, bytes[index + 1] == lf { index += 2 }
+            if index + 1 >= bytes.count && index < bytes.count && bytes[index] == cr {
+                progress.index = index
+                return .incomplete
+            }
+            guard index < bytes.count else {
+                progress.index = index
+                return .incomplete
+            }
+            progress.pastLeadingLines = true
+            progress.lineStart = index
+        }
+        var lineStart = progress.lineStart
+        var firstLine = progress.firstLine
+        defer {
+            progress.index = index
+            progress.lineStart = lineStart
+            progress.firstLine = firstLine
+        }
         while index < bytes.count {
             if firstLine && index - lineStart > lineLimit {
                 return .invalid(status: 400, message: "The request line is longer than \(lineLimit) bytes.")
@@ -338,4 +378,145 @@ enum HTTP1HeadScanner {
         }
         return .incomplete
     }
+}
+
+/// A chunked request body (RFC 9112 §7.1), read strictly: hex sizes of at most 15 digits,
+/// extensions of visible characters only, exactly CRLF after each size line and each chunk's
+/// data, trailer fields that are `token: value` lines with CRLF and no obs-fold. Anything else
+/// is a 400 and the connection closes: a body a front end could frame otherwise must not
+/// leave bytes here to be read as a request of its own. Trailer fields are read and dropped.
+struct HTTP1ChunkedBody {
+    enum Outcome: Equatable {
+        /// Everything given was consumed; the body is not complete yet.
+        case needMore
+        /// The body (with its trailers and the blank line that ends them) is complete.
+        case complete
+        case failed(status: Int, message: String)
+    }
+
+    private enum State {
+        case size, extensions, sizeLF, data, dataCR, dataLF, trailerStart, trailerName, trailerValue, trailerLF, endLF
+    }
+
+    private var state = State.size
+    private var digits = 0
+    private var size = 0
+    /// Bytes of the current chunk still to come.
+    private var remaining = 0
+    private var lineBytes = 0
+    private var trailerBytes = 0
+    private(set) var body = Data()
+    let maxBody: Int
+    let maxTrailers: Int
+
+    /// The longest size line (size, extensions) accepted.
+    static let maxSizeLine = 1024
+
+    init(maxBody: Int, maxTrailers: Int) {
+        self.maxBody = maxBody
+        self.maxTrailers = maxTrailers
+    }
+
+    /// Reads `bytes`; returns how many were consumed (all, unless the body completed or failed
+    /// within them) and what they completed.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, outcome: Outcome) {
+        let cr = UInt8(ascii: "\r"), lf = UInt8(ascii: "\n")
+        var index = 0
+        func failed(_ status: Int, _ message: String) -> (Int, Outcome) { (index, .failed(status: status, message: message)) }
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch state {
+            case .size:
+                if let value = Self.hexValue(byte) {
+                    digits += 1
+                    guard digits <= 15 else { return failed(400, "A chunk size has more than 15 digits.") }
+                    size = size << 4 | Int(value)
+                } else if digits > 0 && (byte == UInt8(ascii: ";") || byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")) {
+                    state = .extensions
+                } else if digits > 0 && byte == cr {
+                    state = .sizeLF
+                } else {
+                    return failed(400, "A chunk size is not a hexadecimal number.")
+                }
+                lineBytes += 1
+            case .extensions:
+                // Visible characters, spaces and tabs: a chunk extension's every byte (RFC 9112
+                // §7.1.1); a bare LF or any control ends nothing here, it refuses the body.
+                if byte == cr {
+                    state = .sizeLF
+                } else if !(byte == UInt8(ascii: "\t") || (0x20...0x7e).contains(byte)) {
+                    return failed(400, "A chunk extension contains a control character.")
+                }
+                lineBytes += 1
+            case .sizeLF:
+                guard byte == lf else { return failed(400, "A chunk size line does not end in CRLF.") }
+                guard size <= maxBody - body.count else {
+                    return failed(413, "The request body is larger than \(maxBody) bytes.")
+                }
+                remaining = size
+                state = size == 0 ? .trailerStart : .data
+                digits = 0
+                size = 0
+                lineBytes = 0
+            case .data:
+                let count = min(remaining, bytes.count - index)
+                body.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<(index + count)]))
+                remaining -= count
+                index += count
+                if remaining == 0 { state = .dataCR }
+                continue
+            case .dataCR:
+                guard byte == cr else { return failed(400, "A chunk's data is longer than its size.") }
+                state = .dataLF
+            case .dataLF:
+                guard byte == lf else { return failed(400, "A chunk's data does not end in CRLF.") }
+                state = .size
+            case .trailerStart:
+                if byte == cr {
+                    state = .endLF
+                } else if Self.isTokenByte(byte) {
+                    state = .trailerName
+                } else {
+                    return failed(400, byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+                        ? "Trailer lines may not be folded (obs-fold)." : "A trailer field name is not a token.")
+                }
+            case .trailerName:
+                if byte == UInt8(ascii: ":") {
+                    state = .trailerValue
+                } else if !Self.isTokenByte(byte) {
+                    return failed(400, "A trailer field name is not a token.")
+                }
+            case .trailerValue:
+                if byte == cr {
+                    state = .trailerLF
+                } else if byte == lf || byte == 0 || (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7f {
+                    return failed(400, "A trailer field contains a control character or a bare LF.")
+                }
+            case .trailerLF:
+                guard byte == lf else { return failed(400, "A trailer line does not end in CRLF.") }
+                state = .trailerStart
+            case .endLF:
+                guard byte == lf else { return failed(400, "The chunked body does not end in CRLF.") }
+                return (index + 1, .complete)
+            }
+            if lineBytes > Self.maxSizeLine { return failed(400, "A chunk size line is longer than \(Self.maxSizeLine) bytes.") }
+            if state == .trailerName || state == .trailerValue || state == .trailerLF || state == .trailerStart || state == .endLF {
+                trailerBytes += 1
+                if trailerBytes > maxTrailers { return failed(431, "The request's trailer fields are larger than \(maxTrailers) bytes.") }
+            }
+            index += 1
+        }
+        return (index, .needMore)
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool { HTTP1Parser.isTokenByte(byte) }
 }

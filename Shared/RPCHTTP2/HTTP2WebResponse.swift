@@ -109,10 +109,32 @@ struct WebAnswerRecord {
     /// status; `CANCELLED` when the answer did not end (the client went away first).
     func log(server: HTTP2ServerCore, path: String, peer: String, arrival: ContinuousClock.Instant, cancelled: Bool) {
         let httpStatus = status ?? 499
-        var rpcStatus = noted ? notedStatus : (httpStatus < 400 ? nil : RPCError(code: .forHTTPStatus(httpStatus), message: ""))
+        var rpcStatus = noted ? notedStatus : Self.status(ofHTTP: httpStatus)
         if cancelled { rpcStatus = RPCError(code: .cancelled, message: "The client went away before the answer ended.") }
         server.logWebRequest(
             path: notedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID, peer: peer,
             arrival: arrival, isCall: noted)
+    }
+
+    /// The status a plain request's line gives for its HTTP status: what the answer means (a
+    /// 400 is the client's bad request, not the INTERNAL a gRPC client would make of it).
+    static func status(ofHTTP httpStatus: Int) -> RPCError? {
+        let code: RPCCode
+        switch httpStatus {
+        case ..<400: return nil
+        case 400, 417: code = .invalidArgument
+        case 401: code = .unauthenticated
+        case 403: code = .permissionDenied
+        case 404, 410: code = .notFound
+        case 405, 415, 501, 505: code = .unimplemented
+        case 408, 504: code = .deadlineExceeded
+        case 409: code = .aborted
+        case 413, 429, 431: code = .resourceExhausted
+        case 499: code = .cancelled
+        case 503: code = .unavailable
+        case 400..<500: code = .failedPrecondition
+        default: code = .internal
+        }
+        return RPCError(code: code, message: "HTTP status \(httpStatus).")
     }
 }

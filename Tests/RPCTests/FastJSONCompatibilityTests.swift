@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 /// Our codec against Foundation's, which `JSONCodec` used before: same bytes out, same values

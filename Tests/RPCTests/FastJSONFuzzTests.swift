@@ -1,5 +1,6 @@
 import Foundation
 @testable import RPC
+import ServiceTestSupport
 import Testing
 
 /// Hostile input: random bytes and mutated valid messages must never crash the decoder, and

@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import ServiceTestSupport
 
 /// Message-like types and seeded generators shared by the JSON codec tests.
 enum JSONSamples {

@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 @Suite("MessageDeframer")
