@@ -63,6 +63,37 @@ struct WebEdgeRPCTests {
         }
     }
 
+    @Test("ImportProducts (client streaming) over Connect on HTTP/2 and HTTP/1.1: every envelope imported, the admin key checked")
+    func connectClientStream() async throws {
+        try await withGateway { stack in
+            let url = "http://127.0.0.1:\(try stack.service(.gateway).port)" + CatalogContract.importProducts.path
+            var body = Data()
+            for index in 0..<3 {
+                let product = Product(
+                    title: "Imported over Connect \(index)", description: "Through the web edge", category: "electronics",
+                    price: Money(amount: 2_000 + index, currency: "USD"), image: "https://example.com/c\(index).jpg",
+                    rating: Rating(rate: 4, count: 1), stock: 5)
+                body += ConnectEnvelopeBytes.frame(try JSONCodec.shared.encode(ImportProductsRequest(product: product)))
+            }
+            for version in ["--http2-prior-knowledge", "--http1.1"] {
+                let answer = try await Self.curl(
+                    url, version: version,
+                    headers: ["content-type: application/connect+json", "connect-protocol-version: 1", "x-api-key: \(stack.adminKey)"],
+                    body: body)
+                let envelopes = ConnectEnvelopeBytes.envelopes(answer.body)
+                #expect(answer.status == 200 && envelopes.map(\.flags) == [0, 2], "\(version): \(answer)")
+                guard envelopes.count == 2 else { continue }
+                let imported = try JSONCodec.shared.decode(ImportProductsResponse.self, from: envelopes[0].message)
+                // The second round replaces what the first created (same titles).
+                #expect(imported.created + imported.updated == 3 && imported.failed.isEmpty, "\(version): \(imported)")
+                #expect(try JSONCodec.shared.decode(JSONValue.self, from: envelopes[1].message) == .object([:]))
+            }
+            let refused = try await Self.curl(url, headers: ["content-type: application/connect+json"], body: body)
+            let end = ConnectEnvelopeBytes.envelopes(refused.body).last.map { try? JSONCodec.shared.decode(JSONValue.self, from: $0.message) }
+            #expect(end??["error"]?["code"] == .string("unauthenticated"), "\(refused)")
+        }
+    }
+
     @Test("WatchBasket over Connect streaming on HTTP/1.1: chunked envelopes, a change made elsewhere arrives, the deadline ends it")
     func connectWatch() async throws {
         try await withGateway { stack in
