@@ -427,7 +427,7 @@ struct HTTP1ChunkedBody {
             let byte = bytes[index]
             switch state {
             case .size:
-                if let value = Self.hexValue(byte) {
+                if let value = WebRequest.hexValue(byte) {
                     digits += 1
                     guard digits <= 15 else { return failed(400, "A chunk size has more than 15 digits.") }
                     size = size << 4 | Int(value)
@@ -507,15 +507,6 @@ struct HTTP1ChunkedBody {
             index += 1
         }
         return (index, .needMore)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool { HTTP1Parser.isTokenByte(byte) }
