@@ -70,7 +70,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
         /// The answer's last bytes are among the chunks.
         var final = false
         /// A streaming writer waiting for `unsent` to fall below the low mark.
-        var writer: UnsafeContinuation<Void, any Error>?
+        var writer: CheckedContinuation<Void, any Error>?
         var cancelled = false
     }
 
@@ -304,7 +304,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
             if pending.withLock({ $0.cancelled }) { throw CancellationError() }
             return
         }
-        try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, any Error>) in
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let resume = pending.withLock { state -> Result<Void, any Error>? in
                 if state.cancelled { return .failure(CancellationError()) }
                 if state.unsent <= Self.outboundLowWater { return .success(()) }
@@ -400,7 +400,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     /// Counts `count` answer bytes as sent; resumes a writer below the low mark.
     private func sent(_ count: Int) {
         server.heldAnswerBytes.subtract(count, ordering: .relaxed)
-        let writer = pending.withLock { state -> UnsafeContinuation<Void, any Error>? in
+        let writer = pending.withLock { state -> CheckedContinuation<Void, any Error>? in
             state.unsent -= count
             guard state.unsent <= Self.outboundLowWater, let writer = state.writer else { return nil }
             state.writer = nil
@@ -439,7 +439,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
         if let timer = deadlineTimer { loop.cancelTimer(timer) }
         loop.deregister(fd)
         System.close(fd)
-        let (writer, unsent) = pending.withLock { state -> (UnsafeContinuation<Void, any Error>?, Int) in
+        let (writer, unsent) = pending.withLock { state -> (CheckedContinuation<Void, any Error>?, Int) in
             state.cancelled = true
             defer {
                 state.writer = nil
@@ -494,8 +494,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
 /// The answer to one HTTP/1.x request (``WebResponse``): its head framed by the transport —
 /// `content-length` for a whole body, chunked for a streamed one (close-delimited for an
 /// HTTP/1.0 client) — and its log line. Thread-safe.
-final class HTTP1Response: WebResponse, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: the lets are immutable; the rest is in `state`.
+final class HTTP1Response: WebResponse {
     private let connection: HTTP1Connection
     let method: String
     let version: (major: Int, minor: Int)

@@ -114,6 +114,8 @@ final class HTTP1Parser {
     /// `.complete`, call again with the rest; after `.failed`, stop.
     func parse(_ bytes: UnsafeRawBufferPointer) -> (consumed: Int, event: HTTP1ParseEvent) {
         guard failure == nil else { return (0, .failed(status: failure!.status, message: failure!.message)) }
+        // The C callbacks find this parser through `data`; unretained, as `self` outlives the
+        // `http_parser_execute` call that uses it (C interop, not a speed choice).
         parser.pointee.data = Unmanaged.passUnretained(self).toOpaque()
         let consumed = http_parser_execute(
             parser, settings, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)

@@ -6,8 +6,7 @@ internal import Synchronization
 /// out on the request's stream as HEADERS and DATA, without gRPC framing or trailers, with
 /// the same flow control, answer-buffer charge and send timeout as a call's answer.
 /// Thread-safe.
-final class HTTP2WebResponse: WebResponse, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: the lets are immutable; the rest is in `state`.
+final class HTTP2WebResponse: WebResponse {
     private let stream: ServerStream
     let method: String
     /// The request's path, without its query (where tokens travel): for the log line.

@@ -140,7 +140,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             session.resumeBody(streamID: stream.id)
             return
         }
-        if stream.webBody != nil { return pushWebResponse(stream) }
+        if stream.isWeb { return pushWebResponse(stream) }
         // The error trailers are built only for a Trailers-Only answer (finished, nothing written).
         let (finished, wrote, trailers) = stream.shared.withLock { state in
             (state.finished, state.buffers.everWrote, state.finished && !state.buffers.everWrote ? state.errorTrailers : [])
@@ -273,7 +273,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
         guard let stream = stream(streamID), stream.route != nil, !stream.requestEnded else {
             session.consume(streamID: streamID, count: bytes.count)  // discarded: nothing to hold back for
-            if let stream = stream(streamID), stream.webBody != nil, !stream.requestEnded { receiveWebBody(stream, bytes) }
+            if let stream = stream(streamID), stream.isWeb, !stream.requestEnded { receiveWebBody(stream, bytes) }
             return
         }
         stream.receivedBytes += bytes.count
@@ -331,7 +331,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// server failure (with its cause). Calls that failed before being routed were logged when
     /// answered (``fail(_:_:)``).
     private func logEnd(_ stream: ServerStream, status: RPCError?, answered: RPCError?) {
-        if stream.webBody != nil {
+        if stream.isWeb {
             // A request of the WebHandler: its own line, and its count for graceful shutdown.
             stream.webResponse?.logLine(server: server, cancelled: !stream.shared.withLock { $0.webEnded })
             server.callEnded()
@@ -522,7 +522,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     private func endOfRequest(_ stream: ServerStream) {
         guard !stream.requestEnded else { return }
         stream.requestEnded = true
-        if stream.webBody != nil, stream.webResponse == nil { return dispatchWeb(stream) }
+        if stream.isWeb, stream.webResponse == nil { return dispatchWeb(stream) }
         guard stream.route != nil else { return }
         if stream.deframer.hasPartialMessage {
             stream.route = nil

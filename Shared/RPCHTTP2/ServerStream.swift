@@ -73,10 +73,15 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// (``sendStalled(now:for:windowShut:)``).
     @exclusivity(unchecked) var stallMark: (sent: Int, since: UInt64)?
     /// The body of a request that is not gRPC, gathered whole for the ``WebHandler``; nil for
-    /// a gRPC call.
-    @exclusivity(unchecked) var webBody: Data?
+    /// a gRPC call. Read on a call's path only once it has no route (``isWeb``), so the
+    /// dynamic exclusivity check costs routed gRPC calls nothing.
+    var webBody: Data?
     /// The answer to such a request, once dispatched.
-    @exclusivity(unchecked) var webResponse: HTTP2WebResponse?
+    var webResponse: HTTP2WebResponse?
+
+    /// Whether this stream is a request for the ``WebHandler``: never a routed gRPC call, whose
+    /// check stops at `route`.
+    var isWeb: Bool { route == nil && webBody != nil }
     let startTime = ContinuousClock.now
 
     init(id: Int32, connection: ServerConnection, maxMessageSize: Int) {
