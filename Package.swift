@@ -44,7 +44,7 @@ let package = Package(
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
         .target(
             name: "RPCHTTP2", dependencies: ["RPC", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
-            swiftSettings: runtimeSettings),
+            exclude: ["README.md"], swiftSettings: runtimeSettings),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
         // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.
