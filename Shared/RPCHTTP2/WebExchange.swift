@@ -164,18 +164,6 @@ public protocol WebResponse: AnyObject, Sendable {
     func noteCall(path: String, status: RPCError?, requestID: RequestID?)
 }
 
-extension WebResponse {
-    /// A deadline on a task of its own, for responses that have no timers (test doubles): the
-    /// task sleeps until the deadline or the client's leaving.
-    public func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
-        let task = Task {
-            try? await Task.sleep(until: deadline)
-            if !Task.isCancelled { action() }
-        }
-        onCancel { task.cancel() }
-    }
-}
-
 /// Serves the requests of a server that are not gRPC calls (the gateway's web edge).
 public protocol WebHandler: Sendable {
     /// Serves one request. Called on the connection's loop thread: start the work (a task, a

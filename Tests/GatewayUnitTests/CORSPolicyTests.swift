@@ -92,7 +92,7 @@ struct CORSPolicyTests {
         #expect(CORSPolicy(origins: []).decorate(plain, for: request) === plain)
     }
 
-    @Test("a decorated response passes writes, the end, cancellation and the call note through")
+    @Test("a decorated response passes writes, the end, cancellation, the deadline and the call note through")
     func passesThrough() async throws {
         let captured = CapturedWebResponse()
         let request = EdgeFixture.request(EdgeFixture.say.path, headers: [("origin", "https://shop.example")])
@@ -100,6 +100,10 @@ struct CORSPolicyTests {
         response.start(status: 200, headers: [:])
         try await response.write(Data("a".utf8))
         response.noteCall(path: "/p", status: nil, requestID: RequestID("r"))
+        // The deadline reaches the transport's timers, not a timer of the wrapper's own.
+        let deadline = ContinuousClock.now + .seconds(30)
+        response.setDeadline(deadline) {}
+        #expect(captured.captured.deadlines == [deadline])
         let cancelled = EdgeProbe()
         response.onCancel { cancelled.noteCancelled() }
         captured.cancel()

@@ -688,6 +688,8 @@ final class GatedWebResponse: WebResponse {
 
     func send(status: Int, headers: WebHeaders, body: Data) { state.withLock { $0.ended = true } }
     func start(status: Int, headers: WebHeaders) {}
+    /// The calls answered through this response have no deadline.
+    func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {}
     func write(_ bytes: Data) async throws {
         await withCheckedContinuation { continuation in
             let pass = state.withLock { state -> Bool in

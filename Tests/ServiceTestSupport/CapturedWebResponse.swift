@@ -19,6 +19,8 @@ public final class CapturedWebResponse: WebResponse {
         public var notedPath: String?
         public var notedStatus: RPCError?
         public var notedRequestID: RequestID?
+        /// Deadlines set (``setDeadline(_:_:)``), in order.
+        public var deadlines: [ContinuousClock.Instant] = []
     }
 
     private let state = Mutex(State())
@@ -66,6 +68,18 @@ public final class CapturedWebResponse: WebResponse {
     }
 
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Runs `action` at `deadline` unless the response has ended or was cancelled by then, as
+    /// the transports' loop timers do (here a task, which a test's few calls can afford).
+    public func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.deadlines.append(deadline) }
+        Task { [self] in
+            while ContinuousClock.now < deadline, !state.withLock({ $0.ended || $0.cancelled }) {
+                try? await Task.sleep(for: min(.milliseconds(5), deadline - .now))
+            }
+            if !state.withLock({ $0.ended || $0.cancelled }) { action() }
+        }
+    }
 
     /// What the transport does when the client goes away.
     public func cancel() {

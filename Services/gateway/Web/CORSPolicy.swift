@@ -108,6 +108,9 @@ private final class CORSResponse: WebResponse {
     func end() { base.end() }
     func onCancel(_ action: @escaping @Sendable () -> Void) { base.onCancel(action) }
     var isCancelled: Bool { base.isCancelled }
+    func setDeadline(_ deadline: ContinuousClock.Instant, _ action: @escaping @Sendable () -> Void) {
+        base.setDeadline(deadline, action)
+    }
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
         base.noteCall(path: path, status: status, requestID: requestID)
     }
