@@ -41,13 +41,22 @@ public struct WebRequest: Sendable {
 
     /// The value of query parameter `name` (first occurrence), percent- and `+`-decoded.
     public func queryValue(_ name: String) -> String? {
-        guard let query else { return nil }
-        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+        query.flatMap { WebRequest.formFields($0)[name] }
+    }
+
+    /// Every query parameter, decoded, the first occurrence of a name winning.
+    public var queryFields: [String: String] { query.map { WebRequest.formFields($0) } ?? [:] }
+
+    /// The fields of `application/x-www-form-urlencoded` text (a query, a form's body),
+    /// decoded; the first occurrence of a name wins.
+    public static func formFields(_ text: some StringProtocol) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard WebRequest.formDecode(parts[0]) == name else { continue }
-            return parts.count > 1 ? WebRequest.formDecode(parts[1]) : ""
+            let name = formDecode(Substring(parts[0]))
+            if fields[name] == nil { fields[name] = parts.count > 1 ? formDecode(Substring(parts[1])) : "" }
         }
-        return nil
+        return fields
     }
 
     /// `application/x-www-form-urlencoded` decoding of one name or value: `+` is a space,
@@ -72,7 +81,7 @@ public struct WebRequest: Sendable {
     }
 
     /// The value of a hexadecimal digit (either case); nil for any other byte.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    public static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10

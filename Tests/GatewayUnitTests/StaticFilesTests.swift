@@ -115,7 +115,7 @@ struct StaticFilesTests {
         "nothing outside the root is served, however the path is spelled",
         arguments: [
             "/../secret.txt", "/%2e%2e/secret.txt", "/%2E%2E/secret.txt", "/js/%2e%2e/%2e%2e/secret.txt", "/js/../../secret.txt",
-            "/%2fetc%2fpasswd", "/..%5csecret.txt", "/index.html%00.js", "/%zz", "/%e2%28%a1.js", "/./index.html",
+            "/%2fetc%2fpasswd", "/..%5csecret.txt", "/index.html%00.js", "/%zz", "/%e2%28%a1.js", "/./index.html", "/index%+A.html", "/%-0",
         ])
     func traversalRefused(path: String) throws {
         let fixture = try Fixture()

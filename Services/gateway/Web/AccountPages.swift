@@ -103,14 +103,7 @@ struct AccountPages: Sendable {
 
     /// The fields of an `application/x-www-form-urlencoded` body, the first value of each name.
     static func decodeForm(_ body: Data) -> [String: String] {
-        var fields: [String: String] = [:]
-        let text = String(decoding: body, as: UTF8.self)
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let name = WebRequest.formDecode(parts[0])
-            if fields[name] == nil { fields[name] = parts.count > 1 ? WebRequest.formDecode(parts[1]) : "" }
-        }
-        return fields
+        WebRequest.formFields(String(decoding: body, as: UTF8.self))
     }
 
     /// A token as a link or form carries it: surrounding whitespace (a mail client's line

@@ -37,25 +37,26 @@ struct ConnectUnary {
             return Self.fail(Self.unknownMethod(request.path), path: request.path, requestID: requestID, cache: .private, response: response)
         }
         guard Self.allowsGet(route.info) else { return RPCEdge.refuseMethod(allowingGet: false, response: response) }
-        let encoding = request.queryValue("encoding") ?? "json"
+        let query = request.queryFields  // decoded once, not once per parameter
+        let encoding = query["encoding"] ?? "json"
         guard encoding == "json" else {
             return RPCEdge.refuseContentType(
                 "encoding '\(ClientInput.quoted(encoding))' is not supported here; use encoding=json.", response: response)
         }
         let cache = Self.cachePolicy(for: route.info, headers: headers)
         do throws(RPCError) {
-            if let version = request.queryValue("connect"), version != "v1" {
+            if let version = query["connect"], version != "v1" {
                 throw RPCError(
                     code: .invalidArgument, reason: "UNSUPPORTED_PROTOCOL_VERSION",
                     message: "connect=\(ClientInput.quoted(version)) is not supported; use connect=v1.")
             }
-            if let compression = request.queryValue("compression"), !compression.isEmpty, compression != "identity" {
+            if let compression = query["compression"], !compression.isEmpty, compression != "identity" {
                 throw Self.unsupportedEncoding(compression, header: "compression")
             }
             let timeout = try Self.timeout(headers.connectTimeout)
-            var text = request.queryValue("message") ?? ""
+            var text = query["message"] ?? ""
             let message: Data
-            if request.queryValue("base64") == "1" {
+            if query["base64"] == "1" {
                 // Form decoding turned a standard alphabet's `+` into a space; the URL-safe one has none.
                 text = text.replacingOccurrences(of: " ", with: "+")
                 do {

@@ -231,7 +231,8 @@ extension RPCEdge {
         let cancel = LocalCall.unary(route, context: context, request: request) { result in
             call.finish(result.mapError { RPCError(converting: $0) })
         }
-        call.arm(cancel: cancel)
+        // A handler that answered at once (most) needs no deadline and no cancellation.
+        guard call.arm(cancel: cancel) else { return }
         if let deadline = context.deadline { response.setDeadline(deadline) { call.finish(.failure(deadlinePassed)) } }
         response.onCancel { call.finish(.failure(clientCancelled)) }
     }
@@ -289,11 +290,12 @@ extension RPCEdge {
             self.render = render
         }
 
-        /// Keeps what cancels the handler, unless already answered.
-        func arm(cancel: @escaping @Sendable () -> Void) {
+        /// Keeps what cancels the handler; false when the call is already answered.
+        func arm(cancel: @escaping @Sendable () -> Void) -> Bool {
             state.withLock { state in
-                guard state.response != nil else { return }
+                guard state.response != nil else { return false }
                 state.cancel = cancel
+                return true
             }
         }
 

@@ -111,10 +111,11 @@ struct StaticFiles: Sendable {
                 decoded.append(byte)
                 continue
             }
-            guard bytes.distance(from: index, to: bytes.endIndex) >= 2,
-                let value = UInt8(String(decoding: bytes[index..<bytes.index(index, offsetBy: 2)], as: UTF8.self), radix: 16)
+            // Two hex digits exactly (`UInt8(_:radix:)` would take a sign: `%+A`).
+            guard bytes.distance(from: index, to: bytes.endIndex) >= 2, let high = WebRequest.hexValue(bytes[index]),
+                let low = WebRequest.hexValue(bytes[bytes.index(after: index)])
             else { return nil }
-            decoded.append(value)
+            decoded.append(high << 4 | low)
             index = bytes.index(index, offsetBy: 2)
         }
         return String(validating: decoded, as: UTF8.self)
