@@ -7,11 +7,12 @@ public enum MessageFraming {
     /// The size of the prefix before each message.
     public static let prefixSize = 5
 
-    /// Appends the framed `message` to `buffer`.
-    public static func append(_ message: Data, to buffer: inout [UInt8]) {
+    /// Appends the framed `message` to `buffer`, with `flags` in its flag byte (gRPC-Web's
+    /// trailer frame and Connect's end-of-stream message share the layout under other flags).
+    public static func append(_ message: Data, flags: UInt8 = 0, to buffer: inout [UInt8]) {
         let length = UInt32(truncatingIfNeeded: message.count)
         buffer.reserveCapacity(buffer.count + prefixSize + message.count)
-        buffer.append(0)
+        buffer.append(flags)
         buffer.append(UInt8(truncatingIfNeeded: length >> 24))
         buffer.append(UInt8(truncatingIfNeeded: length >> 16))
         buffer.append(UInt8(truncatingIfNeeded: length >> 8))
@@ -20,9 +21,9 @@ public enum MessageFraming {
     }
 
     /// One framed message.
-    public static func frame(_ message: Data) -> [UInt8] {
+    public static func frame(_ message: Data, flags: UInt8 = 0) -> [UInt8] {
         var buffer: [UInt8] = []
-        append(message, to: &buffer)
+        append(message, flags: flags, to: &buffer)
         return buffer
     }
 }
@@ -99,6 +100,18 @@ public struct MessageDeframer: Sendable {
             }
         }
     }
+
+    /// A request body that could not be split into messages, as a server tells its client: a
+    /// bad message flag is the client's malformed message (`INVALID_ARGUMENT`), not a server
+    /// failure; size and compression errors keep their own codes.
+    public static func requestError(_ error: RPCError) -> RPCError {
+        guard error.code == .internal else { return error }
+        return RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: error.message)
+    }
+
+    /// What a request that ended inside a message is answered: the client's fault.
+    public static let truncatedRequest = RPCError(
+        code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "The request ended inside a message.")
 
     /// The length of a complete prefix, enforcing the flag and the limit.
     static func length(flag: UInt8, length: Int, limit: Int) throws(RPCError) -> Int {

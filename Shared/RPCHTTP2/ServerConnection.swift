@@ -283,7 +283,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         } catch {
             stream.route = nil  // ignore the rest of the request
             session.consume(streamID: streamID, count: bytes.count)
-            fail(stream, Self.requestFramingError(error))
+            fail(stream, MessageDeframer.requestError(error))
             return
         }
         let grant = delivered ?? stream.canGrantWindow
@@ -526,22 +526,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard stream.route != nil else { return }
         if stream.deframer.hasPartialMessage {
             stream.route = nil
-            return fail(stream, Self.truncatedRequest)
+            return fail(stream, MessageDeframer.truncatedRequest)
         }
         stream.endInbound()
         if !stream.started { startHandler(stream) }
-    }
-
-    /// A request that ended inside a message: the client's fault.
-    private static let truncatedRequest = RPCError(
-        code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "The request ended inside a message.")
-
-    /// A request body that could not be split into messages, as the client is told: a bad
-    /// message flag is the client's malformed message (`INVALID_ARGUMENT`), not a server
-    /// failure; size and compression errors keep their own codes.
-    static func requestFramingError(_ error: RPCError) -> RPCError {
-        guard error.code == .internal else { return error }
-        return RPCError(code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: error.message)
     }
 
     /// Ends a call with an error before or during its handler.

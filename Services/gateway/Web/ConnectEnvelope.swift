@@ -19,57 +19,43 @@ enum ConnectEnvelope {
     static let maximumMessageCount = 100_000
 
     /// The messages of a request body that is a sequence of envelopes, each with flags 0; for
-    /// a method whose request is one message (unary, server streaming), at most one.
+    /// a method whose request is one message (unary, server streaming), at most one. Split by
+    /// the gRPC path's own ``RPC/MessageDeframer``, so both answer a bad body alike.
     ///
-    /// - Throws: `UNIMPLEMENTED`/`COMPRESSION_NOT_NEGOTIATED` for a compressed message (as the
-    ///   gRPC path answers), `INVALID_ARGUMENT`/`MALFORMED_MESSAGE` for any other flag, or a
-    ///   body that ends inside an envelope; `UNIMPLEMENTED`/`CARDINALITY_VIOLATION` for a
-    ///   second message where one is expected (as the router's handlers answer);
+    /// - Throws: `UNIMPLEMENTED`/`COMPRESSION_NOT_NEGOTIATED` for a compressed message,
+    ///   `INVALID_ARGUMENT`/`MALFORMED_MESSAGE` for any other flag or a body that ends inside an
+    ///   envelope (``RPC/MessageDeframer/requestError(_:)``); `UNIMPLEMENTED`/`CARDINALITY_VIOLATION`
+    ///   for a second message where one is expected (as the router's handlers answer);
     ///   `RESOURCE_EXHAUSTED`/`TOO_MANY_MESSAGES` past ``maximumMessageCount``.
     static func messages(in body: Data, for kind: MethodKind) throws(RPCError) -> [Data] {
+        // No size limit of its own: the transport has bounded the body, and a length past the
+        // body's end is a truncated request (the client's mistake), not a message too large.
+        var deframer = MessageDeframer(maxMessageSize: Int(UInt32.max))
         var messages: [Data] = []
-        var offset = body.startIndex
-        while offset < body.endIndex {
-            if kind.isUnaryRequest, !messages.isEmpty { throw Router.extraRequestMessage }
-            guard messages.count < maximumMessageCount else {
-                throw RPCError(
-                    code: .resourceExhausted, reason: "TOO_MANY_MESSAGES",
-                    message: "A request may hold at most \(maximumMessageCount) messages.")
+        var surplus = 0  // messages past what the method takes, counted but not kept
+        let limit = kind.isUnaryRequest ? 1 : maximumMessageCount
+        do {
+            try body.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+                try deframer.process(bytes) { message in
+                    if messages.count < limit { messages.append(message) } else { surplus += 1 }
+                }
             }
-            guard body.endIndex - offset >= MessageFraming.prefixSize else { throw truncated }
-            let flags = body[offset]
-            if flags & compressedFlag != 0 {
-                throw RPCError(
-                    code: .unimplemented, reason: "COMPRESSION_NOT_NEGOTIATED",
-                    message: "A compressed message was received but no compression is in use; send it uncompressed.")
-            }
-            guard flags == 0 else {
-                throw RPCError(
-                    code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "Invalid message flags \(flags).")
-            }
-            var length = 0
-            for index in 1...4 { length = length << 8 | Int(body[offset + index]) }
-            let start = offset + MessageFraming.prefixSize
-            // The length is at most 2^32 - 1, so the subtraction cannot overflow.
-            guard length <= body.endIndex - start else { throw truncated }
-            messages.append(Data(body[start..<(start + length)]))
-            offset = start + length
+        } catch {
+            // Data.withUnsafeBytes rethrows untyped; the deframer throws nothing but RPCError.
+            throw MessageDeframer.requestError(RPCError(converting: error))
+        }
+        if deframer.hasPartialMessage { throw MessageDeframer.truncatedRequest }
+        if surplus > 0 {
+            if kind.isUnaryRequest { throw Router.extraRequestMessage }
+            throw RPCError(
+                code: .resourceExhausted, reason: "TOO_MANY_MESSAGES",
+                message: "A request may hold at most \(maximumMessageCount) messages.")
         }
         return messages
     }
 
     /// One envelope of `message` with `flags`.
     static func frame(_ message: Data, flags: UInt8 = 0) -> Data {
-        var frame = Data(capacity: MessageFraming.prefixSize + message.count)
-        let length = UInt32(truncatingIfNeeded: message.count)
-        frame.append(contentsOf: [
-            flags, UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16),
-            UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length),
-        ])
-        frame.append(message)
-        return frame
+        Data(MessageFraming.frame(message, flags: flags))
     }
-
-    private static let truncated = RPCError(
-        code: .invalidArgument, reason: "MALFORMED_MESSAGE", message: "The request ended inside a message.")
 }
