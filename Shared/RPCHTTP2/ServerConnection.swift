@@ -392,11 +392,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         }
         if let busy = answerBufferRefusal() { return fail(stream, busy) }
         if let encoding = stream.encoding, encoding != "identity" {
-            return fail(stream, RPCError(code: .unimplemented, reason: "UNSUPPORTED_ENCODING", message: "grpc-encoding '\(ClientInput.quoted(encoding))' is not supported; use identity."))
+            return fail(stream, .unsupportedEncoding(encoding))
         }
         let isRecent = stream.path == recentPath
         guard let route = (isRecent ? recentRoute : nil) ?? server.router.method(forPath: stream.path) else {
-            return fail(stream, RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: '\(ClientInput.quoted(stream.path))'."))
+            return fail(stream, .unknownMethod(stream.path))
         }
         if isRecent { recentRoute = route }
         stream.chargeOnAdmission()
@@ -413,7 +413,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         if let timeout = stream.timeout {
             guard let duration = GRPCTimeout.parse(timeout) else {
                 stream.route = nil
-                return fail(stream, RPCError(code: .invalidArgument, reason: "INVALID_TIMEOUT", message: "Malformed grpc-timeout '\(ClientInput.quoted(timeout))'."))
+                return fail(stream, .malformedTimeout(timeout))
             }
             timeLeft = duration
         }

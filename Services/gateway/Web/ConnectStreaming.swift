@@ -23,9 +23,9 @@ struct ConnectStreaming {
         do throws(RPCError) {
             try ConnectUnary.checkProtocolVersion(headers.connectProtocolVersion)
             if let encoding = headers.connectContentEncoding, encoding.lowercased() != "identity" {
-                throw ConnectUnary.unsupportedEncoding(encoding, header: "connect-content-encoding")
+                throw RPCError.unsupportedEncoding(encoding, header: "connect-content-encoding")
             }
-            guard let route else { throw ConnectUnary.unknownMethod(request.path) }
+            guard let route else { throw RPCError.unknownMethod(request.path) }
             guard route.info.kind != .unary else {
                 return RPCEdge.refuseContentType(
                     "\(route.info.path) is a unary method: call it with application/json.", response: response)

@@ -17,9 +17,9 @@ struct ConnectUnary {
         do throws(RPCError) {
             try Self.checkProtocolVersion(headers.connectProtocolVersion)
             if !request.body.isEmpty, let encoding = headers.contentEncoding, encoding.lowercased() != "identity" {
-                throw Self.unsupportedEncoding(encoding, header: "content-encoding")
+                throw RPCError.unsupportedEncoding(encoding, header: "content-encoding")
             }
-            guard let route else { throw Self.unknownMethod(request.path) }
+            guard let route else { throw RPCError.unknownMethod(request.path) }
             guard route.info.kind == .unary else { return Self.refuseStreamingMethod(route.info, response: response) }
             let timeout = try Self.timeout(headers.connectTimeout)
             // An empty body is the empty message, as Connect clients send it.
@@ -34,7 +34,7 @@ struct ConnectUnary {
     func serveGet(_ request: WebRequest, headers: RPCEdge.CallHeaders, route: RegisteredMethod?, response: any WebResponse) {
         let requestID = headers.requestID
         guard let route else {
-            return Self.fail(Self.unknownMethod(request.path), path: request.path, requestID: requestID, cache: .private, response: response)
+            return Self.fail(RPCError.unknownMethod(request.path), path: request.path, requestID: requestID, cache: .private, response: response)
         }
         guard Self.allowsGet(route.info) else { return RPCEdge.refuseMethod(allowingGet: false, response: response) }
         let query = request.queryFields  // decoded once, not once per parameter
@@ -51,7 +51,7 @@ struct ConnectUnary {
                     message: "connect=\(ClientInput.quoted(version)) is not supported; use connect=v1.")
             }
             if let compression = query["compression"], !compression.isEmpty, compression != "identity" {
-                throw Self.unsupportedEncoding(compression, header: "compression")
+                throw RPCError.unsupportedEncoding(compression, header: "compression")
             }
             let timeout = try Self.timeout(headers.connectTimeout)
             var text = query["message"] ?? ""
@@ -140,22 +140,11 @@ struct ConnectUnary {
     static func timeout(_ text: String?) throws(RPCError) -> Duration? {
         guard let text else { return nil }
         guard (1...10).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let milliseconds = Int64(text) else {
-            throw RPCError(
-                code: .invalidArgument, reason: "INVALID_TIMEOUT",
-                message: "Malformed connect-timeout-ms '\(ClientInput.quoted(text))': send 1 to 10 digits of milliseconds.")
+            throw .malformedTimeout(text, header: "connect-timeout-ms", hint: ": send 1 to 10 digits of milliseconds")
         }
         return .milliseconds(milliseconds)
     }
 
-    static func unknownMethod(_ path: String) -> RPCError {
-        RPCError(code: .unimplemented, reason: "UNKNOWN_METHOD", message: "Method not found: '\(ClientInput.quoted(path))'.")
-    }
-
-    static func unsupportedEncoding(_ encoding: String, header: String) -> RPCError {
-        RPCError(
-            code: .unimplemented, reason: "UNSUPPORTED_ENCODING",
-            message: "\(header) '\(ClientInput.quoted(encoding))' is not supported; use identity.")
-    }
 
     // MARK: GET and caching
 

@@ -24,21 +24,9 @@ struct GRPCWebCall {
         let requestID = headers.requestID
         let answerHeaders: WebHeaders = ["content-type": mediaType, MetadataKey.requestID: requestID.description]
         do throws(RPCError) {
-            if let encoding = headers.grpcEncoding, encoding != "identity" {
-                throw RPCError(
-                    code: .unimplemented, reason: "UNSUPPORTED_ENCODING",
-                    message: "grpc-encoding '\(ClientInput.quoted(encoding))' is not supported; use identity.")
-            }
-            guard let route else { throw ConnectUnary.unknownMethod(request.path) }
-            var timeout: Duration?
-            if let text = headers.grpcTimeout {
-                guard let parsed = GRPCTimeout.parse(text) else {
-                    throw RPCError(
-                        code: .invalidArgument, reason: "INVALID_TIMEOUT",
-                        message: "Malformed grpc-timeout '\(ClientInput.quoted(text))'.")
-                }
-                timeout = parsed
-            }
+            if let encoding = headers.grpcEncoding, encoding != "identity" { throw .unsupportedEncoding(encoding) }
+            guard let route else { throw .unknownMethod(request.path) }
+            let timeout = try GRPCTimeout.parseHeader(headers.grpcTimeout)
             let body = text ? try GRPCWebText.decode(request.body) : request.body
             let messages = try ConnectEnvelope.messages(in: body, for: route.info.kind)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
