@@ -27,8 +27,10 @@ struct RPCEdge: Sendable {
     /// Serves `request` when its path names a procedure (`/<package>.<Service>/<Method>`),
     /// registered or not; false for every other path (pages, files).
     func serve(_ request: WebRequest, response: any WebResponse) -> Bool {
-        guard Self.isProcedurePath(request.path) else { return false }
+        // A registered path needs no look at its shape; only the rest (pages, files, unknown
+        // procedures) is split.
         let route = router.method(forPath: request.path)
+        guard route != nil || Self.isProcedurePath(request.path) else { return false }
         switch request.method {
         case "POST":
             let headers = CallHeaders(request.headers)
