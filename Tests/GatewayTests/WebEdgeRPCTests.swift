@@ -63,6 +63,23 @@ struct WebEdgeRPCTests {
         }
     }
 
+    @Test("Connect calls meet the gateway's rate limit as gRPC calls do: 429 resource_exhausted, reason RATE_LIMITED")
+    func connectRateLimited() async throws {
+        try await withGateway(gatewayArguments: ["--rate-limit", "0.1", "--rate-burst", "2"]) { stack in
+            let url = "http://127.0.0.1:\(try stack.service(.gateway).port)" + CatalogContract.getProduct.path
+            var statuses: [Int] = []
+            var reasons: [String?] = []
+            for _ in 0..<4 {
+                let answer = try await Self.curl(url, headers: ["content-type: application/json"], body: Data(#"{"id":1}"#.utf8))
+                statuses.append(answer.status)
+                reasons.append(answer.headers["shop-error-reason"])
+            }
+            #expect(statuses.prefix(2) == [200, 200], "\(statuses)")
+            #expect(statuses.dropFirst(2).allSatisfy { $0 == 429 }, "\(statuses)")
+            #expect(reasons.last == "RATE_LIMITED")
+        }
+    }
+
     @Test("ImportProducts (client streaming) over Connect on HTTP/2 and HTTP/1.1: every envelope imported, the admin key checked")
     func connectClientStream() async throws {
         try await withGateway { stack in
