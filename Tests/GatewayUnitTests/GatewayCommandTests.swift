@@ -44,4 +44,26 @@ struct GatewayCommandTests {
             #expect(GatewayCommand.message(for: error).contains("--max-watches-per-user must be at least 1"))
         }
     }
+
+    @Test("--cors-origin is repeatable and takes origins only; --web-root must be a directory; --no-web turns the storefront off")
+    func webEdgeFlags() throws {
+        let command = try GatewayCommand.parse(["--cors-origin", "https://shop.example", "--cors-origin", "http://localhost:3000"])
+        #expect(command.corsOrigins == ["https://shop.example", "http://localhost:3000"])
+        for bad in ["shop.example", "ftp://shop.example", "https://shop.example/path", "https://shop.example?x=1"] {
+            do {
+                _ = try GatewayCommand.parse(["--cors-origin", bad])
+                Issue.record("--cors-origin \(bad) was accepted")
+            } catch {
+                #expect(GatewayCommand.message(for: error).contains("is not an origin"), "\(bad)")
+            }
+        }
+        do {
+            _ = try GatewayCommand.parse(["--web-root", "/nonexistent-web-root"])
+            Issue.record("a missing --web-root was accepted")
+        } catch {
+            #expect(GatewayCommand.message(for: error).contains("is not a directory"))
+        }
+        #expect(try GatewayCommand.parse(["--web-root", NSTemporaryDirectory()]).webRoot == NSTemporaryDirectory())
+        #expect(try GatewayCommand.parse(["--no-web"]).noWeb)
+    }
 }
