@@ -30,4 +30,8 @@ struct ConfigPaths: Sendable, Equatable {
     var credentialsLock: URL { directory.appendingPathComponent("credentials.lock") }
     /// `profile.json`: the saved shipping address of `order place` (mode 0600).
     var profile: URL { directory.appendingPathComponent("profile.json") }
+    /// `compose.json`: what `deploy/compose up` last started — the gateway address, the mail
+    /// directory, the admin key's file — written by compose, read by shopctl to say where
+    /// things are (``ComposeRecord``).
+    var composeRecord: URL { directory.appendingPathComponent("compose.json") }
 }
