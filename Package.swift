@@ -54,7 +54,9 @@ let package = Package(
         // Email: RFC 5322 messages, the mail-directory writer and the SMTP client.
         .target(name: "Mail", dependencies: ["RPCHTTP2"], path: "Shared/Mail", swiftSettings: strictSettings),
         // Every message type and method descriptor of API.md.
-        .target(name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", swiftSettings: strictSettings),
+        .target(
+            name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", exclude: ["README.md"],
+            swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
             name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", "Credentials", log, argumentParser, crypto],
