@@ -46,6 +46,8 @@ struct ComposeTests {
                 #expect(probe == .status(1), "\(row.name): \(probe)")
             }
 
+            try Self.expectFirstRunSummary(up.output, system: system)
+
             let secrets = Self.secretFiles(of: system)
             let generated = try secrets.map { try Data(contentsOf: $0) }
             #expect(generated.allSatisfy { !$0.isEmpty }, "up left a key file empty")
@@ -238,6 +240,24 @@ struct ComposeTests {
     }
 
     /// The API keys compose generates into its data directory: admin, then internal.
+    /// What `up` says after its table (issue 27, point 10), and the record it leaves for
+    /// shopctl: the gateway and web shop addresses, the mail directory, the admin key's file and
+    /// the next commands.
+    static func expectFirstRunSummary(_ output: String, system: ComposeSystem) throws {
+        let gateway = "127.0.0.1:\(system.ports["gateway"] ?? 0)"
+        let summary = try #require(output.range(of: "Storefront is up.").map { String(output[$0.upperBound...]) }, "no summary after the table:\n\(output)")
+        let mail = system.data.appendingPathComponent("auth-svc/mail").path
+        let key = system.data.appendingPathComponent("admin-api-key").path
+        for expected in ["http://\(gateway)/", mail, key, "export SHOP_GATEWAY=\(gateway)", "shopctl products list", "shopctl auth signup"] {
+            #expect(summary.contains(expected), "the summary lacks \(expected):\n\(summary)")
+        }
+        let record = system.configHome.appendingPathComponent("shopctl/compose.json")
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: record)) as? [String: String])
+        #expect(fields == ["gateway": gateway, "webURL": "http://\(gateway)/", "mailDir": mail, "adminKeyFile": key])
+        let mode = try FileManager.default.attributesOfItem(atPath: record.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "compose.json is not 0600")
+    }
+
     static func secretFiles(of system: ComposeSystem) -> [URL] {
         ["admin-api-key", "internal-api-key"].map { system.data.appendingPathComponent($0) }
     }

@@ -76,11 +76,16 @@ package struct ComposeSystem: Sendable {
         for name in ProcessInfo.processInfo.environment.keys where name.hasPrefix("SHOP_") { environment[name] = .some(nil) }
         for (name, value) in extraEnvironment { environment[name] = value }
         environment["SHOP_DATA"] = data.path
+        // `up` records what it started in shopctl's directory: the scratch one, not the user's.
+        environment["XDG_CONFIG_HOME"] = configHome.path
         environment["SHOP_BIN_DIR"] = Self.binDirectory.path
         environment["SHOP_HEALTH_TIMEOUT"] = "90"
         for (name, port) in ports { environment[Self.portVariable(of: name)] = String(port) }
         return environment
     }
+
+    /// The `XDG_CONFIG_HOME` of every compose command: `up` writes `shopctl/compose.json` there.
+    package var configHome: URL { scratch.appendingPathComponent("config", isDirectory: true) }
 
     /// Runs `deploy/compose arguments…`.
     package func run(_ arguments: String..., timeout: Duration = .seconds(180)) async throws -> Command.Result {
