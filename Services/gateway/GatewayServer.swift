@@ -63,8 +63,8 @@ struct GatewayServer: Sendable {
         /// Whether each event loop runs on a core of its own. The gateway's threads are its
         /// loops and nothing else, each woken by a socket; unpinned, the kernel tends to wake
         /// a loop on the core of the process that woke it, and two loops end up queued on one
-        /// core while the other idles (measured with catalog-svc and h2load beside it: ~2.3 µs
-        /// of idle CPU per forwarded call, ~1 µs pinned).
+        /// core while the other idles, and the idle CPU per forwarded call grows (seen with
+        /// `Benchmarks/gateway-overhead`; Benchmarks/HISTORY.md, 2026-11-25, second session).
         var pinLoops = true
         /// The web edge: CORS origins, the storefront's files (API.md §9).
         var web = WebEdge.Configuration()

@@ -4,8 +4,10 @@
 ///
 /// Not thread-safe: it belongs to one encode call (and, for a nested container or super
 /// encoder, to the writer it will be spliced into). Its properties skip the runtime
-/// exclusivity check, which cost a quarter of encoding time: no method of the writer holds an
-/// access to a property across a call that could touch the same property.
+/// exclusivity check, a cost on every access of the encode loop (measured when the codec was
+/// written, Benchmarks/HISTORY.md, 2026-11-22, 9bba33a; no script in `Benchmarks/` measures it
+/// alone — `Benchmarks/run`'s Echo includes it): no method of the writer holds an access to a
+/// property across a call that could touch the same property.
 final class JSONByteWriter {
     /// An array or object that is still open.
     struct Frame {

@@ -3,8 +3,9 @@ public import Foundation
 /// Encodes and decodes messages as JSON, turning decoding failures into
 /// `INVALID_ARGUMENT`/`MALFORMED_MESSAGE` with a field violation that names the bad field.
 ///
-/// Uses our own coders (``FastJSONEncoder``, ``FastJSONDecoder``), several times faster than
-/// Foundation's; output has sorted keys and unescaped slashes, as Foundation's would with
+/// Uses our own coders (``FastJSONEncoder``, ``FastJSONDecoder``), which cost less per call than
+/// Foundation's (Benchmarks/HISTORY.md, 2026-11-22); output has sorted keys and unescaped
+/// slashes, as Foundation's would with
 /// `[.sortedKeys, .withoutEscapingSlashes]`. Thread-safe: it has no state.
 public struct JSONCodec: Sendable {
     /// The shared codec; it has no per-call state.

@@ -44,9 +44,10 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     // Loop state is marked `@exclusivity(unchecked)` here and in the connections and sockets:
     // it is touched on the loop thread only and never re-entrantly (no access spans a call that
     // could reach the same property; lists are swapped or copied before their actions run), so
-    // Swift's dynamic exclusivity check — a thread-local lookup on every access, ~3.5 % of the
-    // gateway's CPU per forwarded call — is skipped. New code must keep that: copy a list
-    // before running callbacks that may change it.
+    // Swift's dynamic exclusivity check — a thread-local lookup on every access — is skipped:
+    // it shows in the gateway's CPU per forwarded call, which `Benchmarks/gateway-overhead`
+    // prints (the A/B is in Benchmarks/HISTORY.md, 2026-11-25, ac82bc5). New code must keep
+    // that: copy a list before running callbacks that may change it.
     @exclusivity(unchecked) private var timers = TimerHeap()
     /// The actions of pending timers, by slot; a timer's id is its slot and the slot's
     /// generation, so a slot is reused at once and an id of a finished timer matches nothing.
@@ -76,8 +77,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// handler's answer, comes within microseconds and a sleeping loop would need a wake-up
     /// for it. With many open, the loop has work coming anyway, and polling only takes the
     /// cores from the threads that produce it — the handlers' and, on a shared machine, the
-    /// callers' (catalog-svc's GetProduct at 64 calls in flight on two cores: ~2 µs of CPU
-    /// per call, 10 % of its throughput).
+    /// callers' (catalog-svc's GetProduct straight at 4×16 under `Benchmarks/gateway-ab` is
+    /// faster without it; see Benchmarks/HISTORY.md, 2026-11-25, third session).
     /// Returns whether it polls.
     @discardableResult
     func expectWorkSoon() -> Bool {

@@ -300,7 +300,9 @@ final class HTTP2Session {
         }
     }
 
-    /// Runs `body` with the session a C callback's user data points at, without retaining it.
+    /// Runs `body` with the session a C callback's user data points at, without retaining it:
+    /// no retain and release per nghttp2 callback (`Benchmarks/run`; Benchmarks/HISTORY.md,
+    /// 2026-11-23, 5fb4e35..715eb8a). The session outlives every callback nghttp2 makes into it.
     fileprivate static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
         Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
     }

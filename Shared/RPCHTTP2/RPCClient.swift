@@ -187,8 +187,9 @@ public final class RPCClient: Sendable {
     /// different loops. Connected one by one — as calls first came to each slot, or as one
     /// connection was retired after its 2^30 streams or lost — another client's connection
     /// accepted in between could put two of ours on one upstream loop, and that loop would serve
-    /// all our traffic while the upstream's other loops idled (catalog-svc behind the gateway:
-    /// ~4 µs more CPU per call and 0.6 of the throughput), for as long as the process ran.
+    /// all our traffic while the upstream's other loops idled (catalog-svc behind the gateway
+    /// served a fraction of its throughput; Benchmarks/HISTORY.md, 2026-11-26, 6e75bb8), for as
+    /// long as the process ran.
     private func connection() throws(RPCError) -> ClientConnection {
         let result = slots.state.withLock { state -> Result<(ClientConnection, [ClientConnection], [ClientConnection]), RPCError> in
             if state.closed { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }

@@ -627,8 +627,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         if let immediate = route.immediateHandler {
             answer(stream, with: Result { try immediate(request, context) })
             // The caller's next request usually follows within microseconds: poll, don't sleep,
-            // unless many calls are open (``EventLoop/expectWorkSoon()``); at one call at a time
-            // this halves the latency on this machine (30 µs vs 77 µs).
+            // unless many calls are open (``EventLoop/expectWorkSoon()``): at one call at a time
+            // a sleeping loop's wake-up is much of the round trip (`Benchmarks/run`'s 1x1 shape;
+            // Benchmarks/HISTORY.md, 2026-11-23, 715eb8a).
             loop.expectWorkSoon()
         } else if let callback = route.callbackHandler {
             server.callStarted()

@@ -16,7 +16,9 @@ struct StreamBuffers {
     // Unsafe rather than checked continuations: CheckedContinuation is a resilient type of the
     // concurrency library, so every optional of one held here (a reader, a writer, a tuple
     // handing them out of a lock) is moved, tested and destroyed through its value witnesses —
-    // on every call, waiting or not (~0.2 µs of each call the gateway forwards). Every
+    // on every call, waiting or not; what skipping them buys shows in the gateway's CPU per
+    // forwarded call under `Benchmarks/gateway-overhead` (Benchmarks/HISTORY.md, 2026-11-27,
+    // eighth session). Every
     // continuation here is taken out of the buffers under their owner's lock before it is
     // resumed, so each is resumed exactly once.
     typealias Reader = UnsafeContinuation<Data?, any Error>

@@ -87,7 +87,9 @@ final class WorkerPool: Sendable {
     func submit<T: Sendable>(_ work: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         // Unsafe rather than checked: this runs for every query of every call, and a checked
         // continuation allocates a canary object and is handled through value witnesses (a
-        // resilient type). It is resumed exactly once: by its job, or here when refused.
+        // resilient type); catalog-svc's CPU per GetProduct, which `Benchmarks/gateway-overhead`
+        // prints, shows the difference (Benchmarks/HISTORY.md, 2026-11-27, eighth session,
+        // 91459b0). It is resumed exactly once: by its job, or here when refused.
         try await withUnsafeThrowingContinuation { continuation in
             let job = Job.run { connection in
                 continuation.resume(with: Result { try work(connection) })
