@@ -9,8 +9,8 @@ extension HumanText {
     static func basket(_ basket: Basket) -> String {
         guard !basket.items.isEmpty else { return "Your basket is empty." }
         var table = Table([
-            .init("ITEM"), .init("PRODUCT", .right), .init("TITLE"), .init("PRICE", .right), .init("COUNT", .right),
-            .init("TOTAL", .right),
+            .init("ITEM"), .init("PRODUCT", .right), .init("TITLE", shrinks: true), .init("PRICE", .right),
+            .init("COUNT", .right), .init("TOTAL", .right),
         ])
         for item in basket.items {
             table.append([

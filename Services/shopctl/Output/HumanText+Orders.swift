@@ -14,7 +14,7 @@ extension HumanText {
             ("Ship to", address(order.shippingAddress)),
         ])
         var table = Table([
-            .init("PRODUCT", .right), .init("TITLE"), .init("PRICE", .right), .init("COUNT", .right),
+            .init("PRODUCT", .right), .init("TITLE", shrinks: true), .init("PRICE", .right), .init("COUNT", .right),
             .init("TOTAL", .right),
         ])
         for item in order.items {

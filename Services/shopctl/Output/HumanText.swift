@@ -6,9 +6,9 @@ enum HumanText {
     /// `pairs` as aligned "Label:  value" lines, skipping empty values.
     static func fields(_ pairs: [(String, String)]) -> String {
         let shown = pairs.filter { !$0.1.isEmpty }
-        let width = shown.map { Table.width(of: $0.0) }.max() ?? 0
+        let width = shown.map { DisplayWidth.columns(of: $0.0) }.max() ?? 0
         return shown.map { label, value in
-            label + ":" + String(repeating: " ", count: width - Table.width(of: label) + 2) + value
+            label + ":" + String(repeating: " ", count: width - DisplayWidth.columns(of: label) + 2) + value
         }.joined(separator: "\n")
     }
 
@@ -17,7 +17,7 @@ enum HumanText {
         var lines: [String] = []
         var current = ""
         for word in text.split(whereSeparator: \.isWhitespace) {
-            if !current.isEmpty && Table.width(of: current) + 1 + Table.width(of: String(word)) > width - indent.count {
+            if !current.isEmpty && DisplayWidth.columns(of: current) + 1 + DisplayWidth.columns(of: String(word)) > width - indent.count {
                 lines.append(indent + current)
                 current = ""
             }

@@ -1,5 +1,6 @@
 /// A plain-text table for people: a header row and rows of cells, each column as wide as its
-/// widest cell, separated by two spaces; numbers right-aligned, text left-aligned.
+/// widest cell (in terminal columns, ``DisplayWidth``), separated by two spaces; numbers
+/// right-aligned, text left-aligned; narrowed to the output's width by cutting free text.
 ///
 /// A value type; rendering has no side effects.
 struct Table: Sendable, Equatable {
@@ -11,19 +12,27 @@ struct Table: Sendable, Equatable {
         case right
     }
 
-    /// One column: its heading and alignment.
+    /// One column: its heading, alignment, and whether it may be cut to fit.
     struct Column: Sendable, Equatable {
         /// The heading, written in capitals by convention.
         var title: String
         /// How the heading and cells line up.
         var alignment: Alignment
+        /// Whether the column holds free text (a title) whose cells may be cut, ending in "…",
+        /// when the table is wider than the output; ids, numbers and amounts never are.
+        var shrinks: Bool
 
-        /// A column titled `title`, left-aligned unless told otherwise.
-        init(_ title: String, _ alignment: Alignment = .left) {
+        /// A column titled `title`, left-aligned unless told otherwise, never cut unless `shrinks`.
+        init(_ title: String, _ alignment: Alignment = .left, shrinks: Bool = false) {
             self.title = title
             self.alignment = alignment
+            self.shrinks = shrinks
         }
     }
+
+    /// How narrow a shrinking column may become (or its heading, if that is wider): enough
+    /// to tell titles apart by their first letters.
+    static let minimumShrunkWidth = 8
 
     /// The columns, in order.
     var columns: [Column]
@@ -40,20 +49,25 @@ struct Table: Sendable, Equatable {
         rows.append(cells)
     }
 
-    /// The rendered table: one line per row after the header, no trailing spaces, no final newline.
-    func render() -> String {
+    /// The rendered table: one line per row after the header, no trailing spaces, no final
+    /// newline. When `limit` is given (the output's width; the terminal's by default) and the
+    /// table is wider, the widest shrinking column is cut first, down to
+    /// ``minimumShrunkWidth``, then the next; a table with nothing left to cut stays wider.
+    func render(width limit: Int? = ProcessContext.current.terminalColumns) -> String {
         let all = [columns.map(\.title)] + rows
         var widths = columns.map { _ in 0 }
         for row in all {
             for (index, cell) in row.prefix(columns.count).enumerated() {
-                widths[index] = max(widths[index], Self.width(of: cell))
+                widths[index] = max(widths[index], DisplayWidth.columns(of: cell))
             }
         }
+        if let limit { widths = fitted(widths, into: limit) }
         return all.map { row in
             var line = ""
             for index in columns.indices {
-                let cell = index < row.count ? row[index] : ""
-                let padding = String(repeating: " ", count: widths[index] - Self.width(of: cell))
+                var cell = index < row.count ? row[index] : ""
+                if DisplayWidth.columns(of: cell) > widths[index] { cell = DisplayWidth.truncate(cell, to: widths[index]) }
+                let padding = String(repeating: " ", count: max(0, widths[index] - DisplayWidth.columns(of: cell)))
                 if index > 0 { line += "  " }
                 line += columns[index].alignment == .right ? padding + cell : cell + padding
             }
@@ -61,38 +75,28 @@ struct Table: Sendable, Equatable {
         }.joined(separator: "\n")
     }
 
-    /// The columns a cell takes on a terminal: one per character, two for wide East Asian
-    /// characters and emoji, so that such titles do not push the next column out of line.
+    /// `widths` with the widest shrinking column narrowed, a column at a time, until a line
+    /// (columns and the two-space gaps) fits `limit` or no shrinking column can lose more.
+    private func fitted(_ widths: [Int], into limit: Int) -> [Int] {
+        var widths = widths
+        let floors = columns.map { max(Self.minimumShrunkWidth, DisplayWidth.columns(of: $0.title)) }
+        var excess = widths.reduce(0, +) + 2 * (widths.count - 1) - limit
+        while excess > 0 {
+            let candidates = columns.indices.filter { columns[$0].shrinks && widths[$0] > floors[$0] }
+            guard let widest = candidates.max(by: { widths[$0] < widths[$1] }) else { break }
+            widths[widest] -= 1
+            excess -= 1
+        }
+        return widths
+    }
+
+    /// The columns `text` takes on a terminal (``DisplayWidth``).
     static func width(of text: String) -> Int {
-        text.reduce(0) { total, character in
-            guard let scalar = character.unicodeScalars.first else { return total }
-            return total + (isWide(scalar) ? 2 : 1)
-        }
+        DisplayWidth.columns(of: text)
     }
 
-    /// `text` cut to at most `limit` columns, ending in "…" when something was cut.
+    /// `text` cut to at most `limit` columns, ending in "…" when something was cut (``DisplayWidth``).
     static func truncate(_ text: String, to limit: Int) -> String {
-        guard width(of: text) > limit, limit > 1 else { return text }
-        var result = ""
-        var used = 0
-        for character in text {
-            let next = width(of: String(character))
-            if used + next > limit - 1 { break }
-            result.append(character)
-            used += next
-        }
-        return result + "…"
-    }
-
-    /// Whether `scalar` is drawn two columns wide (Unicode East Asian Wide/Fullwidth, roughly).
-    private static func isWide(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF,
-            0xA000...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60,
-            0xFFE0...0xFFE6, 0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
-            true
-        default:
-            false
-        }
+        DisplayWidth.truncate(text, to: limit)
     }
 }

@@ -21,23 +21,29 @@ struct ProcessContext: Sendable {
     /// What ends a watch in place of SIGINT and SIGTERM, each element one interruption; nil
     /// for the signals themselves.
     var interruptions: AsyncStream<Void>?
+    /// How many columns the output may take (tables fit into them); nil for no limit.
+    var terminalColumns: Int?
 
     /// Creates a context.
     init(
         environment: [String: String], readStandardInput: @escaping @Sendable () -> Data,
-        writeStandardOutput: @escaping @Sendable (Data) -> Void, interruptions: AsyncStream<Void>? = nil
+        writeStandardOutput: @escaping @Sendable (Data) -> Void, interruptions: AsyncStream<Void>? = nil,
+        terminalColumns: Int? = nil
     ) {
         self.environment = environment
         self.readStandardInput = readStandardInput
         self.writeStandardOutput = writeStandardOutput
         self.interruptions = interruptions
+        self.terminalColumns = terminalColumns
     }
 
-    /// The process's own: its environment, file descriptors 0 and 1, and its signals.
+    /// The process's own: its environment, file descriptors 0 and 1, its signals, and the
+    /// width of the terminal on standard output (or `COLUMNS`).
     static let process = ProcessContext(
         environment: ProcessInfo.processInfo.environment,
         readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
-        writeStandardOutput: { FileHandle.standardOutput.write($0) })
+        writeStandardOutput: { FileHandle.standardOutput.write($0) },
+        terminalColumns: TerminalSize.columns(environment: ProcessInfo.processInfo.environment))
 
     /// The context of the running command.
     @TaskLocal static var current = ProcessContext.process
