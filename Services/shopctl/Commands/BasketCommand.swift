@@ -8,29 +8,57 @@ struct BasketCommand: AsyncParsableCommand {
     /// The subcommands.
     static let configuration = CommandConfiguration(
         commandName: "basket", abstract: "Show and change the basket, or watch it change live.",
+        discussion: """
+            A line is named by its product id or its item id (or the item id's first characters, \
+            as `basket show` prints them).
+
+            Examples:
+              shopctl basket add 3 --count 2
+              shopctl basket set 3 5
+              shopctl basket remove 3
+              shopctl basket show
+            """,
         subcommands: [Show.self, Add.self, SetCount.self, Remove.self, Clear.self, Watch.self])
 
-    /// The full id of the basket line that `item` names: a whole item id, or a unique prefix
-    /// of one (as `basket show` prints them), looked up in the current basket.
-    static func resolveItem(_ item: String, context: CommandContext) async throws -> String {
-        if UUID(uuidString: item) != nil { return item }
+    /// What ITEM may be, for the help of `set` and `remove`.
+    static let itemHelp = "The line: its product id, or its item id or a unique prefix of that (see `shopctl basket show`)."
+
+    /// The full id of the basket line that `reference` names: an item id (a UUID) as it is;
+    /// otherwise looked up in the current basket (``matchItem(_:in:)``).
+    static func resolveItem(_ reference: String, context: CommandContext) async throws -> String {
+        if UUID(uuidString: reference) != nil { return reference }
         let basket = try await context.gateway.unary(BasketContract.getBasket, Empty()).message
-        return try matchItem(item, in: basket)
+        return try matchItem(reference, in: basket)
     }
 
-    /// The id of the one line of `basket` whose id starts with `prefix` (ignoring case).
-    static func matchItem(_ prefix: String, in basket: Basket) throws(ShopctlError) -> String {
-        let matches = basket.items.filter { $0.id.lowercased().hasPrefix(prefix.lowercased()) }
+    /// The id of the line of `basket` that `reference` names. A whole number is a product id:
+    /// the line of that product (a product has one line at most). Anything else — and a number
+    /// of ``HumanText/itemIDPrefix`` digits or more that no line's product has, since an item id
+    /// as `basket show` cuts it may be all digits — is a unique prefix of an item id, any case.
+    static func matchItem(_ reference: String, in basket: Basket) throws(ShopctlError) -> String {
+        let isNumber = !reference.isEmpty && reference.allSatisfy(\.isASCIIDigit)
+        if isNumber, let product = Int(reference), let line = basket.items.first(where: { $0.productId == product }) {
+            return line.id
+        }
+        if isNumber && reference.count < HumanText.itemIDPrefix {
+            throw ShopctlError(
+                .rejected, reason: "ITEM_NOT_FOUND", "Product \(reference) is not in your basket.",
+                hint: "add it with `shopctl basket add \(reference)`; see what is in it with `shopctl basket show`")
+        }
+        let matches = basket.items.filter { $0.id.lowercased().hasPrefix(reference.lowercased()) }
         switch matches.count {
         case 1:
             return matches[0].id
         case 0:
+            let what = isNumber ? "a product id or the start of an item id" : "the start of an item id"
             throw ShopctlError(
-                .rejected, reason: "ITEM_NOT_FOUND", "No line of your basket has an id starting with \(prefix).",
-                hint: "see the item ids with `shopctl basket show`")
+                .rejected, reason: "ITEM_NOT_FOUND", "No line of your basket has \(reference) as \(what).",
+                hint: "see the product and item ids with `shopctl basket show`")
         default:
+            let ids = matches.prefix(3).map(\.id).joined(separator: ", ") + (matches.count > 3 ? ", …" : "")
             throw ShopctlError.usage(
-                "\(matches.count) lines of your basket have ids starting with \(prefix).", hint: "give more of the id")
+                "\(matches.count) lines of your basket have ids starting with \(reference): \(ids).",
+                hint: "give more of the id")
         }
     }
 }
@@ -83,7 +111,7 @@ extension BasketCommand {
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// The line.
-        @Argument(help: "The item id, or a unique prefix of it (see `shopctl basket show`).") var item: String
+        @Argument(help: ArgumentHelp(BasketCommand.itemHelp)) var item: String
         /// The new count.
         @Argument(help: "The new count, 0 to 10.") var count: Int
 
@@ -111,7 +139,7 @@ extension BasketCommand {
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// The line.
-        @Argument(help: "The item id, or a unique prefix of it (see `shopctl basket show`).") var item: String
+        @Argument(help: ArgumentHelp(BasketCommand.itemHelp)) var item: String
 
         /// Makes the call and prints the answer.
         func run() async throws {

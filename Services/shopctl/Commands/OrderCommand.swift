@@ -8,6 +8,16 @@ struct OrderCommand: AsyncParsableCommand {
     /// The subcommands.
     static let configuration = CommandConfiguration(
         commandName: "order", abstract: "Order the basket, and see or cancel orders.",
+        discussion: """
+            An order is named by its id or the id's first 8 or more characters.
+
+            Examples:
+              shopctl order place --name "Ada Lovelace" --line1 "12 Analytical Row" \\
+                  --city London --postal-code "N1 9GU" --country GB --exp 12/30 --cvc 123
+              shopctl order list
+              shopctl order show 56edd6eb
+              shopctl order cancel 56edd6eb
+            """,
         subcommands: [Place.self, List.self, Show.self, Cancel.self])
 
     /// Places an order with one idempotency key for the whole invocation: every retry (after
@@ -19,6 +29,57 @@ struct OrderCommand: AsyncParsableCommand {
         var metadata = Metadata()
         metadata.set(OrderContract.idempotencyKeyHeader, key)
         return try await gateway.unary(OrderContract.placeOrder, request, metadata: metadata, retry: .placeOrder)
+    }
+
+    /// What ID may be, for the help of `show` and `cancel`.
+    static let idHelp = "The order id, or a unique start of it of 8 characters or more (see `shopctl order list`)."
+
+    /// How many characters an order id prefix needs at least: as many as `basket show` gives
+    /// of an item id, few enough to type, too many to match by accident.
+    static let minimumPrefix = 8
+    /// The page size of the search for a prefix (the most `ListOrders` gives at once).
+    static let searchPageSize = 100
+    /// How many pages the search reads at most: the newest 5,000 orders, so that a prefix never
+    /// costs more than a bounded number of calls.
+    static let searchPageLimit = 50
+
+    /// The full id of the order `reference` names: a whole order id (a UUID) as it is, else a
+    /// unique prefix of at least ``minimumPrefix`` characters (any case) of one of the caller's
+    /// newest orders, found through `ListOrders`.
+    static func resolveOrder(_ reference: String, gateway: GatewayClient) async throws -> String {
+        if UUID(uuidString: reference) != nil { return reference }
+        guard reference.count >= minimumPrefix else {
+            throw ShopctlError.usage(
+                "An order id, or the start of one, needs at least \(minimumPrefix) characters (got '\(reference)').",
+                hint: "see your orders' ids with `shopctl order list`")
+        }
+        let prefix = reference.lowercased()
+        var matches: [String] = []
+        var token: String?
+        for _ in 0..<searchPageLimit {
+            let page = try await gateway.unary(
+                OrderContract.listOrders, ListOrdersRequest(pageSize: searchPageSize, pageToken: token)).message
+            matches += page.orders.map(\.id).filter { $0.lowercased().hasPrefix(prefix) }
+            guard !page.nextPageToken.isEmpty else { break }
+            token = page.nextPageToken
+        }
+        return try single(matches, prefix: reference)
+    }
+
+    /// The one id of `matches` (the orders whose ids start with `prefix`); an error saying
+    /// there is none, or how many there are.
+    static func single(_ matches: [String], prefix: String) throws(ShopctlError) -> String {
+        switch matches.count {
+        case 1:
+            return matches[0]
+        case 0:
+            throw ShopctlError(
+                .rejected, reason: OrderReason.orderNotFound.rawValue,
+                "None of your orders has an id starting with \(prefix).", hint: "see your orders with `shopctl order list`")
+        default:
+            throw ShopctlError.usage(
+                "\(matches.count) of your orders have ids starting with \(prefix).", hint: "give more of the id")
+        }
     }
 }
 
@@ -48,8 +109,16 @@ extension OrderCommand {
         @Option(help: "Postal code.") var postalCode: String?
         /// The country code.
         @Option(help: "Two-letter country code, e.g. US.") var country: String?
-        /// The card number.
-        @Option(help: "Card number (test cards: 4242424242424242 pays, 4000000000000002 is declined).") var card: String?
+        /// The card number; best left out, to be typed at the prompt.
+        @Option(
+            help: """
+                Card number (test cards: 4242424242424242 pays, 4000000000000002 is declined). Without it \
+                or SHOP_CARD_NUMBER it is asked for at a prompt that does not show it.
+                """)
+        var card: String?
+        /// Whether to read the card number from standard input.
+        @Flag(help: "Read the card number from standard input (its first line) instead of prompting.")
+        var cardStdin = false
         /// The expiry.
         @Option(help: "Card expiry as MM/YY.") var exp: String?
         /// The card verification code.
@@ -66,6 +135,11 @@ extension OrderCommand {
 
         /// The request from the flags, the environment and the saved profile.
         func request() throws -> PlaceOrderRequest {
+            try request(input)
+        }
+
+        /// The request from `input`, the environment and the saved profile.
+        func request(_ input: OrderInput) throws -> PlaceOrderRequest {
             let profile = try ShippingProfile(paths: ConfigPaths()).load()
             do {
                 return try input.request(environment: ProcessContext.current.environment, profile: profile)
@@ -74,14 +148,36 @@ extension OrderCommand {
             }
         }
 
-        /// Refuses bad values before anything is sent.
+        /// Refuses bad values before anything is sent or asked for: everything but a card
+        /// number still to be typed or piped in.
         func validate() throws {
-            _ = try request()
+            let environment = ProcessContext.current.environment
+            if cardStdin && input.givenCardNumber(environment: environment) != nil {
+                throw ValidationError("--card-stdin reads the card number: leave out --card and SHOP_CARD_NUMBER.")
+            }
+            guard input.givenCardNumber(environment: environment) == nil else { return _ = try request(input) }
+            let profile = try ShippingProfile(paths: ConfigPaths()).load()
+            do {
+                _ = try input.address(environment: environment, profile: profile)
+                _ = try input.expiryAndCode(environment: environment)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
+
+        /// `input` with the card number it lacks: the first line of standard input with
+        /// --card-stdin, else typed at a prompt without echo.
+        func completed(_ input: OrderInput) throws -> OrderInput {
+            guard input.givenCardNumber(environment: ProcessContext.current.environment) == nil else { return input }
+            var reader = PasswordReader(fromStandardInput: cardStdin, noun: "card number", flag: "--card-stdin")
+            var completed = input
+            completed.card = try reader.read(prompt: "Card number")
+            return completed
         }
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            let request = try request()
+            let request = try request(try completed(input))
             try await global.withContext { context in
                 if saveProfile { try ShippingProfile(paths: context.paths).save(request.shippingAddress) }
                 let reply = try await OrderCommand.place(request, gateway: context.gateway)
@@ -119,11 +215,14 @@ extension OrderCommand {
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// The order id.
-        @Argument(help: "The order id.") var id: String
+        @Argument(help: ArgumentHelp(OrderCommand.idHelp)) var id: String
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.call(OrderContract.getOrder, GetOrderRequest(id: id), printing: HumanText.order)
+            try await global.call(
+                OrderContract.getOrder,
+                request: { GetOrderRequest(id: try await OrderCommand.resolveOrder(id, gateway: $0.gateway)) },
+                printing: HumanText.order)
         }
     }
 
@@ -136,11 +235,14 @@ extension OrderCommand {
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// The order id.
-        @Argument(help: "The order id.") var id: String
+        @Argument(help: ArgumentHelp(OrderCommand.idHelp)) var id: String
 
         /// Makes the call and prints the answer.
         func run() async throws {
-            try await global.call(OrderContract.cancelOrder, CancelOrderRequest(id: id), printing: HumanText.order)
+            try await global.call(
+                OrderContract.cancelOrder,
+                request: { CancelOrderRequest(id: try await OrderCommand.resolveOrder(id, gateway: $0.gateway)) },
+                printing: HumanText.order)
         }
     }
 }

@@ -55,15 +55,35 @@ struct OrderInput: Sendable, Equatable {
             postalCode: values[3], country: countryCode)
     }
 
+    /// The card number that --card or SHOP_CARD_NUMBER gives; nil when neither does (then
+    /// `order place` asks for it at a prompt that does not echo it, or reads --card-stdin).
+    func givenCardNumber(environment: [String: String]) -> String? {
+        guard let number = card ?? environment["SHOP_CARD_NUMBER"], !number.isEmpty else { return nil }
+        return number
+    }
+
     /// The card: number, expiry and cvc from flags, else the environment.
     func cardDetails(environment: [String: String]) throws(Problem) -> CardDetails {
-        guard let rawNumber = card ?? environment["SHOP_CARD_NUMBER"], !rawNumber.isEmpty else {
+        guard let rawNumber = givenCardNumber(environment: environment) else {
             throw Problem(description: "The card number is missing: give --card or set SHOP_CARD_NUMBER.")
         }
-        let number = rawNumber.filter { $0 != " " && $0 != "-" }
+        let number = try Self.cardNumber(rawNumber)
+        let rest = try expiryAndCode(environment: environment)
+        return CardDetails(cardNumber: number, expMonth: rest.month, expYear: rest.year, cvc: rest.cvc)
+    }
+
+    /// The digits of a card number as typed (spaces and dashes dropped); the message never
+    /// repeats the number.
+    static func cardNumber(_ text: String) throws(Problem) -> String {
+        let number = text.filter { $0 != " " && $0 != "-" }
         guard (12...19).contains(number.count), number.allSatisfy(\.isASCIIDigit) else {
-            throw Problem(description: "--card must be 12 to 19 digits.")
+            throw Problem(description: "The card number must be 12 to 19 digits.")
         }
+        return number
+    }
+
+    /// The expiry and security code, from flags, else the environment.
+    func expiryAndCode(environment: [String: String]) throws(Problem) -> (month: Int, year: Int, cvc: String) {
         guard let rawExpiry = expiry ?? environment["SHOP_CARD_EXP"], !rawExpiry.isEmpty else {
             throw Problem(description: "The expiry is missing: give --exp MM/YY or set SHOP_CARD_EXP.")
         }
@@ -76,7 +96,7 @@ struct OrderInput: Sendable, Equatable {
         guard (3...4).contains(code.count), code.allSatisfy(\.isASCIIDigit) else {
             throw Problem(description: "--cvc must be 3 or 4 digits.")
         }
-        return CardDetails(cardNumber: number, expMonth: expiryDate.month, expYear: expiryDate.year, cvc: code)
+        return (expiryDate.month, expiryDate.year, code)
     }
 
     /// The month and four-digit year of "MM/YY" or "MM/YYYY" ("12/30" is December 2030); nil
