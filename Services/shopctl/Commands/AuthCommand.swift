@@ -8,6 +8,13 @@ struct AuthCommand: AsyncParsableCommand {
     /// The subcommands.
     static let configuration = CommandConfiguration(
         commandName: "auth", abstract: "Sign up, sign in and out, and manage the account.",
+        discussion: """
+            Examples:
+              shopctl auth signup --email ada@example.com
+              shopctl auth verify TOKEN
+              shopctl auth login --email ada@example.com
+              shopctl auth logout
+            """,
         subcommands: [
             SignUp.self, Verify.self, ResendVerification.self, Login.self, LoginGoogle.self, LoginApple.self,
             Logout.self, WhoAmI.self, ResetPassword.self, ConfirmReset.self, ChangePassword.self, DeleteAccount.self,
@@ -24,10 +31,28 @@ struct AuthCommand: AsyncParsableCommand {
         var reader: PasswordReader { PasswordReader(fromStandardInput: passwordStdin) }
     }
 
-    /// Stores the session a sign-in answered and says who is signed in.
+    /// Stores the session a sign-in answered and says who is signed in — and, when it
+    /// replaced the saved session of another account, whose.
     static func signedIn(_ reply: Reply<Session>, context: CommandContext) async throws {
+        // An unreadable file is replaced like any other; there is no one to name then.
+        let previous = try? context.store.load()
         try await context.store.replaceSession(with: StoredCredentials(reply.message))
-        context.output.message(reply.raw) { "Signed in as \(reply.message.user.email)." }
+        context.output.message(reply.raw) { signInMessage(reply.message.user, replacing: previous) }
+    }
+
+    /// "Signed in as EMAIL.", with the account whose saved session this one replaced when it
+    /// was another's.
+    static func signInMessage(_ user: User, replacing previous: StoredCredentials?) -> String {
+        guard let previous, previous.userId != user.id else { return "Signed in as \(user.email)." }
+        return "Signed in as \(user.email); replaced the saved session of \(previous.email)."
+    }
+
+    /// `text`, followed — when `deploy/compose`'s gateway is `gateway` and it keeps the mails
+    /// in a directory — by where the `kind` email is and the `command` that takes its token.
+    static func withMailNote(_ text: String, gateway: String, kind: String, command: String) -> String {
+        guard let note = ComposeRecord.load(paths: ConfigPaths())?.mailNote(gateway: gateway, kind: kind, command: command)
+        else { return text }
+        return text + "\n" + note
     }
 
     /// Reads an ID token given as an argument, or from standard input when it is "-".
@@ -59,9 +84,12 @@ extension AuthCommand {
             var reader = password.reader
             let secret = try reader.readNew(prompt: "New password")
             let request = SignUpRequest(email: email, password: secret, displayName: displayName)
+            let gateway = global.gateway
             try await global.call(AuthContract.signUp, request) {
-                "Created the account \($0.user.email). Open the link in the verification email, "
-                    + "or run `shopctl auth verify TOKEN` with its token."
+                AuthCommand.withMailNote(
+                    "Created the account \($0.user.email). Open the link in the verification email, "
+                        + "or run `shopctl auth verify TOKEN` with its token.",
+                    gateway: gateway, kind: "verification", command: "shopctl auth verify TOKEN")
             }
         }
     }
@@ -103,8 +131,11 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
+            let gateway = global.gateway
             try await global.call(AuthContract.resendVerification, ResendVerificationRequest(email: email)) { _ in
-                "If \(email) has an unverified account, a new email is on its way."
+                AuthCommand.withMailNote(
+                    "If \(email) has an unverified account, a new email is on its way.",
+                    gateway: gateway, kind: "verification", command: "shopctl auth verify TOKEN")
             }
         }
     }
@@ -189,25 +220,51 @@ extension AuthCommand {
         /// Whether to end every session of the user.
         @Flag(help: "Sign out every session of this account, on every device.") var all = false
 
-        /// Makes the call and prints the answer.
+        /// Forgets the saved session whatever happens, after revoking it on the server when the
+        /// gateway answers; says which of the two happened and exits 0 either way (signing out
+        /// must work offline, as on a laptop with no network).
         func run() async throws {
             try await global.withContext { context in
                 guard try context.store.load() != nil else {
                     context.output.message(Data("{}".utf8)) { "Not signed in." }
                     return
                 }
-                let request = SignOutRequest(scope: all ? .global : .local)
                 var raw = Data("{}".utf8)
+                var unrevoked: String?
                 do {
-                    raw = try await context.gateway.unary(AuthContract.signOut, request).raw
+                    raw = try await context.gateway.unary(AuthContract.signOut, SignOutRequest(scope: all ? .global : .local)).raw
                 } catch let error as RPCError where error.code == .unauthenticated {
                     // The session was already over on the server; forgetting it is all that is left.
                 } catch let error as ShopctlError where error == .sessionEnded {
                     // The refresh found the session over and deleted the credentials.
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    unrevoked = Self.cause(of: error)
                 }
                 try await context.store.forgetSession()
-                context.output.message(raw) { all ? "Signed out everywhere." : "Signed out." }
+                context.output.message(raw) { Self.message(all: all, unrevoked: unrevoked) }
             }
+        }
+
+        /// What the revocation's failure was, in a few words: the server's message, or ours.
+        static func cause(of error: any Error) -> String {
+            switch error {
+            case let error as RPCError: error.message.isEmpty ? error.code.name : error.message
+            case let error as ShopctlError: error.message
+            default: "\(error)"
+            }
+        }
+
+        /// What `auth logout` says: signed out (everywhere), or — when the revocation failed for
+        /// `unrevoked` — that only the saved session here was dropped, and what that leaves.
+        static func message(all: Bool, unrevoked: String?) -> String {
+            guard let unrevoked else { return all ? "Signed out everywhere." : "Signed out." }
+            let left = all
+                ? "your other sessions stay signed in; sign in again and run `shopctl auth logout --all` to end them"
+                : "it stays valid there until it expires"
+            let cause = unrevoked.trimmingCharacters(in: CharacterSet(charactersIn: ". "))
+            return "Signed out here: deleted the saved session, but could not revoke it on the server (\(cause)), so \(left)."
         }
     }
 
@@ -238,8 +295,11 @@ extension AuthCommand {
 
         /// Makes the call and prints the answer.
         func run() async throws {
+            let gateway = global.gateway
             try await global.call(AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email)) { _ in
-                "If \(email) has an account, a reset email is on its way; then run `shopctl auth confirm-reset TOKEN`."
+                AuthCommand.withMailNote(
+                    "If \(email) has an account, a reset email is on its way; then run `shopctl auth confirm-reset TOKEN`.",
+                    gateway: gateway, kind: "reset", command: "shopctl auth confirm-reset TOKEN")
             }
         }
     }

@@ -7,6 +7,12 @@ struct FavoritesCommand: AsyncParsableCommand {
     /// The subcommands.
     static let configuration = CommandConfiguration(
         commandName: "favorites", abstract: "Mark, unmark and list favorite products.",
+        discussion: """
+            Examples:
+              shopctl favorites add 3
+              shopctl favorites list
+              shopctl favorites remove 3
+            """,
         subcommands: [Add.self, Remove.self, List.self])
 }
 
