@@ -132,6 +132,36 @@ public struct APIDescription: Codable, Sendable, Hashable {
         return table
     }
 
+    /// Every message type by name — the named ones fields refer to (``namedMessageTypes``) and
+    /// every method's request and response — for `shopctl describe Product` and the like.
+    /// Not part of ``current``: the snapshot records a request or response by its fields under
+    /// its method, and these names are Swift's, which the wire never carries.
+    public static var allMessageTypes: [String: [FieldDescriptor]] {
+        let types: [any RPCMessage.Type] = [
+            Empty.self,
+            // AuthService and the revocation feed.
+            SignUpRequest.self, SignInRequest.self, SignInWithIdTokenRequest.self, RefreshSessionRequest.self,
+            SignOutRequest.self, VerifyEmailRequest.self, ResendVerificationRequest.self,
+            RequestPasswordResetRequest.self, ResetPasswordRequest.self, ChangePasswordRequest.self,
+            UpdateProfileRequest.self, DeleteAccountRequest.self, UserResponse.self, GetJwksResponse.self,
+            WatchAuthStateResponse.self, ListRevokedSessionsRequest.self, ListRevokedSessionsResponse.self,
+            // CatalogService.
+            ListProductsRequest.self, ListProductsResponse.self, GetProductRequest.self, ProductResponse.self,
+            BatchGetProductsRequest.self, BatchGetProductsResponse.self, ListCategoriesResponse.self,
+            AddFavoriteRequest.self, RemoveFavoriteRequest.self, ListFavoritesRequest.self, ListFavoritesResponse.self,
+            UpsertProductRequest.self, DeleteProductRequest.self, ImportProductsRequest.self,
+            ImportProductsResponse.self, ReserveStockRequest.self, ReleaseStockRequest.self,
+            // BasketService and OrderService.
+            AddItemRequest.self, UpdateItemCountRequest.self, RemoveItemRequest.self, ClearBasketRequest.self,
+            PlaceOrderRequest.self, GetOrderRequest.self, ListOrdersRequest.self, ListOrdersResponse.self,
+            CancelOrderRequest.self,
+            // The gateway's StorefrontService, health and Describe.
+            GetProductPageRequest.self, GetProductPageResponse.self, GetHomeRequest.self, GetHomeResponse.self,
+            HealthCheckRequest.self, HealthCheckResponse.self, DescribeResponse.self,
+        ]
+        return namedMessageTypes.merging(types.map { (String(describing: $0), $0.fields) }) { named, _ in named }
+    }
+
     /// The type names that fields use but that are neither scalars nor described messages.
     public var unresolvedTypes: [String] {
         let known = Set(messages.map(\.name)).union(Self.scalarTypes)

@@ -10,7 +10,7 @@ extension CatalogService {
 
     /// `UpsertProduct`: id 0 creates with a new id; any other id creates or replaces.
     func upsertProduct(_ request: UpsertProductRequest, context: ServerContext) async throws -> ProductResponse {
-        let product = try ProductRules.validated(request.product)
+        let product = try Self.validated(request.product)
         let (stored, created) = try await store.upsert(product)
         context.logger.info("product \(created ? "created" : "replaced")", metadata: ["product": "\(stored.id)"])
         return ProductResponse(product: stored)
@@ -24,7 +24,8 @@ extension CatalogService {
     }
 
     /// `ImportProducts`: validates each streamed product, writes the valid ones in
-    /// transactions of `importBatchSize`, and lists the invalid ones by stream index — a
+    /// transactions of `importBatchSize`, and lists the invalid ones by zero-based stream index,
+    /// each with every problem it has in one reason — a
     /// message that is not a product at all (not JSON, wrong types) among them: the batches
     /// written before it stand, so failing the whole stream there would report nothing of them
     /// and a retry would create them again.
@@ -46,11 +47,12 @@ extension CatalogService {
                 failed.append(ImportFailure(index: index, reason: error.message))
                 continue
             }
-            if let (field, description) = ProductRules.problem(with: request.product) {
-                failed.append(ImportFailure(index: index, reason: "\(field): \(description)"))
+            let problems = ProductValidation.problems(with: request.product)
+            guard problems.isEmpty else {
+                failed.append(ImportFailure(index: index, reason: ProductValidation.sentence(problems)))
                 continue
             }
-            batch.append(try ProductRules.validated(request.product))
+            batch.append(ProductValidation.normalized(request.product))
             if batch.count == Self.importBatchSize {
                 let counts = try await store.upsert(batch: batch)
                 created += counts.created
@@ -66,5 +68,17 @@ extension CatalogService {
         context.logger.info(
             "products imported", metadata: ["created": "\(created)", "updated": "\(updated)", "failed": "\(failed.count)"])
         return ImportProductsResponse(created: created, updated: updated, failed: failed)
+    }
+
+    /// `product` as stored (``ProductValidation/normalized(_:)``), or INVALID_ARGUMENT /
+    /// `INVALID_PRODUCT` whose message names every problem in the user's words ("The title is
+    /// empty; the price is negative.") and whose `fieldViolations` detail lists each by path.
+    static func validated(_ product: Product) throws(RPCError) -> Product {
+        let problems = ProductValidation.problems(with: product)
+        guard problems.isEmpty else {
+            throw CatalogReason.invalidProduct.error(
+                ProductValidation.sentence(problems), details: ProductValidation.details(problems))
+        }
+        return ProductValidation.normalized(product)
     }
 }
