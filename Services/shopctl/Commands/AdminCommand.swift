@@ -8,26 +8,19 @@ struct AdminCommand: AsyncParsableCommand {
     /// The subcommands.
     static let configuration = CommandConfiguration(
         commandName: "admin", abstract: "Administer the catalog (needs the admin API key).",
+        discussion: """
+            Every admin command sends the admin API key: --api-key, or SHOP_ADMIN_API_KEY (which keeps it \
+            out of the process list). `deploy/compose up` says where its key is.
+
+            Examples:
+              export SHOP_ADMIN_API_KEY=…
+              shopctl admin products upsert --title Notebook --category office --price 12.00
+              shopctl admin products upsert --id 21 --price 9.99
+              shopctl admin products import --dry-run products.jsonl
+              shopctl admin products import products.jsonl
+              shopctl admin products delete 21
+            """,
         subcommands: [Products.self])
-
-    /// `--api-key`, falling back to `SHOP_ADMIN_API_KEY`.
-    struct KeyOptions: ParsableArguments {
-        /// The admin key.
-        @Option(help: "The admin API key (env SHOP_ADMIN_API_KEY, which keeps it out of the process list).")
-        var apiKey = ProcessContext.current.environment["SHOP_ADMIN_API_KEY"] ?? ""
-
-        /// Refuses bad values before anything is sent.
-        func validate() throws {
-            guard !apiKey.isEmpty else { throw ValidationError("The admin API key is missing: set SHOP_ADMIN_API_KEY or pass --api-key.") }
-        }
-
-        /// `x-api-key: <key>`.
-        var metadata: Metadata {
-            var metadata = Metadata()
-            metadata.set(MetadataKey.apiKey, apiKey)
-            return metadata
-        }
-    }
 
     /// `admin products …`.
     struct Products: AsyncParsableCommand {
@@ -49,7 +42,7 @@ extension AdminCommand.Products {
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// `--api-key` or `SHOP_ADMIN_API_KEY`.
-        @OptionGroup var key: AdminCommand.KeyOptions
+        @OptionGroup var key: AdminKeyOptions
         /// A file holding the product.
         @Option(help: "A JSON file with the product (or - for standard input).") var jsonFile: String?
         /// The product to replace.
@@ -81,6 +74,7 @@ extension AdminCommand.Products {
 
         /// Refuses bad values before anything is sent.
         func validate() throws {
+            try key.requireKey()
             if jsonFile != nil && (hasFieldFlags || id != nil) {
                 throw ValidationError("Give either --json-file or the product's fields as flags, not both.")
             }
@@ -122,10 +116,7 @@ extension AdminCommand.Products {
                 return try applied(
                     to: try await context.gateway.unary(CatalogContract.getProduct, GetProductRequest(id: id)).message.product)
             }
-            return try applied(
-                to: Product(
-                    title: "", description: "", category: "", price: .zero(currency: Self.defaultCurrency), image: "",
-                    rating: Rating(rate: 0, count: 0), stock: 0))
+            return try applied(to: ProductFile.newProduct)
         }
 
         /// `product` with the field flags applied; a usage error when --price cannot be an amount of
@@ -154,7 +145,7 @@ extension AdminCommand.Products {
         }
 
         /// The currency of a new product's price when --currency is not given.
-        static let defaultCurrency = "USD"
+        static let defaultCurrency = ProductFile.defaultCurrency
 
         /// `text` as an amount of `currency`; a usage error naming the currency and its decimal
         /// places when it is not one ("12.34" yen, "1.2345" dinars).
@@ -186,9 +177,12 @@ extension AdminCommand.Products {
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// `--api-key` or `SHOP_ADMIN_API_KEY`.
-        @OptionGroup var key: AdminCommand.KeyOptions
+        @OptionGroup var key: AdminKeyOptions
         /// The product id.
         @Argument(help: "The product id.") var id: Int
+
+        /// Refuses to go on without the admin key.
+        func validate() throws { try key.requireKey() }
 
         /// Makes the call and prints the answer.
         func run() async throws {
@@ -204,25 +198,86 @@ extension AdminCommand.Products {
         static let configuration = CommandConfiguration(
             commandName: "import",
             abstract: "Create or replace many products in one ImportProducts stream.",
-            discussion: "FILE is a JSON array or JSON lines of products (id 0 or absent creates); - reads standard input.")
+            discussion: """
+                FILE is a JSON array of products or JSON lines, one product per line (- reads standard \
+                input). A product needs title, category and price; description, image, rating and stock \
+                may be left out and default as for `upsert` ("", "", 0 of 0, 0). `shopctl describe Product` \
+                lists the fields.
+
+                A product with an id replaces the product of that id (or is created with it). A product \
+                without an id (or with id 0) is CREATED ANEW ON EVERY RUN: importing the same file twice \
+                makes two of each. Give ids to make a file safe to run again.
+
+                The file is checked first, with the rules the catalog applies; if any product has a \
+                problem, each is listed as "product N" (counting from 1) with all of its problems, \
+                nothing is sent, and the exit status is 4. --dry-run stops after the check and prints \
+                what would be created and updated.
+
+                Example file (a JSON array; in JSON lines each product is one line):
+                  [
+                    {"title": "Linen notebook", "category": "office",
+                     "price": {"amount": 1200, "currency": "USD"}},
+                    {"id": 21, "title": "Brass pen", "description": "Refillable.",
+                     "category": "office", "price": {"amount": 3500, "currency": "USD"},
+                     "image": "https://example.com/pen.png",
+                     "rating": {"rate": 4.5, "count": 12}, "stock": 5}
+                  ]
+
+                Examples:
+                  shopctl admin products import --dry-run products.jsonl
+                  shopctl admin products import products.jsonl
+                """)
 
         /// `--gateway`, `--json`, `--timeout`.
         @OptionGroup var global: GlobalOptions
         /// `--api-key` or `SHOP_ADMIN_API_KEY`.
-        @OptionGroup var key: AdminCommand.KeyOptions
+        @OptionGroup var key: AdminKeyOptions
+        /// Check only.
+        @Flag(help: "Check the file and print what would be created and updated; write nothing (needs no key).")
+        var dryRun = false
         /// The file.
         @Argument(help: "The products file, or - for standard input.") var file: String
 
-        /// Makes the call and prints the answer.
+        /// Refuses to go on without the admin key, which a dry run does not need.
+        func validate() throws {
+            if !dryRun { try key.requireKey() }
+        }
+
+        /// Checks the file; then imports it, or with --dry-run prints the plan.
         func run() async throws {
-            let products = try ProductFile.products(from: ProductFile.read(file))
+            let entries = try ProductFile.entries(from: ProductFile.read(file))
+            let failures = entries.compactMap(\.failure)
             try await global.withContext { context in
-                let reply = try await context.gateway.clientStreaming(
-                    CatalogContract.importProducts, products.map(ImportProductsRequest.init(product:)),
-                    metadata: key.metadata)
-                context.output.message(reply.raw) { HumanText.importResult(reply.message) }
-                if !reply.message.failed.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
+                if dryRun {
+                    let plan = ProductImportReport.plan(entries, existing: try await Self.existingIDs(of: entries, context: context))
+                    context.output.message(try JSONCodec.shared.encode(plan)) { ProductImportReport.text(plan) }
+                } else if !failures.isEmpty {
+                    let refused = ImportProductsResponse(created: 0, updated: 0, failed: failures)
+                    context.output.message(try JSONCodec.shared.encode(refused)) {
+                        ProductImportReport.refusal(failures, of: entries.count)
+                    }
+                } else {
+                    let reply = try await context.gateway.clientStreaming(
+                        CatalogContract.importProducts, entries.map { ImportProductsRequest(product: $0.product) },
+                        metadata: key.metadata)
+                    context.output.message(reply.raw) { HumanText.importResult(reply.message) }
+                    if !reply.message.failed.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
+                }
             }
+            if !failures.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
+        }
+
+        /// Which of the ids the entries give name a product now, asked with `BatchGetProducts`
+        /// (a public method) a batch at a time.
+        static func existingIDs(of entries: [ProductFile.Entry], context: CommandContext) async throws -> Set<Int> {
+            let ids = Array(Set(entries.filter(\.problems.isEmpty).map(\.product.id).filter { $0 > 0 })).sorted()
+            var existing = Set<Int>()
+            for start in stride(from: 0, to: ids.count, by: CatalogContract.maxBatchSize) {
+                let batch = Array(ids[start..<min(start + CatalogContract.maxBatchSize, ids.count)])
+                let reply = try await context.gateway.unary(CatalogContract.batchGetProducts, BatchGetProductsRequest(ids: batch))
+                existing.formUnion(reply.message.products.map(\.id))
+            }
+            return existing
         }
     }
 }

@@ -10,17 +10,27 @@ struct CallCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "call", abstract: "Call any method with a JSON body and print every response message.",
         discussion: """
-            METHOD is service/method, e.g. shop.catalog.v1.CatalogService/GetProduct (a leading / or a final . \
-            instead of / is fine). The body is the JSON argument, standard input for -, or {} when absent; \
-            client-streaming methods take a JSON array or JSON lines, one message each. The stored access \
-            token is sent when there is one; SHOP_ADMIN_API_KEY for admin methods. Streaming responses run \
-            without a deadline until they end or Ctrl-C.
+            METHOD is any form `shopctl describe` prints: CatalogService/GetProduct, catalog.GetProduct, \
+            shop.catalog.v1.CatalogService/GetProduct (a leading / is fine; case does not matter). A fully \
+            qualified method this shopctl does not know is sent as given. The body is the JSON argument, \
+            standard input for -, or {} when absent; client-streaming methods take a JSON array or JSON \
+            lines, one message each. The stored access token is sent when there is one; the admin key \
+            (--api-key or SHOP_ADMIN_API_KEY) goes to admin methods, and to any method when --api-key is \
+            given. Streaming responses run without a deadline until they end or Ctrl-C.
+
+            Examples:
+              shopctl call CatalogService/GetProduct '{"id": 3}'
+              shopctl call catalog.ListProducts '{"query": "tea", "pageSize": 5}'
+              SHOP_ADMIN_API_KEY=… shopctl call CatalogService/DeleteProduct '{"id": 21}'
+              shopctl call CatalogService/ImportProducts - < products.jsonl
             """)
 
     /// `--gateway`, `--json`, `--timeout`.
     @OptionGroup var global: GlobalOptions
+    /// `--api-key` or `SHOP_ADMIN_API_KEY`.
+    @OptionGroup var key: AdminKeyOptions
     /// The method.
-    @Argument(help: "The method, e.g. shop.catalog.v1.CatalogService/GetProduct.") var method: String
+    @Argument(help: "The method, e.g. CatalogService/GetProduct (see `shopctl describe`).") var method: String
     /// The body, or "-".
     @Argument(help: "The request as JSON, or - to read it from standard input (default {}).") var body: String?
     /// Extra metadata.
@@ -28,8 +38,10 @@ struct CallCommand: AsyncParsableCommand {
 
     /// Refuses bad values before anything is sent.
     func validate() throws {
-        guard MethodName(method) != nil else {
-            throw ValidationError("METHOD must be service/method, e.g. shop.catalog.v1.CatalogService/GetProduct.")
+        do {
+            _ = try Self.resolve(method)
+        } catch {
+            throw ValidationError(error.message)
         }
         for entry in header where Self.metadataEntry(entry) == nil {
             throw ValidationError("-H takes key:value (got '\(entry)').")
@@ -38,7 +50,7 @@ struct CallCommand: AsyncParsableCommand {
 
     /// Makes the call and prints the answer.
     func run() async throws {
-        guard let name = MethodName(method) else { throw ShopctlError.usage("Bad METHOD \(method).") }
+        let name = try Self.resolve(method)
         let info = KnownMethods.info(for: name)
         let kind = info?.kind ?? .unary
         let text = body == "-" ? String(decoding: ProcessContext.current.readStandardInput(), as: UTF8.self) : body ?? "{}"
@@ -47,10 +59,9 @@ struct CallCommand: AsyncParsableCommand {
         for entry in header {
             if let pair = Self.metadataEntry(entry) { extra.add(pair.0, pair.1) }
         }
-        if info?.auth == .admin, extra[MetadataKey.apiKey] == nil,
-            let key = ProcessContext.current.environment["SHOP_ADMIN_API_KEY"], !key.isEmpty
-        {
-            extra.set(MetadataKey.apiKey, key)
+        // The key goes where it is needed, or where the user sent it; -H x-api-key wins.
+        if extra[MetadataKey.apiKey] == nil, info?.auth == .admin || key.given != nil, let apiKey = key.key {
+            extra.set(MetadataKey.apiKey, apiKey)
         }
         let metadata = extra
         // An explicit authorization header wins over the stored session.
@@ -73,6 +84,31 @@ struct CallCommand: AsyncParsableCommand {
             } else {
                 try await work()
             }
+        }
+    }
+
+    /// The method `text` names (``APINames/method(_:in:)`` over the contract's methods); a fully
+    /// qualified name of a service the contract does not know as given, for servers newer than
+    /// this shopctl. A usage error listing the close matches otherwise.
+    static func resolve(_ text: String) throws(ShopctlError) -> MethodName {
+        let known = KnownMethods.all.map { APINames.Method(service: $0.service, method: $0.method) }
+        switch APINames.method(text, in: known) {
+        case .found(let method):
+            return MethodName(service: method.service, method: method.method)
+        case .ambiguous(let candidates):
+            throw .usage(
+                "METHOD '\(text)' could be \(candidates.map(\.shortName).joined(separator: " or ")); give the service too.",
+                hint: "see `shopctl describe`")
+        case .unknown(let close):
+            let name = MethodName(text)
+            if let name, name.service.contains("."),
+                APINames.services(matching: name.service, in: Array(Set(known.map(\.service)))).isEmpty
+            {
+                return name
+            }
+            let suggestion = close.isEmpty ? "" : " Did you mean \(close.map(\.shortName).joined(separator: ", "))?"
+            let shape = name == nil ? " METHOD is service/method, e.g. CatalogService/GetProduct." : ""
+            throw .usage("No method matches '\(text)'.\(suggestion)\(shape)", hint: "see `shopctl describe`")
         }
     }
 
@@ -102,12 +138,19 @@ struct CallCommand: AsyncParsableCommand {
     }
 }
 
-/// A method as `call` names it: `service/method`, `/service/method` or `service.method`.
+/// A method name as typed, split into its service part and its method: `service/method`,
+/// `/service/method` or `service.method`; ``APINames`` finds what the parts name.
 struct MethodName: Sendable, Equatable {
     /// The fully qualified service, e.g. `shop.catalog.v1.CatalogService`.
     let service: String
     /// The method, e.g. `GetProduct`.
     let method: String
+
+    /// A method of `service`.
+    init(service: String, method: String) {
+        self.service = service
+        self.method = method
+    }
 
     /// Parses `text`; nil when it does not name a service and a method.
     init?(_ text: String) {
@@ -133,10 +176,8 @@ struct MethodName: Sendable, Equatable {
 /// Every method `Contracts` declares, for the streaming kind and auth level of a method that
 /// `call` names.
 enum KnownMethods {
-    /// Each service's methods, plus health and Describe.
-    static let all: [MethodInfo] =
-        AuthContract.all + CatalogContract.all + BasketContract.all + OrderContract.all + StorefrontContract.all
-        + SessionRevocationContract.all + [HealthContract.check.info, HealthContract.watch.info, MetaContract.describe.info]
+    /// Each service's methods, plus health and Describe (``APIDescription/allMethods``).
+    static let all: [MethodInfo] = APIDescription.allMethods
 
     /// The method `name` names; nil for one `Contracts` does not know (then called as unary).
     static func info(for name: MethodName) -> MethodInfo? {
