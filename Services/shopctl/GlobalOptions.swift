@@ -2,12 +2,24 @@ import ArgumentParser
 import Foundation
 import RPCHTTP2
 
-/// The flags every command takes: where the gateway is, `--json`, and the deadline of each call.
+/// The flags every command takes: the profile, where the gateway is, `--json`, and the
+/// deadline of each call.
 struct GlobalOptions: ParsableArguments {
-    /// The gateway's address.
-    @Option(help: "Gateway address host:port (env SHOP_GATEWAY).")
-    var gateway = ProcessContext.current.environment["SHOP_GATEWAY"].flatMap { $0.isEmpty ? nil : $0 }
-        ?? "127.0.0.1:8080"
+    /// The gateway's address as given with `--gateway`; nil when not given (see ``gatewayChoice()``).
+    @Option(
+        name: .customLong("gateway"),
+        help: ArgumentHelp(
+            "Gateway address: host:port, http://host:port or a host (port 8080).",
+            discussion: "Default: env SHOP_GATEWAY, else the profile's gateway (`shopctl config use`), else 127.0.0.1:8080.",
+            valueName: "address"))
+    var gatewayFlag: String?
+
+    /// The profile as given with `--profile`; nil when not given (see ``resolvePaths()``).
+    @Option(
+        help: ArgumentHelp(
+            "Profile whose session and gateway to use (env SHOPCTL_PROFILE).",
+            discussion: "Default: the profile `shopctl config use` chose, else `default`.", valueName: "name"))
+    var profile: String?
 
     /// Whether to print raw response messages instead of text for people.
     @Flag(help: "Print the raw response messages as JSON, one document per line (for scripts).")
@@ -19,20 +31,69 @@ struct GlobalOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Deadline of each call in seconds; watch commands have none.")
     var timeout: Double = 10
 
-    /// Refuses an address that is not host:port and a deadline outside 0.1 s ... 1 h.
+    /// The gateway's address (`host:port`) the command calls, once ``validate()`` has accepted
+    /// the options; for messages.
+    var gateway: String { ((try? gatewayChoice().address) ?? Self.defaultGateway).description }
+
+    /// The address used when nothing else gives one.
+    static let defaultGateway = SocketAddressText(host: "127.0.0.1", port: GatewayAddress.defaultPort)
+
+    /// Refuses a profile name or gateway address that is malformed (from a flag, the
+    /// environment or the settings file) and a deadline outside 0.1 s ... 1 h.
     func validate() throws {
-        guard SocketAddressText(gateway) != nil else {
-            throw ValidationError("--gateway must be host:port, e.g. 127.0.0.1:8080 (got '\(gateway)').")
+        do throws(ShopctlError) {
+            _ = try gatewayChoice()
+        } catch {
+            throw ValidationError(error.messageWithHint)
         }
         guard timeout >= 0.1, timeout <= 3600 else { throw ValidationError("--timeout must be 0.1 to 3600 seconds.") }
     }
+
+    // MARK: Profile and gateway
+
+    /// The files of the profile in use: `--profile`, else `SHOPCTL_PROFILE`, else the one
+    /// `shopctl config use` saved, else `default`.
+    func resolvePaths() throws(ShopctlError) -> ConfigPaths {
+        let environment = ProcessContext.current.environment
+        let base = ConfigPaths.base(environment: environment)
+        if let profile { return ConfigPaths(base: base, profile: try ProfileName(validating: profile)) }
+        if let name = environment[ProfileName.environmentVariable], !name.isEmpty {
+            return ConfigPaths(base: base, profile: try ProfileName(validating: name))
+        }
+        guard let saved = try ProfileSettings.load(base: base).currentProfile else { return ConfigPaths(base: base) }
+        return ConfigPaths(base: base, profile: try ProfileName(validating: saved))
+    }
+
+    /// The files of the profile in use, once ``validate()`` has accepted the options (it
+    /// refuses what would make ``resolvePaths()`` throw).
+    var paths: ConfigPaths { (try? resolvePaths()) ?? ConfigPaths() }
+
+    /// The gateway to call and where its address came from: `--gateway`, else `SHOP_GATEWAY`,
+    /// else the profile's saved gateway, else 127.0.0.1:8080.
+    func gatewayChoice() throws(ShopctlError) -> GatewayChoice {
+        if let gatewayFlag { return GatewayChoice(address: try GatewayAddress.parse(gatewayFlag), source: .flag) }
+        if let text = ProcessContext.current.environment["SHOP_GATEWAY"], !text.isEmpty {
+            return GatewayChoice(address: try GatewayAddress.parse(text), source: .environment)
+        }
+        let paths = try resolvePaths()
+        if let saved = try ProfileSettings.load(base: paths.base).gateway(of: paths.profileName) {
+            do {
+                return GatewayChoice(address: try GatewayAddress.parse(saved), source: .profile(paths.profileName))
+            } catch {
+                throw .usage(
+                    "The gateway saved for profile \(paths.profileName) in \(paths.settings.path) is not an address: \(error.message)",
+                    hint: "set it again with `shopctl config use \(paths.profileName) --gateway ADDRESS`")
+            }
+        }
+        return GatewayChoice(address: Self.defaultGateway, source: .builtIn)
+    }
+
+    // MARK: Argument order
 
     /// `arguments` with the global options moved to the end (before a `--`), so that they may
     /// come anywhere — `shopctl --json products list` — while only the commands that run
     /// declare them: ArgumentParser takes a subcommand's options only after its name.
     static func hoisted(_ arguments: [String]) -> [String] {
-        let flags: Set<String> = ["--json"]
-        let options: Set<String> = ["--gateway", "--timeout"]
         let end = arguments.firstIndex(of: "--") ?? arguments.endIndex
         var kept: [String] = []
         var moved: [String] = []
@@ -53,14 +114,30 @@ struct GlobalOptions: ParsableArguments {
         return kept + moved + arguments[end...]
     }
 
-    /// Runs `body` with a client of the gateway, closing the client afterwards.
+    /// The global flags, which take no value.
+    private static let flags: Set<String> = ["--json"]
+    /// The global options, which take a value.
+    private static let options: Set<String> = ["--gateway", "--profile", "--timeout"]
+
+    /// Whether `arguments` (a command line as typed) ask for `--json`, read before parsing —
+    /// so that even a command line that does not parse reports its error as JSON.
+    static func asksForJSON(_ arguments: [String]) -> Bool {
+        arguments[..<(arguments.firstIndex(of: "--") ?? arguments.endIndex)].contains("--json")
+    }
+
+    // MARK: Running
+
+    /// Runs `body` with a client of the gateway, closing the client afterwards. A failure that
+    /// ends the session (`SESSION_REVOKED`, `SESSION_ENDED`) removes the profile's stored
+    /// credentials before it is reported.
     func withContext<Result>(_ body: (CommandContext) async throws -> Result) async throws -> Result {
-        guard let address = SocketAddressText(gateway) else { throw ShopctlError.usage("--gateway must be host:port.") }
-        let client = try RPCClient(target: address)
-        let paths = ConfigPaths()
+        let paths = try resolvePaths()
+        let client = try RPCClient(target: try gatewayChoice().address)
+        let store = CredentialsStore(paths: paths)
+        let signedIn = try? store.load()
         let context = CommandContext(
             gateway: GatewayClient(
-                transport: GatewayTransport(client: client), store: CredentialsStore(paths: paths),
+                transport: GatewayTransport(client: client), store: store,
                 timeout: .milliseconds(Int(timeout * 1000))),
             output: Output(json: json), paths: paths)
         do {
@@ -69,9 +146,41 @@ struct GlobalOptions: ParsableArguments {
             return result
         } catch {
             await client.close()
+            if let signedIn, CredentialsStore.endsSession(error) {
+                try? await store.forgetSession(of: signedIn)
+            }
             throw error
         }
     }
+}
+
+/// The gateway a command calls, and which setting chose it (`shopctl config show`).
+struct GatewayChoice: Sendable, Equatable {
+    /// Which setting gave the address.
+    enum Source: Sendable, Equatable, CustomStringConvertible {
+        /// `--gateway`.
+        case flag
+        /// `SHOP_GATEWAY`.
+        case environment
+        /// The profile's gateway in the settings file.
+        case profile(ProfileName)
+        /// None: 127.0.0.1:8080.
+        case builtIn
+
+        var description: String {
+            switch self {
+            case .flag: "--gateway"
+            case .environment: "SHOP_GATEWAY"
+            case .profile(let name): "profile \(name)"
+            case .builtIn: "default"
+            }
+        }
+    }
+
+    /// The address.
+    let address: SocketAddressText
+    /// Where it came from.
+    let source: Source
 }
 
 /// What a running command works with: the gateway, the output, and shopctl's files.
@@ -80,7 +189,7 @@ struct CommandContext: Sendable {
     let gateway: GatewayClient
     /// Standard output, human or JSON.
     let output: Output
-    /// Where the credentials and profile live.
+    /// Where the profile's credentials and shipping address live.
     let paths: ConfigPaths
 
     /// The credentials file.

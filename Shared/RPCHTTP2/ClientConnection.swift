@@ -77,7 +77,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         // every retain and release of it; the timer holds it for the connect timeout at most.
         loop.scheduleTimer(after: configuration.connectTimeout) { [self] in
             guard phase == .connecting else { return }
-            shutDown(reason: "connect to \(self.target) timed out")
+            shutDown(reason: "connect to \(self.target) timed out", cause: .timedOut)
         }
         if let address = try? Socket.resolve(target, passive: false, numericOnly: true).first {
             return connect(to: address)
@@ -88,8 +88,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
                 guard phase == .connecting else { return }  // timed out meanwhile
                 switch answer {
                 case .success(let address?): connect(to: address)
-                case .success(nil): shutDown(reason: "cannot resolve \(target)")
-                case .failure(let error): shutDown(reason: "cannot resolve \(target): \(error)")
+                case .success(nil): shutDown(reason: "cannot resolve \(target)", cause: .hostNotFound(host: target.host))
+                case .failure(let error):
+                    shutDown(reason: "cannot resolve \(target): \(error)", cause: .hostNotFound(host: target.host))
                 }
             }
         }
@@ -102,7 +103,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             socket = HTTP2Socket(fd: fd, loop: loop)
             try loop.register(fd, readable: false, writable: true, handler: self)
         } catch {
-            shutDown(reason: "cannot connect to \(target): \(error)")
+            shutDown(reason: "cannot connect to \(target): \(error)", cause: .connectFailed(errno: (error as? SystemError)?.errno ?? EIO))
         }
     }
 
@@ -111,7 +112,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         if phase == .connecting {
             guard writable || hangup else { return }
             if let error = Socket.pendingError(socket.fd) {
-                return shutDown(reason: "cannot connect to \(target): \(error)")
+                return shutDown(reason: "cannot connect to \(target): \(error)", cause: .connectFailed(errno: error.errno))
             }
             phase = .ready
             socket.connected()
@@ -527,14 +528,15 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     // MARK: Closing
 
-    /// Closes the connection, failing every call on it with `UNAVAILABLE`. Loop thread.
-    func shutDown(reason: String) {
+    /// Closes the connection, failing every call on it with `UNAVAILABLE` — with `cause` when
+    /// the connection was never made, for the caller to tell why. Loop thread.
+    func shutDown(reason: String, cause: ConnectFailure? = nil) {
         guard phase != .closed else { return }
         phase = .closed
         if let timer = keepaliveTimer { loop.cancelTimer(timer) }
         isUsable.store(false, ordering: .relaxed)
         socket?.close()
-        let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason)
+        let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason, cause: cause)
         let failed = waiting + calls.allValues
         waiting = []
         calls.removeAll()

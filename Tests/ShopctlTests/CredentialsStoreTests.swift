@@ -56,6 +56,20 @@ struct CredentialsStoreTests {
         #expect(try mode(of: paths.directory.path) == 0o700)
     }
 
+    @Test("a named profile's credentials are created with every new directory on the way 0700")
+    func profileDirectories() throws {
+        let root = try TestScratch.makeDirectory(prefix: "shopctl-credentials")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let paths = ConfigPaths(environment: ["XDG_CONFIG_HOME": root.path], profile: try ProfileName(validating: "staging"))
+        let store = CredentialsStore(paths: paths)
+        try store.save(Self.sample)
+        #expect(store.file.path == root.path + "/shopctl/profiles/staging/credentials.json")
+        for directory in ["shopctl", "shopctl/profiles", "shopctl/profiles/staging"] {
+            #expect(try mode(of: root.appendingPathComponent(directory).path) == 0o700, "\(directory)")
+        }
+        #expect(try mode(of: store.file.path) == 0o600)
+    }
+
     @Test("a reader never sees a half-written file while another writer replaces it")
     func atomicReplacement() async throws {
         let root = try TestScratch.makeDirectory(prefix: "shopctl-credentials")

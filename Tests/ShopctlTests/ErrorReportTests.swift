@@ -54,12 +54,13 @@ struct ErrorReportTests {
         #expect(report.status == .unavailable)
     }
 
-    @Test("an unreachable gateway points at `shopctl health` and exits 5")
+    @Test("a service down behind the gateway points at `shopctl health` and exits 5")
     func unreachable() {
         let report = ErrorReport(
             RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to 127.0.0.1:1."))
         #expect(report.line.hasPrefix("error: UPSTREAM_UNAVAILABLE: No connection to 127.0.0.1:1. ("))
         #expect(report.line.contains("shopctl health"))
+        #expect(report.line.contains("a service behind the gateway is down"))
         #expect(report.status == .unavailable)
     }
 
@@ -84,5 +85,42 @@ struct ErrorReportTests {
         let report = ErrorReport(other: Odd())
         #expect(report.line == "error: LOCAL_ERROR: odd thing")
         #expect(report.status == .failure)
+    }
+
+    @Test("hints use the error's details: the item already in the basket, how many are left, how long to wait")
+    func detailedHints() {
+        let inBasket = RPCError(
+            code: .alreadyExists, reason: "ALREADY_IN_BASKET", message: "Product 3 is already in the basket.",
+            details: .object(["productId": .number(3), "itemId": .string("7c9e6679-7425-40de-944b-e07fc1f90ae7")]))
+        #expect(ErrorReport(inBasket).hint == "change its count with `shopctl basket set 7c9e6679-7425-40de-944b-e07fc1f90ae7 COUNT`")
+        let fewLeft = RPCError(
+            code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "Not enough stock.",
+            details: .object(["productId": .number(25), "available": .number(7)]))
+        #expect(ErrorReport(fewLeft).hint == "7 left; lower the count with `shopctl basket set ITEM COUNT`")
+        let noneLeft = RPCError(
+            code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "Sold out.", details: .object(["available": .number(0)]))
+        #expect(ErrorReport(noneLeft).hint?.hasPrefix("none left") == true)
+        let limited = RPCError(
+            code: .resourceExhausted, reason: "RATE_LIMITED", message: "Slow down.", details: .object(["retryAfterSeconds": .number(2.5)]))
+        #expect(ErrorReport(limited).hint == "wait 3 s, then try again")
+        // Without details, the reason's general hint.
+        #expect(ErrorReport(RPCError(code: .alreadyExists, reason: "ALREADY_IN_BASKET", message: "")).hint?.contains("basket show") == true)
+        #expect(ErrorReport(RPCError(code: .resourceExhausted, reason: "RATE_LIMITED", message: "")).hint == "wait a little and try again")
+    }
+
+    @Test(
+        "the newer reasons have hints",
+        arguments: [
+            ("SAME_PASSWORD", "choose a password you have not used here"), ("GATEWAY_UNREACHABLE", "`deploy/compose status`"),
+            ("GATEWAY_HOST_UNKNOWN", "host name"), ("UNKNOWN_CATEGORY", "`shopctl categories`"),
+            ("MISSING_API_KEY", "SHOP_ADMIN_API_KEY"),
+        ])
+    func newerHints(reason: String, text: String) {
+        #expect(ErrorReport.hint(reason: reason, code: .unknown)?.contains(text) == true, "\(reason)")
+    }
+
+    @Test("a usage error's line leaves out the USAGE reason: the message says what is wrong with the command line")
+    func usageLine() {
+        #expect(ErrorReport(ShopctlError.usage("No terminal.", hint: "use --password-stdin")).line == "error: No terminal. (use --password-stdin)")
     }
 }

@@ -6,6 +6,8 @@ import RPCHTTP2
 import ServiceTestSupport
 import Testing
 
+@testable import shopctl
+
 /// The exit status of answers that are not RPC errors but still fail the command: the real
 /// `shopctl` executable against a fake gateway (our `Router` + `HTTP2Server` on a loopback
 /// port, in this process) whose answers each test picks, so no service has to run.
@@ -40,6 +42,16 @@ struct ExitStatusTests {
                 index += 1
             }
             return response
+        }
+        router.unary(BasketContract.getBasket) { _, context in
+            // A revoked session: what the gateway answers a token of a signed-out session family.
+            guard context.metadata[MetadataKey.authorization] == nil else {
+                throw AuthReason.sessionRevoked.error("The session was revoked.")
+            }
+            throw AuthReason.missingToken.error("Sign in first.")
+        }
+        router.unary(CatalogContract.listCategories) { _, _ in
+            throw GatewayReason.rateLimited.error("Too many requests; try again in 3 s.", details: .object(["retryAfterSeconds": .number(3)]))
         }
         var logger = Logger(label: "shopctl-exit-status-tests")
         logger.logLevel = .critical
@@ -101,6 +113,39 @@ struct ExitStatusTests {
             let clean = try await shopctl.succeed(
                 ["admin", "products", "import", "-"], input: [lines[0], lines[2]].joined(separator: "\n"), environment: environment)
             #expect(clean.output == "Created 2, updated 0, failed 0.\n", "\(clean)")
+        }
+    }
+
+    @Test("SESSION_REVOKED removes the stored credentials of the profile in use — only those — and exits 3")
+    func sessionRevokedForgetsCredentials() async throws {
+        try await withFakeGateway(health: .serving) { shopctl in
+            let base = shopctl.configHome.appendingPathComponent("shopctl")
+            let credentials = StoredCredentials(accessToken: "a", refreshToken: "r", userId: "u-1", email: "ada@example.com")
+            let standard = CredentialsStore(paths: ConfigPaths(base: base))
+            let staging = CredentialsStore(paths: ConfigPaths(base: base, profile: try ProfileName(validating: "staging")))
+            try standard.save(credentials)
+            try staging.save(credentials)
+
+            let revoked = try await shopctl.run(["--profile", "staging", "basket", "show"])
+            #expect(revoked.status == 3, "\(revoked)")
+            #expect(revoked.errors.hasPrefix("error: SESSION_REVOKED: The session was revoked. (the session was signed out elsewhere and shopctl forgot it; run `shopctl auth login`)"), "\(revoked)")
+            #expect(try staging.load() == nil)
+            #expect(try standard.load() == credentials)
+
+            let json = try await shopctl.run(["--json", "basket", "show"])
+            #expect(json.status == 3, "\(json)")
+            #expect(try standard.load() == nil)
+            let afterwards = try await shopctl.run(["basket", "show"])
+            #expect(afterwards.errors.hasPrefix("error: NOT_SIGNED_IN: "), "\(afterwards)")
+        }
+    }
+
+    @Test("RATE_LIMITED says how long to wait when the server says, and exits 7")
+    func rateLimitedWait() async throws {
+        try await withFakeGateway(health: .serving) { shopctl in
+            let limited = try await shopctl.run(["categories"])
+            #expect(limited.status == 7, "\(limited)")
+            #expect(limited.errors == "error: RATE_LIMITED: Too many requests; try again in 3 s. (wait 3 s, then try again)\n", "\(limited)")
         }
     }
 }

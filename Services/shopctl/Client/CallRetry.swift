@@ -25,18 +25,22 @@ struct CallRetry: Sendable {
     /// The gateway's `UPSTREAM_UNAVAILABLE` is final: the gateway has already retried the
     /// service and its circuit breaker says the service is down, so more attempts would only
     /// hide the outage for a few seconds (or answer late, once a restarted service is back).
+    /// The gateway's own absence (``GatewayFailure``) is final too: its address fails the same
+    /// way a moment later, and the client waits out a reconnect backoff in between anyway.
     static func standard(for method: MethodInfo) -> CallRetry {
         guard method.idempotent else { return .never }
         return CallRetry(maxAttempts: 4, initialBackoff: .milliseconds(200), maxBackoff: .seconds(1)) {
             $0.code == .unavailable && $0.reason != GatewayReason.upstreamUnavailable.rawValue
+                && !GatewayFailure.matches($0)
         }
     }
 
-    /// `PlaceOrder`: up to 5 attempts, with the same idempotency key, on `UNAVAILABLE`,
+    /// `PlaceOrder`: up to 5 attempts, with the same idempotency key, on `UNAVAILABLE` (but a
+    /// gateway host name that does not resolve),
     /// `DEADLINE_EXCEEDED` (the first attempt may have gone through: the key returns its answer)
     /// and `ABORTED`/`REQUEST_IN_PROGRESS` (the first attempt is still running).
     static let placeOrder = CallRetry(maxAttempts: 5, initialBackoff: .milliseconds(250), maxBackoff: .seconds(2)) {
-        $0.code == .unavailable || $0.code == .deadlineExceeded
+        ($0.code == .unavailable && $0.reason != GatewayFailure.hostUnknown) || $0.code == .deadlineExceeded
             || ($0.code == .aborted && $0.reason == "REQUEST_IN_PROGRESS")
     }
 

@@ -16,6 +16,10 @@ protocol RawTransport: Sendable {
 
 /// ``RawTransport`` over an ``RPCClient`` connected to the gateway: raw JSON bytes in and out,
 /// so `--json` prints the messages exactly as the server sent them.
+///
+/// A call the gateway never answered — no connection, or the connection lost before any
+/// answer — fails as the gateway's own failure (``GatewayFailure``), not as the
+/// `UPSTREAM_UNAVAILABLE` the gateway sends for a service behind it that is down.
 struct GatewayTransport: RawTransport {
     /// The client of the gateway.
     let client: RPCClient
@@ -25,17 +29,23 @@ struct GatewayTransport: RawTransport {
     func call(
         path: String, requests: [Data], options: CallOptions, onMessage: (Data) async throws -> Void
     ) async throws {
-        try await client.withCall(path: path, options: options) { call in
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for request in requests { try await call.send(request) }
-                    call.finishSending()
+        var answered = false
+        do {
+            try await client.withCall(path: path, options: options) { call in
+                defer { answered = call.serverAnswered }
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for request in requests { try await call.send(request) }
+                        call.finishSending()
+                    }
+                    while let message = try await call.nextMessage() {
+                        try await onMessage(message)
+                    }
+                    try await group.waitForAll()
                 }
-                while let message = try await call.nextMessage() {
-                    try await onMessage(message)
-                }
-                try await group.waitForAll()
             }
+        } catch let error as RPCError where !answered {
+            throw GatewayFailure.classify(error, gateway: client.target)
         }
     }
 }

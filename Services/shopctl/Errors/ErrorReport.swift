@@ -1,27 +1,33 @@
+import Foundation
 import RPC
 
 /// What shopctl prints for a failure and the status it exits with: one line on standard error,
 /// `error: REASON: message (what to do)`, naming the server's stable reason (API.md) or the
-/// status code when there is none, the server's message, and a hint for the common reasons.
+/// status code when there is none, the server's message, and a hint for the common reasons —
+/// or, with `--json`, the same as one JSON object, `{"error": {"code", "reason", "message", "hint"}}`.
 struct ErrorReport: Sendable, Equatable {
-    /// The line to print, without a newline.
-    let line: String
+    /// The gRPC status code's name, e.g. `NOT_FOUND` (`INVALID_ARGUMENT` for a usage error).
+    let code: String
+    /// The stable reason, e.g. `PRODUCT_NOT_FOUND`; the code's name when there is none.
+    let reason: String
+    /// What went wrong, on one line.
+    let message: String
+    /// What to do about it; nil when there is nothing useful to say.
+    let hint: String?
     /// The status to exit with.
     let status: ExitStatus
 
     /// The report of a server's answer or a transport failure.
     init(_ error: RPCError) {
-        let reason = error.reason ?? error.code.name
-        let message = error.message.isEmpty ? error.code.name : error.message
-        let hint = Self.hint(reason: error.reason, code: error.code)
-        line = Self.compose(reason: reason, message: message, hint: hint)
-        status = ExitStatus(error.code)
+        self.init(
+            code: error.code.name, reason: error.reason ?? error.code.name,
+            message: error.message.isEmpty ? error.code.name : error.message,
+            hint: Self.hint(for: error), status: ExitStatus(error.code))
     }
 
     /// The report of a failure shopctl found itself.
     init(_ error: ShopctlError) {
-        line = Self.compose(reason: error.reason, message: error.message, hint: error.hint)
-        status = error.status
+        self.init(code: error.code.name, reason: error.reason, message: error.message, hint: error.hint, status: error.status)
     }
 
     /// The report of anything else: a general failure with the error's own description.
@@ -29,19 +35,45 @@ struct ErrorReport: Sendable, Equatable {
         switch error {
         case let error as RPCError: self.init(error)
         case let error as ShopctlError: self.init(error)
-        default: self.init(line: Self.compose(reason: "LOCAL_ERROR", message: "\(error)", hint: nil), status: .failure)
+        default: self.init(ShopctlError.local("\(error)"))
         }
     }
 
-    private init(line: String, status: ExitStatus) {
-        self.line = line
+    /// A report of these parts; the message is joined onto one line.
+    init(code: String, reason: String, message: String, hint: String?, status: ExitStatus) {
+        self.code = code
+        self.reason = reason
+        self.message = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        self.hint = hint
         self.status = status
     }
 
-    private static func compose(reason: String, message: String, hint: String?) -> String {
-        let flat = message.split(whereSeparator: \.isNewline).joined(separator: " ")
-        guard let hint else { return "error: \(reason): \(flat)" }
-        return "error: \(reason): \(flat) (\(hint))"
+    /// The line to print, without a newline: `error: REASON: message (hint)` — without the
+    /// reason for a usage error, whose message says what is wrong with the command line.
+    var line: String {
+        let head = reason == UsageReport.reason ? "error: " : "error: \(reason): "
+        guard let hint else { return head + message }
+        return "\(head)\(message) (\(hint))"
+    }
+
+    /// The report as one line of JSON, `{"error": {"code", "reason", "message", "hint"}}`
+    /// (`hint` null when there is none), for `--json`.
+    var json: String {
+        let hint: JSONValue = self.hint.map { .string($0) } ?? .null
+        let object = JSONValue.object([
+            "error": .object([
+                "code": .string(code), "reason": .string(reason), "message": .string(message), "hint": hint,
+            ])
+        ])
+        let data = (try? JSONEncoder.sortedKeys.encode(object)) ?? Data(#"{"error":{}}"#.utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// What to do about `error`: its reason's hint (using its details where they say more),
+    /// else its code's; nil when there is nothing useful to say.
+    static func hint(for error: RPCError) -> String? {
+        if let reason = error.reason, let hint = detailedHint(reason: reason, details: error.details) { return hint }
+        return hint(reason: error.reason, code: error.code)
     }
 
     /// What to do about `reason` (or, without one, about `code`); nil when there is nothing useful to say.
@@ -57,12 +89,33 @@ struct ErrorReport: Sendable, Equatable {
         }
     }
 
+    /// The hints that name something from the error's details: the item already in the
+    /// basket, how many are left, how long to wait.
+    private static func detailedHint(reason: String, details: JSONValue?) -> String? {
+        switch reason {
+        case "ALREADY_IN_BASKET":
+            guard let item = details?["itemId"]?.stringValue else { return nil }
+            return "change its count with `shopctl basket set \(item) COUNT`"
+        case "OUT_OF_STOCK":
+            guard let available = details?["available"]?.numberValue, available >= 0, available < 1e9 else { return nil }
+            let count = Int(available)
+            return count == 0
+                ? "none left; remove it from the basket with `shopctl basket remove ITEM`"
+                : "\(count) left; lower the count with `shopctl basket set ITEM COUNT`"
+        case "RATE_LIMITED":
+            guard let seconds = details?["retryAfterSeconds"]?.numberValue, seconds > 0, seconds < 1e6 else { return nil }
+            return "wait \(Int(seconds.rounded(.up))) s, then try again"
+        default:
+            return nil
+        }
+    }
+
     private static let reasonHints: [String: String] = [
         // Sign-in and accounts.
         "MISSING_TOKEN": "run `shopctl auth login`",
         "INVALID_ACCESS_TOKEN": "run `shopctl auth login`",
         "ACCESS_TOKEN_EXPIRED": "run `shopctl auth login`",
-        "SESSION_REVOKED": "the session was signed out elsewhere; run `shopctl auth login`",
+        "SESSION_REVOKED": "the session was signed out elsewhere and shopctl forgot it; run `shopctl auth login`",
         "INVALID_REFRESH_TOKEN": "run `shopctl auth login`",
         "REFRESH_TOKEN_REUSED": "run `shopctl auth login`",
         "INVALID_CREDENTIALS": "check the email and password; forgot it? `shopctl auth reset-password --email EMAIL`",
@@ -72,6 +125,7 @@ struct ErrorReport: Sendable, Equatable {
         "EMAIL_ALREADY_IN_USE": "sign in with `shopctl auth login`, or `shopctl auth reset-password`",
         "INVALID_EMAIL": "check the email address",
         "WEAK_PASSWORD": "use at least 8 characters that are not your email or a common password",
+        "SAME_PASSWORD": "choose a password you have not used here",
         "INVALID_TOKEN": "copy the token from the newest email; tokens work once",
         "TOKEN_EXPIRED": "ask for a new email: `shopctl auth resend-verification` or `shopctl auth reset-password`",
         "TOO_MANY_ATTEMPTS": "wait 15 minutes, or reset the password with `shopctl auth reset-password`",
@@ -80,11 +134,12 @@ struct ErrorReport: Sendable, Equatable {
         "UNSUPPORTED_PROVIDER": "this gateway does not accept that sign-in provider",
         // Catalog and admin.
         "PRODUCT_NOT_FOUND": "check the id with `shopctl products list`",
+        "UNKNOWN_CATEGORY": "see the categories with `shopctl categories`",
         "INVALID_PAGE_TOKEN": "start again without --page-token",
-        "MISSING_API_KEY": "pass --api-key or set SHOP_ADMIN_API_KEY",
-        "INVALID_API_KEY": "check --api-key or SHOP_ADMIN_API_KEY",
+        "MISSING_API_KEY": "set SHOP_ADMIN_API_KEY (or pass --api-key) to the gateway's admin key",
+        "INVALID_API_KEY": "check SHOP_ADMIN_API_KEY or --api-key",
         // Basket.
-        "ALREADY_IN_BASKET": "change its count with `shopctl basket set ITEM COUNT`",
+        "ALREADY_IN_BASKET": "change its count with `shopctl basket set ITEM COUNT` (item ids: `shopctl basket show`)",
         "ITEM_NOT_FOUND": "see the item ids with `shopctl basket show`",
         "INVALID_COUNT": "a count is 1 to 10 (0 removes the line with `basket set`)",
         "BASKET_FULL": "a basket holds 100 lines; remove some first",
@@ -99,9 +154,21 @@ struct ErrorReport: Sendable, Equatable {
         "ORDER_NOT_FOUND": "see your orders with `shopctl order list`",
         "ORDER_NOT_CANCELLABLE": "only PAID orders can be cancelled; see its status with `shopctl order show ID`",
         // Gateway and transport.
-        "UPSTREAM_UNAVAILABLE": "the gateway or a service behind it is down; check `shopctl health`, --gateway or SHOP_GATEWAY",
+        "GATEWAY_UNREACHABLE":
+            "is it running? see `deploy/compose status`; else check --gateway, SHOP_GATEWAY or the profile's gateway (`shopctl config show`)",
+        "GATEWAY_HOST_UNKNOWN": "check the host name in --gateway, SHOP_GATEWAY or the profile's gateway (`shopctl config show`)",
+        "UPSTREAM_UNAVAILABLE": "a service behind the gateway is down; see which with `shopctl health` or `deploy/compose status`",
         "UNKNOWN_METHOD": "see the methods with `shopctl describe`",
         "MALFORMED_MESSAGE": "see the fields with `shopctl describe SERVICE`",
         "MESSAGE_TOO_LARGE": "send less at once",
     ]
+}
+
+extension JSONEncoder {
+    /// An encoder with sorted keys, so the same error prints the same bytes every time.
+    fileprivate static var sortedKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
 }

@@ -33,4 +33,18 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         default: self = .failure
         }
     }
+
+    /// The gRPC status code of the class, for a failure shopctl found itself: a usage error is
+    /// `INVALID_ARGUMENT`, a local failure `UNKNOWN`.
+    var code: RPCCode {
+        switch self {
+        case .success, .failure: .unknown
+        case .usage: .invalidArgument
+        case .authentication: .unauthenticated
+        case .rejected: .failedPrecondition
+        case .unavailable: .unavailable
+        case .permissionDenied: .permissionDenied
+        case .limited: .resourceExhausted
+        }
+    }
 }

@@ -1,3 +1,5 @@
+import RPC
+
 /// A failure shopctl itself detects (as opposed to one the server answers): it carries the
 /// exit status, a reason in the style of the server's, a message and what to do about it.
 struct ShopctlError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -9,6 +11,8 @@ struct ShopctlError: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
     /// What to do about it, if there is something to say.
     var hint: String?
+    /// The gRPC status code that says the same, for `--json` errors (``ExitStatus/code``).
+    var code: RPCCode { status.code }
 
     /// Creates an error.
     init(_ status: ExitStatus, reason: String, _ message: String, hint: String? = nil) {
@@ -16,6 +20,11 @@ struct ShopctlError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
         self.message = message
         self.hint = hint
+    }
+
+    /// The message and the hint after a semicolon: for a usage error reported without its own hint.
+    var messageWithHint: String {
+        hint.map { "\(message); \($0)" } ?? message
     }
 
     /// The error as one line: reason, message and hint.

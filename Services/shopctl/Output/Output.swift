@@ -34,4 +34,9 @@ struct Output: Sendable {
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
+
+    /// Writes a failure to standard error: its one line, or with `json` its JSON object.
+    static func report(_ report: ErrorReport, json: Bool) {
+        error(json ? report.json : report.line)
+    }
 }

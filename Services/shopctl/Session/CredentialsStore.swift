@@ -53,4 +53,25 @@ struct CredentialsStore: Sendable {
     func forgetSession(lockTimeout: Duration = .seconds(30)) async throws {
         try await FileLock.withLock(lockFile, timeout: lockTimeout) { try delete() }
     }
+
+    /// Forgets the session `signedIn` belongs to, after the server said it ended — unless the
+    /// file now holds another user's session (a sign-in meanwhile, in another process, which
+    /// must survive). Holds ``lockFile``, as every change of the file does.
+    func forgetSession(of signedIn: StoredCredentials, lockTimeout: Duration = .seconds(30)) async throws {
+        try await FileLock.withLock(lockFile, timeout: lockTimeout) {
+            guard let current = try load(), current.userId == signedIn.userId else { return }
+            try delete()
+        }
+    }
+
+    /// Whether `error` says the stored session is over for good, so that its credentials are
+    /// useless: `SESSION_REVOKED` (signed out elsewhere, a password change, a reset) or
+    /// `SESSION_ENDED` (the refresh token was refused).
+    static func endsSession(_ error: any Error) -> Bool {
+        switch error {
+        case let error as RPCError: error.code == .unauthenticated && error.reason == "SESSION_REVOKED"
+        case let error as ShopctlError: error == .sessionEnded
+        default: false
+        }
+    }
 }

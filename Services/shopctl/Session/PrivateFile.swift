@@ -7,14 +7,13 @@ import Glibc
 /// fsync, rename), mode 0600, in a directory of mode 0700 — so a reader sees the old or the
 /// new contents, never half of either, and no other user sees them at all.
 enum PrivateFile {
-    /// Creates `directory` (and missing parents) and makes it 0700.
+    /// Creates `directory` and makes it 0700; missing parents are created 0700 too (as the XDG
+    /// Base Directory spec asks), so a profile's `profiles/NAME/` never leaves `shopctl/` open.
     static func prepare(directory: URL) throws(ShopctlError) {
         let path = directory.path
-        do {
-            try FileManager.default.createDirectory(
-                at: directory.deletingLastPathComponent(), withIntermediateDirectories: true)
-        } catch {
-            throw .local("Cannot create \(directory.deletingLastPathComponent().path): \(error.localizedDescription)")
+        let parent = directory.deletingLastPathComponent()
+        if parent.path != path, !FileManager.default.fileExists(atPath: parent.path) {
+            try prepare(directory: parent)
         }
         if mkdir(path, 0o700) != 0 && errno != EEXIST {
             throw .local("Cannot create \(path): \(String(cString: strerror(errno))).")
