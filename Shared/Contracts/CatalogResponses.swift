@@ -1,6 +1,6 @@
 public import RPC
 
-/// `ListProducts` response: `{products, nextPageToken, totalSize}`.
+/// `ListProducts` response: `{products, nextPageToken, totalSize, suggestion?}`.
 public struct ListProductsResponse: RPCMessage, Hashable {
     /// The page's products.
     public var products: [Product]
@@ -8,12 +8,16 @@ public struct ListProductsResponse: RPCMessage, Hashable {
     public var nextPageToken: String
     /// How many products match the request across all pages.
     public var totalSize: Int
+    /// When the query found nothing: the query with its misspelt words corrected from the
+    /// catalog's words ("headphnes" → "headphones"), which does find products; absent otherwise.
+    public var suggestion: String?
 
     /// Creates a response.
-    public init(products: [Product], nextPageToken: String = "", totalSize: Int) {
+    public init(products: [Product], nextPageToken: String = "", totalSize: Int, suggestion: String? = nil) {
         self.products = products
         self.nextPageToken = nextPageToken
         self.totalSize = totalSize
+        self.suggestion = suggestion
     }
 
     /// The JSON fields, for `Describe`.
@@ -21,6 +25,7 @@ public struct ListProductsResponse: RPCMessage, Hashable {
         FieldDescriptor("products", "[Product]"),
         FieldDescriptor("nextPageToken", "String"),
         FieldDescriptor("totalSize", "Int"),
+        FieldDescriptor("suggestion", "String", optional: true),
     ]
 }
 

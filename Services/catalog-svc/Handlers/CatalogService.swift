@@ -19,7 +19,8 @@ struct CatalogService: Sendable {
         let query = request.query.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
         if let query, query.count > 500 { throw CatalogReason.queryTooLong.invalidField("query", "must be at most 500 characters") }
         if let category, category.count > 100 { throw CatalogReason.invalidCategory.invalidField("category", "must be at most 100 characters") }
-        let search = query.map(SearchQuery.expression(for:))
+        let words = query.map(SearchQuery.words(of:))
+        let search = words.map(SearchQuery.expression(for:))
         let filter = CatalogStore.ProductFilter(category: category, search: search ?? nil, sort: request.effectiveSort)
         // The scope binds a token to the listing it came from.
         let scope = "products|\(category?.lowercased() ?? "")|\(query ?? "")|\(filter.sort.rawValue)"
@@ -28,9 +29,13 @@ struct CatalogService: Sendable {
             return ListProductsResponse(products: [], totalSize: 0)  // a query without words matches nothing
         }
         let page = try await store.listProducts(filter, after: cursor, limit: request.effectivePageSize)
+        // Only a search that finds nothing is worth correcting; the answer still lists what the
+        // query as asked finds (nothing), so totalSize and page tokens keep their meaning.
+        var suggestion: String?
+        if page.total == 0, let words { suggestion = try await store.suggestion(for: words, category: category) }
         return ListProductsResponse(
             products: page.products, nextPageToken: page.next.map { pageTokens.encode($0, scope: scope) } ?? "",
-            totalSize: page.total)
+            totalSize: page.total, suggestion: suggestion)
     }
 
     /// `GetProduct`.

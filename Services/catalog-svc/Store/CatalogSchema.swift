@@ -65,6 +65,29 @@ enum CatalogSchema {
 
                 -- Facts about the database itself, e.g. whether the seed catalog was loaded.
                 CREATE TABLE catalog_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-                """)
+                """),
+        Migration("search index that finds CJK words inside longer runs, and its vocabulary", apply: searchIndexWithCJKBigrams),
     ]
+
+    /// Migration 2: the search index holds the text as `SearchText.indexForm` cuts it, which
+    /// only Swift can compute, so it is no longer an external-content index kept by triggers
+    /// but a table of its own that `CatalogStore.write` keeps in step (a delete still by
+    /// trigger, whatever deletes the product). `products_vocabulary` lists its terms, the
+    /// words spelling suggestions are drawn from. The products are untouched; the index is
+    /// rebuilt from them in the migration's transaction, so a failure leaves the old one.
+    @Sendable static func searchIndexWithCJKBigrams(_ connection: Connection) throws {
+        try connection.executeScript(
+            """
+            DROP TRIGGER products_fts_insert;
+            DROP TRIGGER products_fts_delete;
+            DROP TRIGGER products_fts_update;
+            DROP TABLE products_fts;
+            CREATE VIRTUAL TABLE products_fts USING fts5(title, description, tokenize = 'unicode61 remove_diacritics 2');
+            CREATE TRIGGER products_fts_delete AFTER DELETE ON products BEGIN
+                DELETE FROM products_fts WHERE rowid = old.id;
+            END;
+            CREATE VIRTUAL TABLE products_vocabulary USING fts5vocab('products_fts', 'row');
+            """)
+        try CatalogStore.rebuildSearchIndex(on: connection)
+    }
 }

@@ -58,19 +58,7 @@ extension CatalogStore {
     /// Up to `limit` products of `filter` after `cursor`, and the total.
     func listProducts(_ filter: ProductFilter, after cursor: ProductCursor?, limit: Int) async throws -> ProductPage {
         let keys = Self.sortKeys(for: filter)
-        var source = "FROM products p"
-        var conditions: [String] = []
-        var bindings: [(any DatabaseValueConvertible)?] = []
-        if let search = filter.search {
-            source += " JOIN products_fts ON products_fts.rowid = p.id"
-            conditions.append("products_fts MATCH ?")
-            bindings.append(search)
-        }
-        if let category = filter.category {
-            conditions.append("p.category = ? COLLATE NOCASE")
-            bindings.append(category)
-        }
-        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let (source, whereClause, bindings) = Self.selection(for: filter)
         let keyColumns = keys.enumerated().map { ", \($0.element.expression) AS k\($0.offset)" }.joined()
         let inner = "SELECT \(Self.productColumns)\(keyColumns) \(source)\(whereClause)"
         var outer = "SELECT * FROM (\(inner))"
@@ -83,13 +71,11 @@ extension CatalogStore {
         let order = keys.enumerated().map { "k\($0.offset) \($0.element.ascending ? "ASC" : "DESC")" } + ["id ASC"]
         outer += " ORDER BY \(order.joined(separator: ", ")) LIMIT ?"
         pageBindings.append(limit + 1)
-        let countSQL = "SELECT count(*) \(source)\(whereClause)"
         let finalSQL = outer
         let finalBindings = pageBindings
-        let countBindings = bindings
         return try await database.read { connection in
             let rows = try connection.query(finalSQL, finalBindings)
-            let total = try connection.queryValue(countSQL, countBindings, as: Int.self) ?? 0
+            let total = try Self.count(filter, on: connection)
             var products: [Product] = []
             var next: ProductCursor?
             for row in rows.prefix(limit) {
@@ -100,6 +86,30 @@ extension CatalogStore {
             }
             return ProductPage(products: products, next: rows.count > limit ? next : nil, total: total)
         }
+    }
+
+    /// The products `filter` selects: the `FROM` clause, the `WHERE` clause (or "") and the
+    /// values it binds.
+    static func selection(for filter: ProductFilter) -> (source: String, where: String, bindings: [(any DatabaseValueConvertible)?]) {
+        var source = "FROM products p"
+        var conditions: [String] = []
+        var bindings: [(any DatabaseValueConvertible)?] = []
+        if let search = filter.search {
+            source += " JOIN products_fts ON products_fts.rowid = p.id"
+            conditions.append("products_fts MATCH ?")
+            bindings.append(search)
+        }
+        if let category = filter.category {
+            conditions.append("p.category = ? COLLATE NOCASE")
+            bindings.append(category)
+        }
+        return (source, conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), bindings)
+    }
+
+    /// How many products `filter` selects, on `connection`.
+    static func count(_ filter: ProductFilter, on connection: Connection) throws -> Int {
+        let (source, whereClause, bindings) = selection(for: filter)
+        return try connection.queryValue("SELECT count(*) \(source)\(whereClause)", bindings, as: Int.self) ?? 0
     }
 
     /// "After `cursor`" in the listing's order: lexicographic over the keys, then the id.

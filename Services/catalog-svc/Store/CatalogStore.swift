@@ -116,8 +116,8 @@ final class CatalogStore: Sendable {
         return (stored, !exists)
     }
 
-    /// Inserts or replaces the row of `product` (its id set), and raises the high-water mark
-    /// of ids.
+    /// Inserts or replaces the row of `product` (its id set) and its words in the search index,
+    /// and raises the high-water mark of ids.
     static func write(_ product: Product, on connection: Connection) throws {
         try connection.execute(
             """
@@ -140,6 +140,7 @@ final class CatalogStore: Sendable {
                 product.price.currency, product.image, product.rating.rate, product.rating.count, product.stock,
                 Int64(Date().timeIntervalSince1970),
             ])
+        try indexForSearch(id: product.id, title: product.title, description: product.description, on: connection)
     }
 
     /// The product with `id` on `connection`, or nil.
