@@ -72,6 +72,23 @@ struct HumanTextTests {
         #expect(HumanText.basketUpdate(untouched) == "--- version 0\nYour basket is empty.")
     }
 
+    @Test("the basket fits the width of the terminal the command runs in, cutting only the title")
+    func basketFitsTerminal() {
+        let item = BasketItem(
+            id: "1a2b3c4d-5e6f-0000-0000-000000000000", productId: 3,
+            productTitle: "Fjallraven 湯呑み Foldsack No. 1 Backpack, Fits 15 Laptops 🎒",
+            unitPrice: Money(amount: 10995, currency: "USD"), imageURL: "", count: 2, lineTotal: Money(amount: 21990, currency: "USD"))
+        let basket = Basket(items: [item], itemCount: 2, total: Money(amount: 21990, currency: "USD"), version: 4, updatedAt: "t")
+        let narrow = ProcessContext(environment: [:], readStandardInput: { Data() }, writeStandardOutput: { _ in }, terminalColumns: 60)
+        let text = ProcessContext.$current.withValue(narrow) { HumanText.basket(basket) }
+        let rows = text.split(separator: "\n").dropLast().map(String.init)
+        #expect(rows.allSatisfy { DisplayWidth.columns(of: $0) <= 60 }, "\(text)")
+        #expect(rows[1].hasPrefix("1a2b3c4d        3  Fjallraven 湯"))
+        #expect(rows[1].hasSuffix("…  $109.95      2  $219.90"), "\(text)")
+        let wide = ProcessContext(environment: [:], readStandardInput: { Data() }, writeStandardOutput: { _ in })
+        #expect(ProcessContext.$current.withValue(wide) { HumanText.basket(basket) }.contains("Fjallraven 湯呑み Foldsack No. 1"))
+    }
+
     @Test("an order shows status, card, address and lines")
     func order() {
         let order = Order(
