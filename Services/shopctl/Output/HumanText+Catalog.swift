@@ -17,9 +17,17 @@ extension HumanText {
         return table.render()
     }
 
-    /// A page of `ListProducts`: the table, how many match, and how to get the next page.
-    static func productPage(_ page: ListProductsResponse, command: String) -> String {
-        guard !page.products.isEmpty else { return "No products match." }
+    /// A page of `ListProducts`: the table, how many match, and how to get the next page; for
+    /// a search that found nothing, the service's corrected query, with the command that runs
+    /// it when `searching` makes one (it is given the corrected query).
+    static func productPage(
+        _ page: ListProductsResponse, command: String, searching: ((String) -> String)? = nil
+    ) -> String {
+        guard !page.products.isEmpty else {
+            guard let suggestion = page.suggestion, !suggestion.isEmpty else { return "No products match." }
+            let retry = searching.map { " " + $0(suggestion) } ?? ""
+            return "No products match. Did you mean `\(suggestion)`?" + retry
+        }
         var text = products(page.products)
         text += "\n\(page.products.count) of \(count(page.totalSize, "product"))."
         if let next = nextPage(page.nextPageToken, command: command) { text += "\n" + next }
