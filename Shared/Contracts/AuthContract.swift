@@ -98,11 +98,14 @@ public enum AuthReason: String, ErrorReason {
     case accessTokenExpired = "ACCESS_TOKEN_EXPIRED"
     /// The access token's session has been revoked.
     case sessionRevoked = "SESSION_REVOKED"
+    /// `ChangePassword` or `ResetPassword` with the password the account already has (not in
+    /// API.md's table; auth-svc README).
+    case samePassword = "SAME_PASSWORD"
 
     /// The gRPC status code this reason is sent with.
     public var code: RPCCode {
         switch self {
-        case .invalidEmail, .weakPassword, .invalidToken: .invalidArgument
+        case .invalidEmail, .weakPassword, .invalidToken, .samePassword: .invalidArgument
         case .emailAlreadyInUse: .alreadyExists
         case .rateLimited, .tooManyAttempts: .resourceExhausted
         case .tokenExpired, .emailNotVerified, .requiresRecentLogin: .failedPrecondition
@@ -111,5 +114,29 @@ public enum AuthReason: String, ErrorReason {
             .invalidAccessToken, .accessTokenExpired, .sessionRevoked:
             .unauthenticated
         }
+    }
+}
+
+// MARK: Field errors in the user's words
+
+extension RPCError {
+    /// An `INVALID_ARGUMENT` naming one bad field for programs (a `fieldViolations` detail with
+    /// the field's path and `description`) and, for people, a sentence in their words:
+    /// `subject` and `description`, e.g. "The new password must be at least 8 characters long."
+    /// rather than "newPassword: must be …". Every service's field errors go through here.
+    public static func invalidField(_ field: String, _ description: String, reason: String? = nil, subject: String) -> RPCError {
+        var error = RPCError.invalidField(field, description, reason: reason)
+        error.message = "\(subject) \(description)."
+        return error
+    }
+}
+
+extension ErrorReason {
+    /// An error carrying this reason and its code that names one bad field, its message in the
+    /// user's words (``RPCError/invalidField(_:_:reason:subject:)``).
+    public func invalidField(_ field: String, _ description: String, subject: String) -> RPCError {
+        var error = RPCError.invalidField(field, description, reason: rawValue, subject: subject)
+        error.code = code
+        return error
     }
 }

@@ -52,6 +52,8 @@ public enum BasketReason: String, ErrorReason {
     case invalidItemID = "INVALID_ITEM_ID"
     /// A negative `expectedVersion` (not in API.md's table).
     case invalidVersion = "INVALID_VERSION"
+    /// The count asked for is more than the catalog has in stock; details `{"productId", "available"}`.
+    case outOfStock = "OUT_OF_STOCK"
 
     /// The gRPC status code this reason is sent with.
     public var code: RPCCode {
@@ -60,6 +62,7 @@ public enum BasketReason: String, ErrorReason {
         case .alreadyInBasket: .alreadyExists
         case .invalidCount, .invalidItemID, .invalidVersion: .invalidArgument
         case .basketFull: .resourceExhausted
+        case .outOfStock: .failedPrecondition
         case .versionConflict: .aborted
         }
     }

@@ -70,3 +70,70 @@ public enum OrderReason: String, ErrorReason {
         }
     }
 }
+
+/// One product whose stock does not cover what an order wants: an entry of the `shortages`
+/// detail of `OUT_OF_STOCK` from catalog-svc's `ReserveStock` and order-svc's `PlaceOrder`
+/// (`{"productId", "available", "wanted"}`, beside the `productIds` API.md names).
+public struct StockShortage: Sendable, Hashable, Codable {
+    /// The product.
+    public var productId: Int
+    /// The units in stock now; 0 when sold out or no longer sold.
+    public var available: Int
+    /// The units the order wants.
+    public var wanted: Int
+
+    /// Creates a shortage.
+    public init(productId: Int, available: Int, wanted: Int) {
+        self.productId = productId
+        self.available = available
+        self.wanted = wanted
+    }
+
+    /// The detail key holding the shortages.
+    public static let detailKey = "shortages"
+
+    /// "product 25 has 7 left (10 wanted)", or "product 3 is sold out".
+    public var clause: String {
+        available > 0
+            ? "product \(productId) has \(available) left (\(wanted) wanted)" : "product \(productId) is sold out"
+    }
+
+    /// The entry of the `shortages` detail.
+    public var detail: JSONValue {
+        .object([
+            "productId": .number(Double(productId)), "available": .number(Double(available)),
+            "wanted": .number(Double(wanted)),
+        ])
+    }
+
+    /// The message of `OUT_OF_STOCK` for `shortages`, saying how many are left of each:
+    /// "Not enough stock: product 25 has 7 left (10 wanted); product 3 is sold out."
+    public static func message(_ shortages: [StockShortage]) -> String {
+        "Not enough stock: \(shortages.map(\.clause).joined(separator: "; "))."
+    }
+
+    /// The details of `OUT_OF_STOCK` for `shortages`: `productIds` and `shortages`.
+    public static func details(_ shortages: [StockShortage]) -> JSONValue {
+        .object([
+            "productIds": .array(shortages.map { .number(Double($0.productId)) }),
+            detailKey: .array(shortages.map(\.detail)),
+        ])
+    }
+
+    /// The shortages listed in `details`; empty when it has none (a peer that sends only
+    /// `productIds`). Entries that are not whole numbers are skipped.
+    public static func list(in details: JSONValue?) -> [StockShortage] {
+        (details?[detailKey]?.arrayValue ?? []).compactMap { entry in
+            guard let productId = integer(entry["productId"]), let available = integer(entry["available"]),
+                let wanted = integer(entry["wanted"])
+            else { return nil }
+            return StockShortage(productId: productId, available: available, wanted: wanted)
+        }
+    }
+
+    /// A JSON number that is a whole `Int`, or nil.
+    private static func integer(_ value: JSONValue?) -> Int? {
+        guard case .number(let number)? = value, let whole = Int(exactly: number) else { return nil }
+        return whole
+    }
+}

@@ -60,15 +60,61 @@ struct ChangePasswordTests {
         }
     }
 
-    @Test("a weak new password is WEAK_PASSWORD", arguments: ["short", "qwertyuiop", "ada@example.com", String(repeating: "z", count: 257)])
-    func weakPassword(password: String) async throws {
+    @Test(
+        "a weak new password is WEAK_PASSWORD naming newPassword, its message in the user's words",
+        arguments: [
+            ("short", "The new password must be at least 8 characters long."),
+            ("qwertyuiop", "The new password is too common; choose a less predictable one."),
+            ("ada@example.com", "The new password must not be your email address."),
+            (String(repeating: "z", count: 257), "The new password must be at most 256 characters long."),
+        ])
+    func weakPassword(password: String, message: String) async throws {
         try await withAuthService { service in
             let session = try await service.verifiedSession("ada@example.com")
             let error = await expectRPCError(AuthReason.weakPassword) {
                 try await change(session, from: Passwords.initial, to: password, on: service)
             }
             #expect(error?.violatedFields == ["newPassword"])
+            #expect(error?.message == message)
             _ = try await service.signIn("ada@example.com")
+        }
+    }
+
+    @Test("the current password as the new one is INVALID_ARGUMENT SAME_PASSWORD and changes nothing")
+    func samePassword() async throws {
+        try await withAuthService { service in
+            let phone = try await service.verifiedSession("ada@example.com")
+            let laptop = try await service.signIn("ada@example.com")
+            let error = await expectRPCError(AuthReason.samePassword) {
+                try await change(phone, from: Passwords.initial, to: Passwords.initial, on: service)
+            }
+            #expect(error?.message == "The new password is the same as the current one.")
+            #expect(error?.violatedFields == ["newPassword"])
+            // No session was revoked and the password still works.
+            #expect(try await service.currentUser(laptop).id == phone.user.id)
+            _ = try await service.signIn("ada@example.com")
+        }
+    }
+
+    @Test("with a wrong current password, a new password equal to it is INVALID_CREDENTIALS, not SAME_PASSWORD")
+    func samePasswordNeedsTheCurrentOne() async throws {
+        try await withAuthService { service in
+            let session = try await service.verifiedSession("ada@example.com")
+            await expectRPCError(AuthReason.invalidCredentials) {
+                try await change(session, from: "not-the-password-9", to: "not-the-password-9", on: service)
+            }
+        }
+    }
+
+    @Test("a current password over the size limit is refused in the user's words, naming currentPassword")
+    func oversizedCurrentPassword() async throws {
+        try await withAuthService { service in
+            let session = try await service.verifiedSession("ada@example.com")
+            let error = await expectRPCError(AuthReason.weakPassword) {
+                try await change(session, from: String(repeating: "y", count: 5_000), to: Passwords.replacement, on: service)
+            }
+            #expect(error?.violatedFields == ["currentPassword"])
+            #expect(error?.message == "The current password must be at most 256 characters.")
         }
     }
 }

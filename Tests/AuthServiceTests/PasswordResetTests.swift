@@ -89,15 +89,35 @@ struct PasswordResetTests {
         }
     }
 
-    @Test("a weak new password is WEAK_PASSWORD", arguments: ["short", "password123", "ada@example.com"])
-    func weakPassword(password: String) async throws {
+    @Test(
+        "a weak new password is WEAK_PASSWORD naming newPassword, its message in the user's words",
+        arguments: [
+            ("short", "The new password must be at least 8 characters long."),
+            ("password123", "The new password is too common; choose a less predictable one."),
+            ("ada@example.com", "The new password must not be your email address."),
+        ])
+    func weakPassword(password: String, message: String) async throws {
         try await withAuthService { service in
             try await service.signUpAndVerify("ada@example.com")
             _ = try await requestReset("ada@example.com", on: service)
             let token = try await service.latestToken(to: "ada@example.com", kind: .resetPassword)
-            await expectRPCError(AuthReason.weakPassword) {
+            let error = await expectRPCError(AuthReason.weakPassword) {
                 try await reset(token: token, to: password, on: service)
             }
+            #expect(error?.violatedFields == ["newPassword"])
+            #expect(error?.message == message)
+            _ = try await service.signIn("ada@example.com")
+        }
+    }
+
+    @Test("a reset may keep the current password (README: it lifts a lock and ends every session)")
+    func resetToSamePassword() async throws {
+        try await withAuthService { service in
+            let before = try await service.verifiedSession("ada@example.com")
+            _ = try await requestReset("ada@example.com", on: service)
+            let token = try await service.latestToken(to: "ada@example.com", kind: .resetPassword)
+            #expect(try await reset(token: token, to: Passwords.initial, on: service) == Empty())
+            await expectRPCError(AuthReason.sessionRevoked) { try await service.currentUser(before) }
             _ = try await service.signIn("ada@example.com")
         }
     }

@@ -55,6 +55,7 @@ struct SignUpTests {
                 try await service.signUp(email)
             }
             #expect(error?.violatedFields == ["email"])
+            #expect(error?.message.hasPrefix("The email address ") == true, "\(String(describing: error))")
         }
     }
 
@@ -73,6 +74,8 @@ struct SignUpTests {
                 try await service.signUp("ada@example.com", password: password)
             }
             #expect(error?.violatedFields == ["password"], "\(why)")
+            // In the user's words: "The password must …", never "password: …".
+            #expect(error?.message.hasPrefix("The password ") == true, "\(String(describing: error))")
             #expect(service.mails(to: "ada@example.com", kind: .verifyEmail).isEmpty)
         }
     }

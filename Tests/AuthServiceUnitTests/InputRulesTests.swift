@@ -74,8 +74,12 @@ struct InputRulesTests {
         #expect(violations.count == 1)
         #expect(violations.first?["field"]?.stringValue == "email")
 
-        let renamed = try #require(throws: RPCError.self) { try InputRules.requireEmail("", field: "newEmail") }
+        #expect(error.message == "The email address is not valid (expected name@example.com).")
+
+        let field = RequestField(path: "newEmail", subject: "The new email address")
+        let renamed = try #require(throws: RPCError.self) { try InputRules.requireEmail("", field: field) }
         #expect(renamed.details?["fieldViolations"]?.arrayValue?.first?["field"]?.stringValue == "newEmail")
+        #expect(renamed.message == "The new email address is required.")
     }
 
     @Test(

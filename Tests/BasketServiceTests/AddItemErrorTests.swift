@@ -18,25 +18,27 @@ struct AddItemErrorTests {
         }
     }
 
-    @Test("a product already in the basket is ALREADY_EXISTS with API.md's message")
+    @Test("a product already in the basket is ALREADY_EXISTS with API.md's message, its details naming the line")
     func alreadyInBasket() async throws {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
-            try await ana.add(2)
+            let item = try #require(try await ana.add(2).line(of: 2))
             let error = await expectRPCError(BasketReason.alreadyInBasket) { try await ana.add(2, count: 3) }
             #expect(error?.message == "The product is already in basket.")
+            #expect(error?.details == .object(["productId": .number(2), "itemId": .string(item.id)]))
             let basket = try await ana.basket()
             #expect(basket.items.count == 1 && basket.line(of: 2)?.count == 1 && basket.version == 1)
         }
     }
 
-    @Test("a count outside 1...10 is INVALID_ARGUMENT INVALID_COUNT naming count")
+    @Test("a count outside 1...10 is INVALID_ARGUMENT INVALID_COUNT naming count, in words for people")
     func invalidCount() async throws {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             for count in [0, 11, -1, 1_000, Int.min] {
                 let error = await expectRPCError(BasketReason.invalidCount) { try await ana.add(4, count: count) }
                 #expect(error?.violatedFields == ["count"], "count \(count)")
+                #expect(error?.message == "The count must be 1 to 10.")
             }
             for count in [1, 10] {
                 #expect(try await ana.add(count == 1 ? 4 : 6, count: count).items.last?.count == count)

@@ -23,14 +23,17 @@ struct BadInputTests {
         ("ClearBasket", #"{"expectedVersion": "x"}"#),
     ]
 
-    /// Well-formed bodies with values no basket can take, and the field each names.
-    static let invalid: [(method: String, json: String, field: String)] = [
-        ("UpdateItemCount", #"{"itemId": "", "count": 1}"#, "itemId"),
-        ("UpdateItemCount", #"{"itemId": "not-an-item", "count": 1}"#, "itemId"),
-        ("UpdateItemCount", #"{"itemId": "8a1c5d3e-6f2b-4c7a-9d0e-1b2c3d4e5f60", "count": 1, "expectedVersion": -1}"#, "expectedVersion"),
-        ("RemoveItem", #"{"itemId": ""}"#, "itemId"),
-        ("RemoveItem", #"{"itemId": "12345"}"#, "itemId"),
-        ("ClearBasket", #"{"expectedVersion": -2}"#, "expectedVersion"),
+    /// Well-formed bodies with values no basket can take, the field each names, and the
+    /// message in the shopper's words (no field path).
+    static let invalid: [(method: String, json: String, field: String, message: String)] = [
+        ("UpdateItemCount", #"{"itemId": "", "count": 1}"#, "itemId", "The item id must not be empty."),
+        ("UpdateItemCount", #"{"itemId": "not-an-item", "count": 1}"#, "itemId",
+         "The item id must be the id of a basket item (a UUID)."),
+        ("UpdateItemCount", #"{"itemId": "8a1c5d3e-6f2b-4c7a-9d0e-1b2c3d4e5f60", "count": 1, "expectedVersion": -1}"#,
+         "expectedVersion", "The expected version must not be negative."),
+        ("RemoveItem", #"{"itemId": ""}"#, "itemId", "The item id must not be empty."),
+        ("RemoveItem", #"{"itemId": "12345"}"#, "itemId", "The item id must be the id of a basket item (a UUID)."),
+        ("ClearBasket", #"{"expectedVersion": -2}"#, "expectedVersion", "The expected version must not be negative."),
     ]
 
     @Test("wrong types, missing fields and non-objects are INVALID_ARGUMENT MALFORMED_MESSAGE")
@@ -52,10 +55,11 @@ struct BadInputTests {
         try await withBasketStack { stack in
             let ana = try await stack.shopper("ana")
             try await ana.add(1)
-            for (method, json, field) in Self.invalid {
+            for (method, json, field, message) in Self.invalid {
                 let reason = field == "itemId" ? BasketReason.invalidItemID : .invalidVersion
                 let error = await expectRPCError(reason) { try await ana.raw(method, json: json) }
                 #expect(error?.violatedFields == [field], "\(method) \(json): \(String(describing: error))")
+                #expect(error?.message == message, "\(method) \(json)")
             }
             #expect(try await ana.basket().version == 1)
         }

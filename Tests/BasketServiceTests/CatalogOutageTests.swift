@@ -4,7 +4,8 @@ import RPC
 import ServiceTestSupport
 import Testing
 
-/// basket-svc with catalog-svc gone: reads and catalog-free changes work, AddItem fails fast.
+/// basket-svc with catalog-svc gone: reads and catalog-free changes work, AddItem and raising
+/// a count (which need the stock) fail fast.
 @Suite("Catalog outage")
 struct CatalogOutageTests {
     @Test("with catalog-svc killed, GetBasket and WatchBasket work and AddItem is UNAVAILABLE UPSTREAM_UNAVAILABLE fast")
@@ -26,9 +27,12 @@ struct CatalogOutageTests {
             // Refusals that need only the basket still answer as usual.
             await expectRPCError(BasketReason.alreadyInBasket) { try await ana.add(1) }
 
-            // Changes that need no catalog still work, and watchers still see them.
+            // Raising a count needs the stock, so it fails fast too.
             let item = try #require(before.line(of: 2))
-            let changed = try await ana.setCount(item.id, to: 7)
+            await expectRPCError(GatewayReason.upstreamUnavailable) { try await ana.setCount(item.id, to: 7) }
+
+            // Changes that need no catalog still work, and watchers still see them.
+            let changed = try await ana.setCount(item.id, to: 1)
             #expect(await watch.waitFor(version: changed.version) == changed)
             let late = BasketWatch.start(ana)
             #expect(await late.first() == changed)

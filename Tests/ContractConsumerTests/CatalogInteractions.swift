@@ -35,6 +35,17 @@ enum CatalogInteractions {
                 encoding: ProductResponse(product: backpack), rules: productRules.merging(["$.product.id": .equality]) { $1 }))
     }
 
+    /// GetProduct of a product with little stock (basket-svc's AddItem and UpdateItemCount
+    /// refuse counts above it): the stock must be an integer, as basket-svc compares counts with it.
+    static func getScarceProduct() throws -> InteractionSpec {
+        InteractionSpec(
+            "GetProduct of a product with little stock", given: [try exists(lamp)], path: CatalogContract.getProduct.path,
+            metadata: [MetadataKey.requestID: .regex(Matcher.Pattern.nonEmpty)],
+            response: try .message(
+                encoding: ProductResponse(product: lamp),
+                rules: productRules.merging(["$.product.id": .equality, "$.product.stock": .integer]) { $1 }))
+    }
+
     /// GetProduct of an id the catalog does not have.
     static func getMissingProduct() -> InteractionSpec {
         InteractionSpec(
@@ -108,7 +119,7 @@ enum CatalogInteractions {
     }
 
     /// basket-svc's contract with catalog-svc.
-    static func ofBasket() throws -> [InteractionSpec] { [try getProduct(), getMissingProduct()] }
+    static func ofBasket() throws -> [InteractionSpec] { [try getProduct(), try getScarceProduct(), getMissingProduct()] }
 
     /// order-svc's contract with catalog-svc.
     static func ofOrder() throws -> [InteractionSpec] {

@@ -11,7 +11,7 @@ extension AuthService {
         try AuthRateLimits.check(limits.signUp, clientAddress(context))
         let email = try InputRules.requireEmail(request.email)
         let displayName = try InputRules.displayName(request.displayName)
-        let passwordHash = try await newPasswordHash(request.password, email: email, field: "password", context: context)
+        let passwordHash = try await newPasswordHash(request.password, email: email, field: .password, context: context)
         let user: UserRecord
         do {
             user = try await store.createUser(email: email, passwordHash: passwordHash, displayName: displayName)
@@ -25,7 +25,7 @@ extension AuthService {
 
     /// `VerifyEmail`: redeems a verification token.
     func verifyEmail(_ request: VerifyEmailRequest, context: ServerContext) async throws -> UserResponse {
-        let hash = try Self.tokenHash(request.token, field: "token")
+        let hash = try Self.tokenHash(request.token, field: .token)
         switch try await store.redeemVerificationToken(hash: hash) {
         case .success(let (user, revoked)):
             announceRevoked(revoked)
@@ -67,7 +67,7 @@ extension AuthService {
             guard let password = request.password, !password.isEmpty else {
                 throw AuthReason.requiresRecentLogin.error("Give the account's password to delete it.")
             }
-            try InputRules.checkPasswordSize(password, field: "password")
+            try InputRules.checkPasswordSize(password, field: .password)
             try await checkThrottled(password, of: user, context: context, wrong: "The password is incorrect.")
         } else {
             guard let session = try await store.session(id: caller.sessionID),
@@ -85,9 +85,9 @@ extension AuthService {
 
     /// The stored hash of a verification or reset token; `INVALID_TOKEN` for one too long or
     /// empty to be ours.
-    static func tokenHash(_ token: String, field: String) throws(RPCError) -> String {
+    static func tokenHash(_ token: String, field: RequestField) throws(RPCError) -> String {
         guard !token.isEmpty, token.utf8.count <= InputRules.maximumTokenLength else {
-            throw RPCError.invalidField(field, "is not a valid token", reason: AuthReason.invalidToken.rawValue)
+            throw field.invalid("is not valid; use the link from the latest email", reason: .invalidToken)
         }
         return OpaqueToken.hash(token)
     }

@@ -16,7 +16,7 @@ extension AuthService {
     /// `ResetPassword`: sets a new password with a reset token, verifies the address and
     /// revokes every session.
     func resetPassword(_ request: ResetPasswordRequest, context: ServerContext) async throws -> Empty {
-        let hash = try Self.tokenHash(request.token, field: "token")
+        let hash = try Self.tokenHash(request.token, field: .token)
         // Check the token before paying for a hash; the write below checks it again.
         let userID: String
         switch try await store.checkEmailToken(hash: hash, purpose: .resetPassword) {
@@ -24,7 +24,7 @@ extension AuthService {
         case .failure(let problem): throw Self.error(for: problem)
         }
         guard let user = try await store.user(id: userID) else { throw Self.error(for: .invalid) }
-        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword", context: context)
+        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: .newPassword, context: context)
         switch try await store.redeemResetToken(hash: hash, newPasswordHash: passwordHash) {
         case .success(let (_, revoked)):
             // The link proved the mailbox and the password guessed at is gone: the lock of
@@ -56,13 +56,21 @@ extension AuthService {
         }
     }
 
+    /// The `SAME_PASSWORD` refusal: a change must change the password.
+    static let samePassword = AuthReason.samePassword.invalidField(
+        RequestField.newPassword.path, "is the same as the current one", subject: RequestField.newPassword.subject)
+
     /// `ChangePassword`: needs the current password; keeps the calling session (answered with
-    /// fresh tokens) and revokes every other.
+    /// fresh tokens) and revokes every other. A new password equal to the current one is
+    /// `SAME_PASSWORD`, told only once the current password is proven (so the refusal says
+    /// nothing about a password the caller does not know).
     func changePassword(_ request: ChangePasswordRequest, context: ServerContext) async throws -> Session {
         let (caller, user) = try await currentUser(context)
-        try InputRules.checkPasswordSize(request.currentPassword, field: "currentPassword")
+        try InputRules.checkPasswordSize(request.currentPassword, field: .currentPassword)
         try await checkThrottled(request.currentPassword, of: user, context: context, wrong: "The current password is incorrect.")
-        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: "newPassword", context: context)
+        // Byte for byte, as the hash compares them: "é" composed and decomposed are two passwords.
+        guard !request.newPassword.utf8.elementsEqual(request.currentPassword.utf8) else { throw Self.samePassword }
+        let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: .newPassword, context: context)
         let revoked = try await store.changePassword(
             userID: user.id, newPasswordHash: passwordHash, keeping: caller.sessionID)
         announceRevoked(revoked)

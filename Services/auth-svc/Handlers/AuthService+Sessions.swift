@@ -10,10 +10,10 @@ extension AuthService {
     /// `SignIn`: a session for a verified account whose password matches.
     func signIn(_ request: SignInRequest, context: ServerContext) async throws -> Session {
         guard request.email.utf8.count <= InputRules.maximumEmailLength else {
-            throw RPCError.invalidField("email", "must be at most \(InputRules.maximumEmailLength) bytes")
+            throw RequestField.email.invalid("must be at most \(InputRules.maximumEmailLength) bytes")
         }
         guard request.password.utf8.count <= InputRules.maximumPasswordBytes else {
-            throw RPCError.invalidField("password", "must be at most 256 characters")
+            throw RequestField.password.invalid("must be at most 256 characters")
         }
         let email = InputRules.normalizedEmail(request.email)
         let account = email ?? request.email.lowercased()
@@ -45,10 +45,10 @@ extension AuthService {
             throw AuthReason.unsupportedProvider.error("Sign-in with \(request.provider.rawValue) is not supported here.")
         }
         guard request.idToken.utf8.count <= InputRules.maximumIDTokenLength else {
-            throw RPCError.invalidField("idToken", "must be at most \(InputRules.maximumIDTokenLength) bytes")
+            throw RequestField.idToken.invalid("must be at most \(InputRules.maximumIDTokenLength) bytes")
         }
         if let nonce = request.rawNonce, nonce.utf8.count > InputRules.maximumTokenLength {
-            throw RPCError.invalidField("rawNonce", "must be at most \(InputRules.maximumTokenLength) bytes")
+            throw RequestField.rawNonce.invalid("must be at most \(InputRules.maximumTokenLength) bytes")
         }
         let claims = try await providers.verify(
             provider: request.provider, idToken: request.idToken, rawNonce: request.rawNonce)
@@ -130,7 +130,7 @@ extension AuthService {
         _ request: ListRevokedSessionsRequest, context: ServerContext
     ) async throws -> ListRevokedSessionsResponse {
         guard request.afterSequence >= 0 else {
-            throw RPCError.invalidField("afterSequence", "must not be negative")
+            throw RequestField.afterSequence.invalid("must not be negative")
         }
         let (revocations, last) = try await store.revocations(after: Int64(request.afterSequence))
         return ListRevokedSessionsResponse(

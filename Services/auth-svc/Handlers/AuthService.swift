@@ -68,10 +68,10 @@ struct AuthService: Sendable {
     }
 
     /// The stored hash of `password`, after the policy allowed it for `email`.
-    func newPasswordHash(_ password: String, email: String, field: String, context: ServerContext) async throws -> String {
+    func newPasswordHash(_ password: String, email: String, field: RequestField, context: ServerContext) async throws -> String {
         try InputRules.checkPasswordSize(password, field: field)
         if let problem = policy.check(password: password, email: email) {
-            throw RPCError.invalidField(field, problem.description, reason: AuthReason.weakPassword.rawValue)
+            throw field.invalid(problem.requirement, reason: .weakPassword)
         }
         return try await hashing(for: hashCaller(context, account: email)) { try $0.hash(password: password) }
     }

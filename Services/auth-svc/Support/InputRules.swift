@@ -51,10 +51,9 @@ enum InputRules {
     }
 
     /// The normalized address of a request field, or INVALID_ARGUMENT `INVALID_EMAIL` naming it.
-    static func requireEmail(_ raw: String, field: String = "email") throws(RPCError) -> String {
+    static func requireEmail(_ raw: String, field: RequestField = .email) throws(RPCError) -> String {
         guard let email = normalizedEmail(raw) else {
-            throw RPCError.invalidField(
-                field, Self.emailProblem(raw), reason: AuthReason.invalidEmail.rawValue)
+            throw field.invalid(Self.emailProblem(raw), reason: .invalidEmail)
         }
         return email
     }
@@ -65,17 +64,17 @@ enum InputRules {
         if trimmed.isEmpty { return "is required" }
         if trimmed.utf8.count > maximumEmailLength { return "must be at most \(maximumEmailLength) bytes" }
         if trimmed.unicodeScalars.contains(where: { !$0.isASCII }) { return "must contain only ASCII characters" }
-        return "is not a valid email address"
+        return "is not valid (expected name@example.com)"
     }
 
     /// The display name to store: trimmed, nil when empty; INVALID_ARGUMENT when too long or
     /// holding control, format or line-separator characters.
-    static func displayName(_ raw: String?, field: String = "displayName") throws(RPCError) -> String? {
+    static func displayName(_ raw: String?, field: RequestField = .displayName) throws(RPCError) -> String? {
         guard let raw else { return nil }
         let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { return nil }
         guard name.count <= maximumDisplayNameLength else {
-            throw RPCError.invalidField(field, "must be at most \(maximumDisplayNameLength) characters")
+            throw field.invalid("must be at most \(maximumDisplayNameLength) characters")
         }
         let forbidden = name.unicodeScalars.contains { scalar in
             switch scalar.properties.generalCategory {
@@ -84,16 +83,16 @@ enum InputRules {
             }
         }
         guard !forbidden else {
-            throw RPCError.invalidField(field, "must not contain control or invisible formatting characters")
+            throw field.invalid("must not contain control or invisible formatting characters")
         }
         return name
     }
 
     /// INVALID_ARGUMENT naming `field` when `password` is beyond any policy (so it never reaches
     /// the hasher); the policy itself is checked by `PasswordPolicy`.
-    static func checkPasswordSize(_ password: String, field: String) throws(RPCError) {
+    static func checkPasswordSize(_ password: String, field: RequestField) throws(RPCError) {
         guard password.utf8.count <= maximumPasswordBytes else {
-            throw RPCError.invalidField(field, "must be at most 256 characters", reason: AuthReason.weakPassword.rawValue)
+            throw field.invalid("must be at most 256 characters", reason: .weakPassword)
         }
     }
 

@@ -46,21 +46,24 @@ struct BasketService: Sendable {
     /// The stored form of an `itemId`: a UUID, lower-cased. `INVALID_ARGUMENT` naming `itemId`
     /// when it is empty or not a UUID, as no item id can be.
     static func itemID(_ text: String) throws(RPCError) -> String {
-        guard !text.isEmpty else { throw BasketReason.invalidItemID.invalidField("itemId", "must not be empty") }
+        let problem = text.isEmpty ? "must not be empty" : "must be the id of a basket item (a UUID)"
         guard let uuid = UUID(uuidString: text) else {
-            throw BasketReason.invalidItemID.invalidField("itemId", "must be the id of a basket item (a UUID)")
+            throw BasketReason.invalidItemID.invalidField("itemId", problem, subject: "The item id")
         }
         return uuid.uuidString.lowercased()
     }
 
     /// `expectedVersion` as given; `INVALID_ARGUMENT` when negative, as no version is.
     static func expectedVersion(_ version: Int?) throws(RPCError) -> Int? {
-        if let version, version < 0 { throw BasketReason.invalidVersion.invalidField("expectedVersion", "must not be negative") }
+        if let version, version < 0 {
+            throw BasketReason.invalidVersion.invalidField(
+                "expectedVersion", "must not be negative", subject: "The expected version")
+        }
         return version
     }
 
     /// Throws `INVALID_COUNT` naming `count` unless it lies in `allowed`.
     static func checkCount(_ count: Int, allowed: ClosedRange<Int>) throws(BasketError) {
-        guard allowed.contains(count) else { throw BasketError.invalidCount(field: "count", allowed: allowed) }
+        guard allowed.contains(count) else { throw BasketError.invalidCount(allowed: allowed) }
     }
 }

@@ -48,7 +48,9 @@ struct BasketRecord: Sendable, Hashable {
     /// Why `productID` (priced in `currency`, when known yet) cannot be added; nil when it can.
     /// Checked before asking the catalog and again inside the write transaction.
     func refusal(toAdd productID: Int, currency productCurrency: String? = nil) -> BasketError? {
-        if lines.contains(where: { $0.productID == productID }) { return .alreadyInBasket }
+        if let line = lines.first(where: { $0.productID == productID }) {
+            return .alreadyInBasket(productID: productID, itemID: line.id)
+        }
         if lines.count >= BasketContract.maxLines { return .basketFull }
         if let productCurrency, let currency, productCurrency != currency {
             return .currencyMismatch(basket: currency, product: productCurrency)

@@ -6,10 +6,12 @@ import RPC
 enum BasketError: Error, Sendable, Hashable, RPCErrorConvertible {
     /// The catalog has no product `productID`.
     case productNotFound(productID: Int)
-    /// The product already has a line.
-    case alreadyInBasket
-    /// `field` is a count outside `allowed`.
-    case invalidCount(field: String, allowed: ClosedRange<Int>)
+    /// The product `productID` already has the line `itemID`.
+    case alreadyInBasket(productID: Int, itemID: String)
+    /// `count` is outside `allowed`.
+    case invalidCount(allowed: ClosedRange<Int>)
+    /// The count asked for is more than the `available` units of `productID` in stock.
+    case outOfStock(productID: Int, available: Int)
     /// The basket already has `BasketContract.maxLines` lines.
     case basketFull
     /// The caller's basket has no line with the given item id.
@@ -31,12 +33,18 @@ enum BasketError: Error, Sendable, Hashable, RPCErrorConvertible {
         switch self {
         case .productNotFound(let productID):
             BasketReason.productNotFound.error("No product has the id \(productID).")
-        case .alreadyInBasket:
-            BasketReason.alreadyInBasket.error(BasketReason.alreadyInBasket.fixedMessage ?? "")
-        case .invalidCount(let field, let allowed):
-            BasketReason.invalidCount.error(
-                "\(field) must be \(allowed.lowerBound)...\(allowed.upperBound).",
-                details: Self.violation(field, "must be \(allowed.lowerBound)...\(allowed.upperBound)"))
+        case .alreadyInBasket(let productID, let itemID):
+            // API.md fixes the message; the details name the line, so a client can offer to change it.
+            BasketReason.alreadyInBasket.error(
+                BasketReason.alreadyInBasket.fixedMessage ?? "",
+                details: .object(["productId": .number(Double(productID)), "itemId": .string(itemID)]))
+        case .invalidCount(let allowed):
+            BasketReason.invalidCount.invalidField(
+                "count", "must be \(allowed.lowerBound) to \(allowed.upperBound)", subject: "The count")
+        case .outOfStock(let productID, let available):
+            BasketReason.outOfStock.error(
+                Self.stockMessage(productID: productID, available: available),
+                details: .object(["productId": .number(Double(productID)), "available": .number(Double(available))]))
         case .basketFull:
             BasketReason.basketFull.error(
                 "The basket already holds \(BasketContract.maxLines) products; remove one to add another.")
@@ -58,8 +66,12 @@ enum BasketError: Error, Sendable, Hashable, RPCErrorConvertible {
         }
     }
 
-    /// A `fieldViolations` detail naming one field.
-    private static func violation(_ field: String, _ description: String) -> JSONValue {
-        .object(["fieldViolations": .array([.object(["field": .string(field), "description": .string(description)])])])
+    /// How many units of `productID` are left: "Only 7 of product 25 are left.", "Product 25 is sold out."
+    static func stockMessage(productID: Int, available: Int) -> String {
+        switch available {
+        case ...0: "Product \(productID) is sold out."
+        case 1: "Only 1 of product \(productID) is left."
+        default: "Only \(available) of product \(productID) are left."
+        }
     }
 }

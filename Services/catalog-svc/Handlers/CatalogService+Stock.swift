@@ -5,6 +5,8 @@ import ServiceKit
 /// Stock for orders (internal key, checked by `APIKeyInterceptor`).
 extension CatalogService {
     /// `ReserveStock`: all lines or none; a reservation id seen before answers `{}` again.
+    /// `OUT_OF_STOCK` lists the short products in `productIds` and, with what is left and
+    /// what was wanted of each, in `shortages` (``StockShortage``).
     func reserveStock(_ request: ReserveStockRequest, context: ServerContext) async throws -> Empty {
         guard (1...255).contains(request.reservationId.count) else {
             throw CatalogReason.invalidReservation.invalidField("reservationId", "must be 1 to 255 characters")
@@ -26,10 +28,10 @@ extension CatalogService {
             throw CatalogReason.productNotFound.error(
                 "No product has id \(ids.map(String.init).joined(separator: ", ")).",
                 details: .object(["productIds": .array(ids.map { .number(Double($0)) })]))
-        case .outOfStock(let ids):
+        case .outOfStock(let shortages):
+            // The message says how many are left of each, for order-svc to pass on to the shopper.
             throw CatalogReason.outOfStock.error(
-                "Not enough stock of product \(ids.map(String.init).joined(separator: ", ")).",
-                details: .object(["productIds": .array(ids.map { .number(Double($0)) })]))
+                StockShortage.message(shortages), details: StockShortage.details(shortages))
         }
     }
 

@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 import Storage
 
@@ -9,8 +10,9 @@ extension CatalogStore {
         case reserved
         /// These products do not exist; nothing was taken.
         case unknownProducts([Int])
-        /// These products have too little stock; nothing was taken.
-        case outOfStock([Int])
+        /// These products have too little stock (each with what is left and what was
+        /// wanted), by product id; nothing was taken.
+        case outOfStock([StockShortage])
     }
 
     /// Takes `counts` (product id → count) from stock under `reservationID`, in one
@@ -21,14 +23,14 @@ extension CatalogStore {
                 return .reserved
             }
             var unknown: [Int] = []
-            var short: [Int] = []
+            var short: [StockShortage] = []
             for (productID, count) in counts.sorted(by: { $0.key < $1.key }) {
                 guard let stock = try connection.queryValue("SELECT stock FROM products WHERE id = ?", [productID], as: Int.self)
                 else {
                     unknown.append(productID)
                     continue
                 }
-                if stock < count { short.append(productID) }
+                if stock < count { short.append(StockShortage(productId: productID, available: stock, wanted: count)) }
             }
             if !unknown.isEmpty { return .unknownProducts(unknown) }
             if !short.isEmpty { return .outOfStock(short) }

@@ -108,7 +108,7 @@ extension OrderService {
                     items: items.map { StockReservationItem(productId: $0.productId, count: $0.count) }),
                 options: upstreamOptions(context, withInternalKey: true))
         } catch let error as RPCError where error.reason == CatalogReason.outOfStock.rawValue {
-            throw FinalAnswer(error: OrderReason.outOfStock.error(error.message, details: error.details), removing: orderID)
+            throw FinalAnswer(error: Self.outOfStock(translating: error), removing: orderID)
         } catch {
             // The reservation may have happened before the failure.
             try await abandon(orderID, refund: false, after: Self.upstreamError(error, service: "catalog-svc"))
@@ -213,10 +213,12 @@ extension OrderService {
                 CatalogContract.batchGetProducts, BatchGetProductsRequest(ids: ids), options: upstreamOptions(context))
         }
         guard found.missingIds.isEmpty else {
+            let gone = basket.items.filter { found.missingIds.contains($0.productId) }
+                .map { StockShortage(productId: $0.productId, available: 0, wanted: $0.count) }
             throw FinalAnswer(
                 error: OrderReason.outOfStock.error(
                     "Product \(found.missingIds.map(String.init).joined(separator: ", ")) is no longer sold.",
-                    details: .object(["productIds": .array(found.missingIds.map { .number(Double($0)) })])))
+                    details: StockShortage.details(gone)))
         }
         let products = Dictionary(found.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return try basket.items.map { line in
@@ -232,6 +234,15 @@ extension OrderService {
                 productId: product.id, productTitle: product.title, unitPrice: product.price, count: line.count,
                 lineTotal: Money(amount: lineTotal, currency: product.price.currency))
         }
+    }
+
+    /// The shopper's `OUT_OF_STOCK` for catalog-svc's answer to `ReserveStock`: how many are
+    /// left of each short product (``StockShortage/message(_:)``), with its `productIds` and
+    /// `shortages` details. A catalog that lists no shortages is passed on as it answered.
+    static func outOfStock(translating error: RPCError) -> RPCError {
+        let shortages = StockShortage.list(in: error.details)
+        guard !shortages.isEmpty else { return OrderReason.outOfStock.error(error.message, details: error.details) }
+        return OrderReason.outOfStock.error(StockShortage.message(shortages), details: StockShortage.details(shortages))
     }
 
     /// The sum of the line totals, or nil when it does not fit an `Int`.
@@ -271,20 +282,25 @@ extension OrderService {
 
 /// The checks on a shipping address (README "Choices").
 enum AddressRules {
-    /// INVALID_ARGUMENT naming the first bad field of `address`.
+    /// INVALID_ARGUMENT naming the first bad field of `address`: its path in the field
+    /// violation, and the field in the shopper's words in the message.
     static func check(_ address: Address) throws(RPCError) {
-        let required: [(String, String)] = [
-            ("shippingAddress.name", address.name), ("shippingAddress.line1", address.line1),
-            ("shippingAddress.city", address.city), ("shippingAddress.postalCode", address.postalCode),
+        let required: [(field: String, subject: String, value: String)] = [
+            ("shippingAddress.name", "The recipient's name", address.name),
+            ("shippingAddress.line1", "The first address line", address.line1),
+            ("shippingAddress.city", "The city", address.city),
+            ("shippingAddress.postalCode", "The postal code", address.postalCode),
         ]
-        for (field, value) in required where !(1...200).contains(value.trimmingCharacters(in: .whitespaces).count) {
-            throw OrderReason.invalidAddress.invalidField(field, "must be 1 to 200 characters")
+        for (field, subject, value) in required where !(1...200).contains(value.trimmingCharacters(in: .whitespaces).count) {
+            throw OrderReason.invalidAddress.invalidField(field, "must be 1 to 200 characters", subject: subject)
         }
         if let line2 = address.line2, line2.count > 200 {
-            throw OrderReason.invalidAddress.invalidField("shippingAddress.line2", "must be at most 200 characters")
+            throw OrderReason.invalidAddress.invalidField(
+                "shippingAddress.line2", "must be at most 200 characters", subject: "The second address line")
         }
         guard address.country.count == 2, address.country.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-            throw OrderReason.invalidAddress.invalidField("shippingAddress.country", "must be an ISO 3166-1 alpha-2 code, e.g. US")
+            throw OrderReason.invalidAddress.invalidField(
+                "shippingAddress.country", "must be a two-letter ISO 3166-1 code, e.g. US", subject: "The country")
         }
     }
 }

@@ -9,18 +9,22 @@ enum CardRules {
     static func card(from details: CardDetails, now: Date = Date()) throws(RPCError) -> PaymentCard {
         let digits = details.cardNumber.filter { $0 != " " && $0 != "-" }
         guard (12...19).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), luhn(digits) else {
-            throw invalid("payment.cardNumber", "is not a valid card number")
+            throw invalid("payment.cardNumber", "The card number", "is not valid; check the digits")
         }
-        guard (1...12).contains(details.expMonth) else { throw invalid("payment.expMonth", "must be 1 to 12") }
-        guard (1000...9999).contains(details.expYear) else { throw invalid("payment.expYear", "must have four digits") }
+        guard (1...12).contains(details.expMonth) else {
+            throw invalid("payment.expMonth", "The expiry month", "must be 1 to 12")
+        }
+        guard (1000...9999).contains(details.expYear) else {
+            throw invalid("payment.expYear", "The expiry year", "must have four digits")
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
         let today = calendar.dateComponents([.year, .month], from: now)
         if details.expYear < today.year ?? 0 || (details.expYear == today.year && details.expMonth < today.month ?? 0) {
-            throw invalid("payment.expYear", "the card has expired")
+            throw invalid("payment.expYear", "The card", "has expired")
         }
         guard (3...4).contains(details.cvc.count), details.cvc.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            throw invalid("payment.cvc", "must be 3 or 4 digits")
+            throw invalid("payment.cvc", "The security code (CVC)", "must be 3 or 4 digits")
         }
         return PaymentCard(number: digits, expMonth: details.expMonth, expYear: details.expYear, cvc: details.cvc)
     }
@@ -50,7 +54,8 @@ enum CardRules {
         return "unknown"
     }
 
-    private static func invalid(_ field: String, _ description: String) -> RPCError {
-        RPCError.invalidField(field, description, reason: OrderReason.invalidCard.rawValue)
+    /// `INVALID_CARD` naming `field` for programs, and saying `subject` `description` for people.
+    private static func invalid(_ field: String, _ subject: String, _ description: String) -> RPCError {
+        OrderReason.invalidCard.invalidField(field, description, subject: subject)
     }
 }

@@ -16,19 +16,35 @@ extension BasketStack {
         ).product
     }
 
+    /// Options carrying the admin key.
+    private var adminOptions: CallOptions {
+        CallOptions(metadata: [MetadataKey.apiKey: adminKey], timeout: .seconds(15))
+    }
+
     /// Creates a product (admin `UpsertProduct`) and returns it with its new id.
     @discardableResult
     func createProduct(
-        title: String, amount: Int = 1_250, currency: String = "USD", image: String = "https://img.shop.test/p.png"
+        title: String, amount: Int = 1_250, currency: String = "USD", image: String = "https://img.shop.test/p.png",
+        stock: Int = 100
     ) async throws -> Product {
         let product = Product(
             title: title, description: "Made for the basket tests.", category: "test goods",
             price: Money(amount: amount, currency: currency), image: image, rating: Rating(rate: 4, count: 1),
-            stock: 100)
-        let options = CallOptions(metadata: [MetadataKey.apiKey: adminKey], timeout: .seconds(15))
-        return try await catalogClient.unary(
-            CatalogContract.upsertProduct, UpsertProductRequest(product: product), options: options
+            stock: stock)
+        return try await upsert(product)
+    }
+
+    /// Replaces a product (admin `UpsertProduct`), e.g. with another stock.
+    @discardableResult
+    func upsert(_ product: Product) async throws -> Product {
+        try await catalogClient.unary(
+            CatalogContract.upsertProduct, UpsertProductRequest(product: product), options: adminOptions
         ).product
+    }
+
+    /// Deletes product `id` from the catalog (admin `DeleteProduct`).
+    func deleteProduct(_ id: Int) async throws {
+        _ = try await catalogClient.unary(CatalogContract.deleteProduct, DeleteProductRequest(id: id), options: adminOptions)
     }
 
     /// Creates products until the catalog holds at least `count`; returns every product id.
