@@ -175,10 +175,13 @@ export async function catalogPage(ctx) {
   };
   show(first);
 
+  // The service's spelling correction of a search that found nothing, as a link that runs it.
   const empty = first.products.length === 0
     ? emptyState(query ? `Nothing matches “${query}”` : "No products here yet",
-        query ? "Check the spelling, or try a shorter search." : "Have a look at the other categories.",
-        h("a", { href: "/", class: "button button-secondary", data: { link: "" } }, "See all products"))
+        first.suggestion ? "Did you mean:" : query ? "Check the spelling, or try a shorter search." : "Have a look at the other categories.",
+        first.suggestion
+          ? h("a", { href: link({ q: first.suggestion }), class: "button", data: { link: "", test: "search-suggestion" } }, first.suggestion)
+          : h("a", { href: "/", class: "button button-secondary", data: { link: "" } }, "See all products"))
     : null;
 
   return h("div", { class: "catalog" },
@@ -191,7 +194,10 @@ export async function catalogPage(ctx) {
 
 async function listPage(request) {
   const answer = await session.read(Methods.listProducts, request);
-  return { products: answer.products ?? [], nextPageToken: answer.nextPageToken ?? "", totalSize: answer.totalSize ?? 0 };
+  return {
+    products: answer.products ?? [], nextPageToken: answer.nextPageToken ?? "", totalSize: answer.totalSize ?? 0,
+    suggestion: answer.suggestion ?? "",
+  };
 }
 
 // ---- one product
