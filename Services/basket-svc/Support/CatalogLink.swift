@@ -2,7 +2,8 @@ import Contracts
 import RPC
 import RPCHTTP2
 
-/// basket-svc's view of catalog-svc: the product a line is made from.
+/// basket-svc's view of catalog-svc: the product a line is made from, and its stock when a
+/// line is added or its count raised.
 ///
 /// Each call carries the caller's request id, trace context and remaining deadline, capped at
 /// ``timeoutCap`` so that a catalog that is down or stuck costs the caller seconds, not its
