@@ -116,27 +116,3 @@ public enum AuthReason: String, ErrorReason {
         }
     }
 }
-
-// MARK: Field errors in the user's words
-
-extension RPCError {
-    /// An `INVALID_ARGUMENT` naming one bad field for programs (a `fieldViolations` detail with
-    /// the field's path and `description`) and, for people, a sentence in their words:
-    /// `subject` and `description`, e.g. "The new password must be at least 8 characters long."
-    /// rather than "newPassword: must be …". Every service's field errors go through here.
-    public static func invalidField(_ field: String, _ description: String, reason: String? = nil, subject: String) -> RPCError {
-        var error = RPCError.invalidField(field, description, reason: reason)
-        error.message = "\(subject) \(description)."
-        return error
-    }
-}
-
-extension ErrorReason {
-    /// An error carrying this reason and its code that names one bad field, its message in the
-    /// user's words (``RPCError/invalidField(_:_:reason:subject:)``).
-    public func invalidField(_ field: String, _ description: String, subject: String) -> RPCError {
-        var error = RPCError.invalidField(field, description, reason: rawValue, subject: subject)
-        error.code = code
-        return error
-    }
-}

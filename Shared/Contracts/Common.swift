@@ -65,7 +65,7 @@ extension PageSizedRequest {
     /// Rejects a negative page size with `INVALID_ARGUMENT` naming `pageSize`, as AIP-158 asks.
     public func validatePageSize() throws(RPCError) {
         if let pageSize, pageSize < 0 {
-            throw CommonReason.invalidPageSize.invalidField("pageSize", "must not be negative")
+            throw CommonReason.invalidPageSize.invalidField("pageSize", "must not be negative", subject: "The page size")
         }
     }
 }
@@ -125,6 +125,14 @@ extension ErrorReason {
         return error
     }
 
+    /// An error carrying this reason and its code that names one bad field, its message in the
+    /// user's words (``RPCError/invalidField(_:_:reason:subject:)``).
+    public func invalidField(_ field: String, _ description: String, subject: String) -> RPCError {
+        var error = RPCError.invalidField(field, description, reason: rawValue, subject: subject)
+        error.code = code
+        return error
+    }
+
     /// An error carrying this reason and its code, with `message` for people.
     public func error(_ message: String, details: JSONValue? = nil) -> RPCError {
         RPCError(code: code, reason: rawValue, message: message, details: details)
@@ -132,4 +140,13 @@ extension ErrorReason {
 
     /// Whether `error` carries this reason.
     public func matches(_ error: RPCError) -> Bool { error.reason == rawValue }
+
+    /// This reason for a caller over a rate limit who may try again after `wait`: `message`
+    /// ends "try again in N s" and the details carry `{"retryAfterSeconds": N}`, N the wait
+    /// rounded up to whole seconds (at least 1), for clients to wait before they retry.
+    public func error(_ message: String, retryAfter wait: Duration) -> RPCError {
+        let (whole, fraction) = wait.components
+        let seconds = max(1, Int(whole) + (fraction > 0 ? 1 : 0))
+        return error("\(message); try again in \(seconds) s.", details: .object(["retryAfterSeconds": .number(Double(seconds))]))
+    }
 }

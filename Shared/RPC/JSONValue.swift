@@ -54,6 +54,12 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// The number, if this is one.
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
     /// The array, if this is one.
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }

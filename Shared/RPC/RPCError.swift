@@ -46,6 +46,16 @@ extension RPCError {
             ]))
     }
 
+    /// An `INVALID_ARGUMENT` naming one bad field for programs (a `fieldViolations` detail with
+    /// the field's path and `description`) and, for people, a sentence in their words:
+    /// `subject` and `description`, e.g. "The new password must be at least 8 characters long."
+    /// rather than "newPassword: must be …". Every service's field errors go through here.
+    public static func invalidField(_ field: String, _ description: String, reason: String? = nil, subject: String) -> RPCError {
+        var error = RPCError.invalidField(field, description, reason: reason)
+        error.message = "\(subject) \(description)."
+        return error
+    }
+
     /// The error a client sees for an unexpected server-side failure; the cause stays in the log.
     /// The same error with `cause` recorded, for logs; the cause is never sent to the caller.
     public func causedBy(_ cause: any Error) -> RPCError {

@@ -39,6 +39,12 @@ package final class RateLimiter: Sendable {
     /// Takes one request's token for `key`; false when the bucket is empty (the request is
     /// over the limit and should be refused or dropped).
     package func allow(_ key: String, now: ContinuousClock.Instant = .now) -> Bool {
+        admit(key, now: now) == nil
+    }
+
+    /// Takes one request's token for `key`: nil when there was one, otherwise how long until
+    /// the bucket holds one again (what a refused caller is told to wait).
+    package func admit(_ key: String, now: ContinuousClock.Instant = .now) -> Duration? {
         let perSecond = 1 / refillInterval.seconds
         return state.withLock { state in
             if now - state.lastSweep > refillInterval * burst {
@@ -47,10 +53,10 @@ package final class RateLimiter: Sendable {
             var bucket = state.buckets[key] ?? Bucket(tokens: Double(burst), updated: now)
             bucket.tokens = min(Double(burst), bucket.tokens(at: now, perSecond: perSecond))
             bucket.updated = now
-            let allowed = bucket.tokens >= 1
-            if allowed { bucket.tokens -= 1 }
             state.buckets[key] = bucket
-            return allowed
+            guard bucket.tokens >= 1 else { return refillInterval * (1 - bucket.tokens) }
+            state.buckets[key]?.tokens -= 1
+            return nil
         }
     }
 

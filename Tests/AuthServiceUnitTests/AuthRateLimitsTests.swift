@@ -28,12 +28,15 @@ struct AuthRateLimitsTests {
         #expect(limiter.allow("k", now: start + interval))
     }
 
-    @Test("an exhausted limit is reported as RATE_LIMITED")
+    @Test("an exhausted limit is reported as RATE_LIMITED, saying how long to wait")
     func rateLimitedError() throws {
         let limiter = RateLimiter(burst: 1, refillInterval: .seconds(30))
         try AuthRateLimits.check(limiter, "k")
         let error = try #require(throws: RPCError.self) { try AuthRateLimits.check(limiter, "k") }
         #expect(error.reason == AuthReason.rateLimited.rawValue)
         #expect(error.code == AuthReason.rateLimited.code)
+        let wait = try #require(error.details?["retryAfterSeconds"]?.numberValue)
+        #expect((29...30).contains(wait), "retryAfterSeconds \(wait)")
+        #expect(error.message == "Too many requests; try again in \(Int(wait)) s.")
     }
 }

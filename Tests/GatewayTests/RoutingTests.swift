@@ -145,9 +145,13 @@ struct RoutingTests {
             for _ in 0..<3 {
                 _ = try await gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             }
-            await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
+            let refused = await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") {
                 try await gateway.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: plain())
             }
+            // It says how long to wait: one token every 2 s, so 1 or 2 whole seconds.
+            let wait = try #require(refused?.details?["retryAfterSeconds"]?.numberValue, "no retryAfterSeconds: \(String(describing: refused))")
+            #expect([1, 2].contains(wait), "retryAfterSeconds \(wait)")
+            #expect(refused?.message.hasSuffix("try again in \(Int(wait)) s.") == true, "\(String(describing: refused?.message))")
             // Health counts like any call (issue 25): the flooding address's probe is limited too,
             // while a probe from its own address — an orchestrator's — is served.
             await expectRPCError(.resourceExhausted, reason: "RATE_LIMITED") { _ = try await stack.gatewayHealth() }

@@ -54,4 +54,21 @@ struct RateLimiterTests {
         #expect(limiter.allow("grace@example.com", now: start))
         #expect(!limiter.allow("grace@example.com", now: start + .seconds(1)))
     }
+
+    @Test("a refused request learns how long until the bucket holds a token again")
+    func admitSaysHowLongToWait() {
+        let limiter = RateLimiter(burst: 2, refillInterval: .seconds(30))
+        #expect(limiter.admit("k", now: start) == nil)
+        #expect(limiter.admit("k", now: start) == nil)
+        #expect(about(limiter.admit("k", now: start), .seconds(30)))
+        #expect(about(limiter.admit("k", now: start + .seconds(20)), .seconds(10)))  // refused: no token taken
+        #expect(limiter.admit("k", now: start + .seconds(30)) == nil)
+        #expect(about(limiter.admit("k", now: start + .seconds(30)), .seconds(30)))
+    }
+
+    /// Whether `wait` is `expected` but for the rounding of the bucket's fractional tokens.
+    private func about(_ wait: Duration?, _ expected: Duration) -> Bool {
+        guard let wait else { return false }
+        return wait - expected < .microseconds(1) && expected - wait < .microseconds(1)
+    }
 }

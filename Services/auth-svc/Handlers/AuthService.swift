@@ -189,8 +189,8 @@ struct AuthRateLimits: Sendable {
 
     /// Throws `RATE_LIMITED` when `limiter` has no token left for `key`.
     static func check(_ limiter: RateLimiter, _ key: String) throws(RPCError) {
-        guard limiter.allow(key) else {
-            throw AuthReason.rateLimited.error("Too many requests; wait a little and try again.")
+        if let wait = limiter.admit(key) {
+            throw AuthReason.rateLimited.error("Too many requests", retryAfter: wait)
         }
     }
 }

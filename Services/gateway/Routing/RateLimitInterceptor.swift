@@ -25,8 +25,8 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
 
     func prepareImmediately(_ context: inout ServerContext) throws {
         guard let limiter else { return }
-        guard limiter.allow(context.clientKey) else {
-            throw GatewayReason.rateLimited.error("Too many requests; slow down and try again in a moment.")
+        if let wait = limiter.admit(context.clientKey) {
+            throw GatewayReason.rateLimited.error("Too many requests; slow down", retryAfter: wait)
         }
     }
 }

@@ -33,9 +33,9 @@ struct TokenFailureThrottle: ServerInterceptor {
         do {
             try await authentication.prepare(&context)
         } catch let error as RPCError where error.reason == AuthReason.invalidAccessToken.rawValue {
-            guard failures.allow(context.peerHost) else {
+            if let wait = failures.admit(context.peerHost) {
                 throw GatewayReason.rateLimited.error(
-                    "Too many requests with access tokens that are not valid; sign in again, then retry in a minute.")
+                    "Too many requests with access tokens that are not valid; sign in again", retryAfter: wait)
             }
             throw error
         }
