@@ -97,29 +97,29 @@ struct CatalogListingTests {
         product.id = 0
         let (created, isNew) = try await store.upsert(product)
         #expect(isNew && created.id == SeedCatalog.products.map(\.id).max()! + 1)
-        product.id = ProductRules.maximumID + 1
-        #expect(ProductRules.problem(with: product)?.field == "product.id")
-        product.id = ProductRules.maximumID
-        #expect(ProductRules.problem(with: product) == nil)
+        product.id = ProductValidation.maximumID + 1
+        #expect(ProductValidation.problems(with: product).first?.field == "product.id")
+        product.id = ProductValidation.maximumID
+        #expect(ProductValidation.problems(with: product).isEmpty)
     }
 
     @Test("invalid products name the field at fault")
     func rules() {
         let good = SeedCatalog.products[0]
-        #expect(ProductRules.problem(with: good) == nil)
+        #expect(ProductValidation.problems(with: good).isEmpty)
         var bad = good
         bad.price = Money(amount: -1, currency: "USD")
-        #expect(ProductRules.problem(with: bad)?.field == "product.price.amount")
+        #expect(ProductValidation.problems(with: bad).first?.field == "product.price.amount")
         // A price no basket of 100 lines of 10 could total: order-svc's line total overflowed.
         bad.price = Money(amount: Money.maximumUnitAmount + 1, currency: "USD")
-        #expect(ProductRules.problem(with: bad)?.field == "product.price.amount")
+        #expect(ProductValidation.problems(with: bad).first?.field == "product.price.amount")
         bad.price = Money(amount: Money.maximumUnitAmount, currency: "USD")
-        #expect(ProductRules.problem(with: bad) == nil)
+        #expect(ProductValidation.problems(with: bad).isEmpty)
         bad = good
         bad.image = "ftp://example.com/x.png"
-        #expect(ProductRules.problem(with: bad)?.field == "product.image")
+        #expect(ProductValidation.problems(with: bad).first?.field == "product.image")
         bad = good
         bad.rating = Rating(rate: 5.5, count: 1)
-        #expect(ProductRules.problem(with: bad)?.field == "product.rating.rate")
+        #expect(ProductValidation.problems(with: bad).first?.field == "product.rating.rate")
     }
 }

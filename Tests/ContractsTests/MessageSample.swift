@@ -126,7 +126,9 @@ enum Samples {
         MessageSample(AddFavoriteRequest(productId: 7)),
         MessageSample(RemoveFavoriteRequest(productId: 7)),
         MessageSample(PageRequest(pageSize: 5, pageToken: "p-2"), minimal: PageRequest()),  // ListFavorites, ListOrders
-        MessageSample(ListProductsResponse(products: [product], nextPageToken: "p-3", totalSize: 21)),
+        MessageSample(
+            ListProductsResponse(products: [product], nextPageToken: "p-3", totalSize: 21, suggestion: "headphones"),
+            minimal: ListProductsResponse(products: [product], nextPageToken: "p-3", totalSize: 21)),
         MessageSample(ProductResponse(product: product)),
         MessageSample(BatchGetProductsResponse(products: [product], missingIds: [8])),
         MessageSample(ListCategoriesResponse(categories: [category])),

@@ -51,7 +51,7 @@ enum ServiceTables {
     static let catalog: [ExpectedMethod] = [
         ExpectedMethod(
             "ListProducts", .unary, .none, idempotent: true, "{category?, query?, sort?, pageSize?, pageToken?}",
-            "{products, nextPageToken, totalSize}"),
+            "{products, nextPageToken, totalSize, suggestion?}"),
         ExpectedMethod("GetProduct", .unary, .none, idempotent: true, "{id}", "{product}"),
         ExpectedMethod("BatchGetProducts", .unary, .none, idempotent: true, "{ids}", "{products, missingIds}"),
         ExpectedMethod("ListCategories", .unary, .none, idempotent: true, "{}", "{categories}"),

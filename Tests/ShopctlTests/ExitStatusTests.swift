@@ -104,7 +104,7 @@ struct ExitStatusTests {
             let partly = try await shopctl.run(
                 ["admin", "products", "import", "-"], input: lines.joined(separator: "\n"), environment: environment)
             #expect(partly.status == 4, "\(partly)")
-            #expect(partly.output == "Created 2, updated 0, failed 1.\n  product 2 of the file: The title is not allowed.\n", "\(partly)")
+            #expect(partly.output == "Created 2, updated 0, failed 1.\n  product 2: The title is not allowed.\n", "\(partly)")
             let json = try await shopctl.run(
                 ["--json", "admin", "products", "import", "-"], input: lines.joined(separator: "\n"), environment: environment)
             #expect(json.status == 4, "\(json)")

@@ -17,8 +17,8 @@ struct CatalogService: Sendable {
         try request.validatePageSize()
         let category = request.category.flatMap { $0.isEmpty ? nil : $0 }
         let query = request.query.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-        if let query, query.count > 500 { throw CatalogReason.queryTooLong.invalidField("query", "must be at most 500 characters") }
-        if let category, category.count > 100 { throw CatalogReason.invalidCategory.invalidField("category", "must be at most 100 characters") }
+        if let query, query.count > 500 { throw CatalogReason.queryTooLong.invalidField("query", "must be at most 500 characters", subject: "The search") }
+        if let category, category.count > 100 { throw CatalogReason.invalidCategory.invalidField("category", "must be at most 100 characters", subject: "The category") }
         let words = query.map(SearchQuery.words(of:))
         let search = words.map(SearchQuery.expression(for:))
         let filter = CatalogStore.ProductFilter(category: category, search: search ?? nil, sort: request.effectiveSort)
@@ -47,7 +47,7 @@ struct CatalogService: Sendable {
     /// `BatchGetProducts`: in the order asked, each once; unknown ids in `missingIds`.
     func batchGetProducts(_ request: BatchGetProductsRequest, context: ServerContext) async throws -> BatchGetProductsResponse {
         guard request.ids.count <= CatalogContract.maxBatchSize else {
-            throw CatalogReason.tooManyIDs.invalidField("ids", "must list at most \(CatalogContract.maxBatchSize) ids")
+            throw CatalogReason.tooManyIDs.invalidField("ids", "must list at most \(CatalogContract.maxBatchSize) ids", subject: "The request")
         }
         var seen = Set<Int>()
         let ids = request.ids.filter { seen.insert($0).inserted }

@@ -102,7 +102,7 @@ final class CatalogStore: Sendable {
         if product.id == 0 {
             // Above every id ever used, not just the present ones: a deleted product's id is never
             // given to another (favorites, reservations and caches elsewhere may still name it).
-            // Ids past ProductRules.maximumID (only from before that rule) are left out: one at
+            // Ids past ProductValidation.maximumID (only from before that rule) are left out: one at
             // Int64.max made `+ 1` a REAL and every later creation failed.
             stored.id = Int(
                 try connection.queryValue(
@@ -110,7 +110,7 @@ final class CatalogStore: Sendable {
                     SELECT max(coalesce((SELECT max(id) FROM products WHERE id <= ?1), 0),
                                coalesce((SELECT CAST(value AS INTEGER) FROM catalog_meta
                                          WHERE key = 'last_id' AND CAST(value AS INTEGER) <= ?1), 0)) + 1
-                    """, [ProductRules.maximumID], as: Int64.self) ?? 1)
+                    """, [ProductValidation.maximumID], as: Int64.self) ?? 1)
         }
         try write(stored, on: connection)
         return (stored, !exists)

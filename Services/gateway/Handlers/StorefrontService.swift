@@ -23,7 +23,7 @@ struct StorefrontService: Sendable {
     /// `GetProductPage`: the product (required), whether the caller favorited it, and the
     /// caller's basket line for it.
     func getProductPage(_ request: GetProductPageRequest, context: ServerContext) async throws -> GetProductPageResponse {
-        guard request.productId > 0 else { throw RPCError.invalidField("productId", "must be a positive product id") }
+        guard request.productId > 0 else { throw RPCError.invalidField("productId", "must be a positive number", subject: "The product id") }
         let options = policy.composedOptions(for: context)
         async let product = catalog.forward(CatalogContract.getProduct.info, options: options) { call in
             try await Self.unary(CatalogContract.getProduct, GetProductRequest(id: request.productId), on: call)

@@ -68,7 +68,7 @@ extension HumanText {
     /// service numbers them from 0; `--json` shows its `index`).
     static func importResult(_ result: ImportProductsResponse) -> String {
         var text = "Created \(result.created), updated \(result.updated), failed \(result.failed.count)."
-        for failure in result.failed { text += "\n  product \(failure.index + 1) of the file: \(failure.reason)" }
+        for failure in result.failed { text += "\n" + ProductImportReport.failureLine(failure) }
         return text
     }
 }
