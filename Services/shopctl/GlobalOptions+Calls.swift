@@ -27,15 +27,18 @@ extension GlobalOptions {
     }
 
     /// Connects to the gateway, calls the server-streaming `method` with `request` and prints
-    /// each message as it arrives, `human` making the text, until the stream ends or the user
-    /// stops it (Ctrl-C, which exits 0).
+    /// each message as it arrives, `human` making the text, until the stream ends, a final
+    /// failure, or the user stops it (Ctrl-C, which exits 0). A restart of the gateway or the
+    /// service does not end it: it reconnects as ``WatchResume`` says, saying `reconnecting…`
+    /// on standard error (also with `--json`, whose standard output stays messages only).
     func watch<Request, Response>(
         _ method: MethodDescriptor<Request, Response>, _ request: Request,
         printing human: @escaping @Sendable (Response) -> String
     ) async throws {
+        let resume = WatchResume(notice: { Output.error($0) })
         try await withContext { context in
             _ = try await Interruption.run {
-                try await context.gateway.watch(method, request) { reply in
+                try await context.gateway.watch(method, request, resume: resume) { reply in
                     context.output.message(reply.raw) { human(reply.message) }
                 }
             }

@@ -124,17 +124,22 @@ struct GatewayClient: Sendable {
         return Reply(message: try JSONCodec.shared.decode(Response.self, from: raw), raw: raw)
     }
 
-    /// A server-streaming call of `method` without a deadline: `onMessage` sees each message
-    /// as it arrives, until the stream ends or the task is cancelled.
+    /// A server-streaming call of `method` without a deadline, called again as `resume` says
+    /// when a transient failure ends it (a restart of the gateway or of the service): `onMessage`
+    /// sees each message as it arrives, except one identical to the message before it, until
+    /// the stream ends OK, a final failure, or the task is cancelled. Each new call loads the
+    /// stored credentials again and refreshes an expired access token, as every call does.
     func watch<Request, Response>(
-        _ method: MethodDescriptor<Request, Response>, _ request: Request,
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, resume: WatchResume = WatchResume(),
         onMessage: (Reply<Response>) async throws -> Void
     ) async throws {
         let payload = try JSONCodec.shared.encode(request)
-        try await call(
-            path: method.path, requests: [payload], authorization: CallAuthorization(method.info.auth),
-            retry: .standard(for: method.info), timeout: nil
-        ) { raw in
+        let authorization = CallAuthorization(method.info.auth)
+        try await resume.run(first: .standard(for: method.info)) { retry, deliver in
+            try await call(
+                path: method.path, requests: [payload], authorization: authorization, retry: retry, timeout: nil,
+                onMessage: deliver)
+        } onSnapshot: { raw in
             try await onMessage(Reply(message: try JSONCodec.shared.decode(Response.self, from: raw), raw: raw))
         }
     }
