@@ -1,3 +1,4 @@
+import Contracts
 import Testing
 
 @testable import shopctl
@@ -60,14 +61,14 @@ struct ClosestMatchTests {
             ("kitten", "sitting", 3), ("", "abc", 3), ("ca", "abc", 3), ("湯呑み", "湯のみ", 1),
         ])
     func distance(word: String, other: String, expected: Int) {
-        #expect(ClosestMatch.distance(Array(word), Array(other), limit: 10) == expected)
-        #expect(ClosestMatch.distance(Array(other), Array(word), limit: 10) == expected)
+        #expect(EditDistance.distance(Array(word), Array(other), limit: 10) == expected)
+        #expect(EditDistance.distance(Array(other), Array(word), limit: 10) == expected)
     }
 
     @Test("gives up beyond the limit")
     func limit() {
-        #expect(ClosestMatch.distance(Array("kitten"), Array("sitting"), limit: 2) == nil)
-        #expect(ClosestMatch.distance(Array("kitten"), Array("sitting"), limit: 3) == 3)
-        #expect(ClosestMatch.distance(Array("a"), Array("abcdef"), limit: 4) == nil)
+        #expect(EditDistance.distance(Array("kitten"), Array("sitting"), limit: 2) == nil)
+        #expect(EditDistance.distance(Array("kitten"), Array("sitting"), limit: 3) == 3)
+        #expect(EditDistance.distance(Array("a"), Array("abcdef"), limit: 4) == nil)
     }
 }

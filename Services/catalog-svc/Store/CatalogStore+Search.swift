@@ -42,8 +42,8 @@ extension CatalogStore {
         // never shorter than the shortest word less its edits, nor longer than the longest plus.
         let shortestWord = words.map(\.count).min() ?? 0
         let longestWord = words.map(\.count).max() ?? 0
-        let shortest = shortestWord - SearchSuggestion.allowedEdits(shorterLength: shortestWord)
-        let longest = longestWord + SearchSuggestion.allowedEdits(shorterLength: longestWord)
+        let shortest = shortestWord - EditDistance.allowedEdits(between: shortestWord, and: shortestWord)
+        let longest = longestWord + EditDistance.allowedEdits(between: longestWord, and: longestWord)
         return try connection.query(
             "SELECT term, doc FROM products_vocabulary WHERE length(term) BETWEEN ? AND ?", [shortest, longest]
         ).compactMap { row in

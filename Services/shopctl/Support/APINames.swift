@@ -1,3 +1,4 @@
+import Contracts
 import Foundation
 
 /// How shopctl finds a service, a method or a message from the name a person typed — the one
@@ -90,8 +91,8 @@ enum APINames {
         let close = candidates.filter { candidate in
             let lowered = candidate.lowercased()
             let other = Array(lowered)
-            let allowed = ClosestMatch.allowedEdits(between: word.count, and: other.count)
-            return ClosestMatch.distance(word, other, limit: allowed) != nil || (word.count >= 3 && lowered.contains(typed))
+            let allowed = EditDistance.allowedEdits(between: word.count, and: other.count)
+            return EditDistance.distance(word, other, limit: allowed) != nil || (word.count >= 3 && lowered.contains(typed))
         }
         return Array(close.prefix(limit))
     }
