@@ -61,7 +61,7 @@ struct WatchResume: Sendable {
 
     /// The backoff to wait after `error` ended a watch that had delivered a message; nil when
     /// `error` is final.
-    func backoff(after error: any Error) -> CallRetry? {
+    func reconnectBackoff(after error: any Error) -> CallRetry? {
         guard let error = error as? RPCError else { return nil }
         return [limitedBackoff, backoff].first { $0.isRetryable(error) }
     }
@@ -113,7 +113,7 @@ struct WatchResume: Sendable {
                 return
             } catch {
                 if let snapshotFailure { throw snapshotFailure }
-                guard !Task.isCancelled, last != nil, let backoff = backoff(after: error) else { throw error }
+                guard !Task.isCancelled, last != nil, let backoff = reconnectBackoff(after: error) else { throw error }
                 if failures == 0 { notice(Self.reconnectingNotice) }
                 failures += 1
                 try await sleep(backoff.delay(beforeRetry: failures))
