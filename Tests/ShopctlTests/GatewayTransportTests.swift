@@ -56,6 +56,10 @@ struct GatewayTransportTests {
                     Basket(items: [], itemCount: version, total: .zero(currency: "USD"), version: version, updatedAt: "t\(version)"))
             }
         }
+        router.unary(CatalogContract.listCategories) { _, _ in
+            // What the gateway answers when the service behind it is down.
+            throw RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "catalog-svc is unavailable.")
+        }
         router.clientStreaming(CatalogContract.importProducts) { requests, context in
             guard context.metadata[MetadataKey.apiKey] == "admin-key" else {
                 throw RPCError(code: .unauthenticated, reason: "MISSING_API_KEY", message: "No key.")
@@ -138,5 +142,22 @@ struct GatewayTransportTests {
                 try await gateway.clientStreaming(CatalogContract.importProducts, [ImportProductsRequest(product: product)])
             }
         }
+    }
+
+    @Test("the gateway's UPSTREAM_UNAVAILABLE stays its answer; no gateway at the address is GATEWAY_UNREACHABLE")
+    func gatewayDownIsNotServiceDown() async throws {
+        try await withServer { gateway, _ in
+            let answered = await #expect(throws: RPCError.self) { try await gateway.unary(CatalogContract.listCategories, Empty()) }
+            #expect(answered?.reason == "UPSTREAM_UNAVAILABLE" && answered?.message == "catalog-svc is unavailable.")
+        }
+        let port = try #require(try FreePorts.take(1).first)
+        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
+        let transport = GatewayTransport(client: client)
+        let failure = await #expect(throws: RPCError.self) {
+            try await transport.call(path: CatalogContract.listCategories.path, requests: [Data("{}".utf8)], options: CallOptions()) { _ in }
+        }
+        await client.close()
+        #expect(failure?.code == .unavailable && failure?.reason == "GATEWAY_UNREACHABLE", "\(String(describing: failure))")
+        #expect(failure?.message == "Cannot reach the gateway at 127.0.0.1:\(port): connection refused.")
     }
 }
