@@ -89,6 +89,19 @@ struct HumanTextTests {
         #expect(ProcessContext.$current.withValue(wide) { HumanText.basket(basket) }.contains("Fjallraven 湯呑み Foldsack No. 1"))
     }
 
+    @Test("the product list fits the terminal width, cutting only titles")
+    func productsFitTerminal() {
+        let product = Product(
+            id: 25, title: "Mens Casual Premium Slim Fit T-Shirts with a very long title indeed", description: "",
+            category: "men's clothing", price: Money(amount: 2230, currency: "USD"), image: "",
+            rating: Rating(rate: 4.1, count: 259), stock: 7)
+        let narrow = ProcessContext(environment: [:], readStandardInput: { Data() }, writeStandardOutput: { _ in }, terminalColumns: 70)
+        let text = ProcessContext.$current.withValue(narrow) { HumanText.products([product]) }
+        let rows = text.split(separator: "\n").map(String.init).filter { $0.contains("Mens") }
+        #expect(rows.count == 1 && rows.allSatisfy { DisplayWidth.columns(of: $0) <= 70 }, "\(text)")
+        #expect(rows.first?.contains("…") == true && rows.first?.contains("men's clothing") == true, "\(text)")
+    }
+
     @Test("an order shows status, card, address and lines")
     func order() {
         let order = Order(

@@ -65,8 +65,8 @@ struct InputParsingTests {
         let error = #expect(throws: ShopctlError.self) {
             try ProductFile.products(from: Data("\(bare)\n{\"title\": 3}\n".utf8))
         }
-        #expect(error?.message.hasPrefix("line 2 is not a product") == true)
-        #expect(error?.status == .usage)
+        #expect(error?.message.contains("product 2: The title is not a string; the category is missing; the price is missing.") == true, "\(String(describing: error))")
+        #expect(error?.status == .rejected)
     }
 
     @Test("an item is named by a unique prefix of its id")

@@ -4,7 +4,7 @@ extension HumanText {
     /// Products as a table: id, title, category, price, rating, stock.
     static func products(_ products: [Product]) -> String {
         var table = Table([
-            .init("ID", .right), .init("TITLE"), .init("CATEGORY"), .init("PRICE", .right), .init("RATING", .right),
+            .init("ID", .right), .init("TITLE", shrinks: true), .init("CATEGORY"), .init("PRICE", .right), .init("RATING", .right),
             .init("STOCK", .right),
         ])
         for product in products {
