@@ -1,4 +1,5 @@
 import ArgumentParser
+import Contracts
 import Foundation
 import RPCHTTP2
 import ServiceTestSupport
@@ -47,6 +48,27 @@ struct ProfileTests {
         #expect(staging.profile.path == "/tmp/xdg/shopctl/profiles/staging/profile.json")
         #expect(staging.composeRecord == standard.composeRecord)
         #expect(staging.settings == standard.settings)
+    }
+
+    @Test("order place fills the address from the shipping address saved in the profile in use")
+    func shippingAddressFollowsTheProfile() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("shopctl-profile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let environment = ["XDG_CONFIG_HOME": base.path]
+        let work = ConfigPaths(environment: environment, profile: try ProfileName(validating: "work"))
+        try ShippingProfile(paths: work).save(Address(name: "Ada", line1: "1 Work St", city: "London", postalCode: "N1", country: "GB"))
+        try ShippingProfile(paths: ConfigPaths(environment: environment, profile: .default))
+            .save(Address(name: "Ada", line1: "2 Home Rd", city: "London", postalCode: "N2", country: "GB"))
+        let context = ProcessContext(environment: environment, readStandardInput: { Data() }, writeStandardOutput: { _ in })
+        let card = ["--card", "4242424242424242", "--exp", "12/30", "--cvc", "123"]
+        let lines = try ProcessContext.$current.withValue(context) {
+            try [["--profile", "work"], []].map { profile in
+                let command = try #require(
+                    try Shopctl.parseAsRoot(GlobalOptions.hoisted(["order", "place"] + card + profile)) as? OrderCommand.Place)
+                return try command.request().shippingAddress.line1
+            }
+        }
+        #expect(lines == ["1 Work St", "2 Home Rd"])
     }
 
     @Test("profile names are a-z, 0-9, - and _, at most 40", arguments: ["", "Staging", "../etc", "a/b", "a b", String(repeating: "a", count: 41), "é"])

@@ -140,7 +140,7 @@ extension OrderCommand {
 
         /// The request from `input`, the environment and the saved profile.
         func request(_ input: OrderInput) throws -> PlaceOrderRequest {
-            let profile = try ShippingProfile(paths: ConfigPaths()).load()
+            let profile = try ShippingProfile(paths: global.paths).load()
             do {
                 return try input.request(environment: ProcessContext.current.environment, profile: profile)
             } catch {
@@ -156,7 +156,7 @@ extension OrderCommand {
                 throw ValidationError("--card-stdin reads the card number: leave out --card and SHOP_CARD_NUMBER.")
             }
             guard input.givenCardNumber(environment: environment) == nil else { return _ = try request(input) }
-            let profile = try ShippingProfile(paths: ConfigPaths()).load()
+            let profile = try ShippingProfile(paths: global.paths).load()
             do {
                 _ = try input.address(environment: environment, profile: profile)
                 _ = try input.expiryAndCode(environment: environment)
