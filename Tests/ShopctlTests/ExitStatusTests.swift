@@ -53,21 +53,7 @@ struct ExitStatusTests {
         router.unary(CatalogContract.listCategories) { _, _ in
             throw GatewayReason.rateLimited.error("Too many requests; try again in 3 s.", details: .object(["retryAfterSeconds": .number(3)]))
         }
-        var logger = Logger(label: "shopctl-exit-status-tests")
-        logger.logLevel = .critical
-        let server = try HTTP2Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: logger)
-        let port = try server.start()
-        let root = try TestScratch.makeDirectory(prefix: "shopctl-exit-status")
-        let outcome: Result<Void, any Error>
-        do {
-            try await body(ShopctlRunner(configHome: root.appendingPathComponent("config"), gateway: "127.0.0.1:\(port)"))
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
-        await server.shutdown()
-        try? FileManager.default.removeItem(at: root)
-        try outcome.get()
+        try await serveFakeGateway(router, name: "exit-status", body)
     }
 
     @Test("describe of a service the gateway does not serve fails with SERVICE_NOT_FOUND and exits 4")

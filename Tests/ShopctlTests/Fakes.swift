@@ -2,6 +2,8 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
+import Logging
 import Synchronization
 
 @testable import shopctl
@@ -116,4 +118,27 @@ final class Counter: Sendable {
 
     /// The count so far.
     var value: Int { count.withLock { $0 } }
+}
+
+/// Serves `router` as a fake gateway (our `HTTP2Server` on a loopback port, in this process)
+/// and runs `body` with a `shopctl` runner pointed at it, whose config home is a scratch
+/// directory named after `name`; stops the server and removes the directory afterwards.
+func serveFakeGateway(
+    _ router: Router, name: String, _ body: (ShopctlRunner) async throws -> Void
+) async throws {
+    var logger = Logger(label: "shopctl-\(name)-tests")
+    logger.logLevel = .critical
+    let server = try HTTP2Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: logger)
+    let port = try server.start()
+    let root = try TestScratch.makeDirectory(prefix: "shopctl-\(name)")
+    let outcome: Result<Void, any Error>
+    do {
+        try await body(ShopctlRunner(configHome: root.appendingPathComponent("config"), gateway: "127.0.0.1:\(port)"))
+        outcome = .success(())
+    } catch {
+        outcome = .failure(error)
+    }
+    await server.shutdown()
+    try? FileManager.default.removeItem(at: root)
+    try outcome.get()
 }

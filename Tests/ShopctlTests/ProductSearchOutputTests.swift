@@ -40,21 +40,7 @@ struct ProductSearchOutputTests {
         router.unary(CatalogContract.listCategories) { _, _ in
             ListCategoriesResponse(categories: Self.categories.map { Category(name: $0, productCount: 1) })
         }
-        var logger = Logger(label: "shopctl-product-search-tests")
-        logger.logLevel = .critical
-        let server = try HTTP2Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: logger)
-        let port = try server.start()
-        let root = try TestScratch.makeDirectory(prefix: "shopctl-product-search")
-        let outcome: Result<Void, any Error>
-        do {
-            try await body(ShopctlRunner(configHome: root.appendingPathComponent("config"), gateway: "127.0.0.1:\(port)"))
-            outcome = .success(())
-        } catch {
-            outcome = .failure(error)
-        }
-        await server.shutdown()
-        try? FileManager.default.removeItem(at: root)
-        try outcome.get()
+        try await serveFakeGateway(router, name: "product-search", body)
     }
 
     @Test("a search that finds nothing prints the suggestion and the command that runs it, exit 0")
