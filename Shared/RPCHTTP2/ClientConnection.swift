@@ -103,7 +103,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             socket = HTTP2Socket(fd: fd, loop: loop)
             try loop.register(fd, readable: false, writable: true, handler: self)
         } catch {
-            shutDown(reason: "cannot connect to \(target): \(error)", cause: .connectFailed(errno: (error as? SystemError)?.errno ?? EIO))
+            shutDown(reason: "cannot connect to \(target): \(error)", cause: .connectFailed(errno: error.errno))
         }
     }
 
