@@ -96,10 +96,31 @@ struct ErrorReportTests {
         let fewLeft = RPCError(
             code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "Not enough stock.",
             details: .object(["productId": .number(25), "available": .number(7)]))
-        #expect(ErrorReport(fewLeft).hint == "7 left; lower the count with `shopctl basket set ITEM COUNT`")
+        #expect(
+            ErrorReport(fewLeft).hint
+                == "ask for at most 7: `shopctl basket add 25 --count 7`, or `shopctl basket set 25 7` for a line you have")
         let noneLeft = RPCError(
-            code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "Sold out.", details: .object(["available": .number(0)]))
-        #expect(ErrorReport(noneLeft).hint?.hasPrefix("none left") == true)
+            code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "Sold out.",
+            details: .object(["productId": .number(25), "available": .number(0)]))
+        #expect(ErrorReport(noneLeft).hint == "remove it with `shopctl basket remove 25` if it is in your basket")
+        // At checkout, each product short: the command that fixes its line.
+        let shortages = RPCError(
+            code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "Not enough stock: …",
+            details: .object([
+                "productIds": .array([.number(6), .number(8)]),
+                "shortages": .array([
+                    .object(["productId": .number(6), "available": .number(2), "wanted": .number(3)]),
+                    .object(["productId": .number(8), "available": .number(0), "wanted": .number(1)]),
+                ]),
+            ]))
+        #expect(
+            ErrorReport(shortages).hint
+                == "fix the basket with `shopctl basket set 6 2`, `shopctl basket remove 8`, then place the order again")
+        // Details that are not whole numbers are not trusted into a command line.
+        let odd = RPCError(
+            code: .failedPrecondition, reason: "OUT_OF_STOCK", message: "",
+            details: .object(["productId": .number(2.5), "available": .number(1)]))
+        #expect(ErrorReport(odd).hint == "lower the count with `shopctl basket set PRODUCT COUNT` or remove the line")
         let limited = RPCError(
             code: .resourceExhausted, reason: "RATE_LIMITED", message: "Slow down.", details: .object(["retryAfterSeconds": .number(2.5)]))
         #expect(ErrorReport(limited).hint == "wait 3 s, then try again")

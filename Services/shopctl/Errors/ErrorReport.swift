@@ -97,17 +97,34 @@ struct ErrorReport: Sendable, Equatable {
             guard let item = details?["itemId"]?.stringValue else { return nil }
             return "change its count with `shopctl basket set \(item) COUNT`"
         case "OUT_OF_STOCK":
-            guard let available = details?["available"]?.numberValue, available >= 0, available < 1e9 else { return nil }
-            let count = Int(available)
-            return count == 0
-                ? "none left; remove it from the basket with `shopctl basket remove ITEM`"
-                : "\(count) left; lower the count with `shopctl basket set ITEM COUNT`"
+            return stockHint(details)
         case "RATE_LIMITED":
             guard let seconds = details?["retryAfterSeconds"]?.numberValue, seconds > 0, seconds < 1e6 else { return nil }
             return "wait \(Int(seconds.rounded(.up))) s, then try again"
         default:
             return nil
         }
+    }
+
+    /// What to do about too little stock, from the details: one product (AddItem,
+    /// UpdateItemCount: `{productId, available}`) or each product short at checkout
+    /// (PlaceOrder: `shortages`), as the commands that fix the basket.
+    private static func stockHint(_ details: JSONValue?) -> String? {
+        func whole(_ value: JSONValue?) -> Int? {
+            guard let number = value?.numberValue, number >= 0, number < 1e15, number == number.rounded() else { return nil }
+            return Int(number)
+        }
+        if let product = whole(details?["productId"]), let available = whole(details?["available"]) {
+            return available == 0
+                ? "remove it with `shopctl basket remove \(product)` if it is in your basket"
+                : "ask for at most \(available): `shopctl basket add \(product) --count \(available)`, or `shopctl basket set \(product) \(available)` for a line you have"
+        }
+        // Bounded: a hint names a few products, never the whole list a server could send.
+        let fixes = (details?["shortages"]?.arrayValue ?? []).prefix(5).compactMap { shortage -> String? in
+            guard let product = whole(shortage["productId"]), let available = whole(shortage["available"]) else { return nil }
+            return available == 0 ? "`shopctl basket remove \(product)`" : "`shopctl basket set \(product) \(available)`"
+        }
+        return fixes.isEmpty ? nil : "fix the basket with \(fixes.joined(separator: ", ")), then place the order again"
     }
 
     private static let reasonHints: [String: String] = [
@@ -146,7 +163,7 @@ struct ErrorReport: Sendable, Equatable {
         "VERSION_CONFLICT": "the basket changed meanwhile; look with `shopctl basket show` and retry",
         // Orders.
         "EMPTY_BASKET": "add products with `shopctl basket add PRODUCT`",
-        "OUT_OF_STOCK": "lower the count with `shopctl basket set ITEM COUNT` or remove the line",
+        "OUT_OF_STOCK": "lower the count with `shopctl basket set PRODUCT COUNT` or remove the line",
         "PAYMENT_DECLINED": "try another card; the order is kept as PAYMENT_FAILED and the basket as it was",
         "INVALID_CARD": "check --card, --exp MM/YY and --cvc",
         "REQUEST_IN_PROGRESS": "the same order is still being placed; wait and check `shopctl order list`",
