@@ -114,6 +114,31 @@ struct CatalogSearchTests {
         #expect(try await store.suggestion(for: ["headphnes"], category: "jewelery") == nil)
     }
 
+    @Test("the words suggestions come from are kept between searches and follow every write")
+    func vocabularyFollowsWrites() async throws {
+        let store = try await store()
+        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == nil)  // read and kept
+        let (added, _) = try await store.upsert(Self.product("Brass kaleidoscope"))
+        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == "kaleidoscope")
+        _ = try await store.delete(id: added.id)
+        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == nil)
+        _ = try await store.upsert(batch: [Self.product("Kaleidoscope for children")])
+        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == "kaleidoscope")
+    }
+
+    @Test("words read while a write happened are not kept")
+    func vocabularyReadDuringWrite() {
+        let vocabulary = SearchVocabulary()
+        let stale = [SearchSuggestion.Term(word: "old", products: 1)]
+        let fresh = [SearchSuggestion.Term(word: "new", products: 1)]
+        // The write lands (and forgets) while the read is under way: what it read is not kept.
+        #expect(vocabulary.terms { vocabulary.forget(); return stale } == stale)
+        #expect(vocabulary.terms { fresh } == fresh)
+        #expect(vocabulary.terms { stale } == fresh)  // kept: no read
+        vocabulary.forget()
+        #expect(vocabulary.terms { stale } == stale)
+    }
+
     @Test("among equally close words, the one more products hold wins")
     func suggestionPrefersCommonWords() {
         let vocabulary = [

@@ -1,5 +1,6 @@
 import Contracts
 import Storage
+import Synchronization
 
 /// The search index (`products_fts`, see `CatalogSchema` migration 2) and the spelling
 /// suggestions drawn from its vocabulary.
@@ -22,7 +23,7 @@ extension CatalogStore {
                 if misspelt.count > Self.maximumCorrectedWords { return nil }
             }
             guard !misspelt.isEmpty else { return nil }
-            let vocabulary = try Self.vocabulary(near: misspelt.map { words[$0] }, on: connection)
+            let vocabulary = try self.searchVocabulary.terms { try Self.vocabulary(on: connection) }
             var corrected = words
             for position in misspelt {
                 guard let correction = SearchSuggestion.correction(for: words[position], among: vocabulary) else { return nil }
@@ -33,20 +34,11 @@ extension CatalogStore {
         }
     }
 
-    /// The index's words whose length is within the allowed edits of one of `words`, with the
-    /// number of products holding each. This reads the whole vocabulary (in SQLite, filtered by
-    /// length there): bounded by the catalog's distinct words, not by the products or the
-    /// queries, and only for a query that found nothing.
-    static func vocabulary(near words: [String], on connection: Connection) throws -> [SearchSuggestion.Term] {
-        // A term is close only within the allowed edits of the shorter of it and the word, so
-        // never shorter than the shortest word less its edits, nor longer than the longest plus.
-        let shortestWord = words.map(\.count).min() ?? 0
-        let longestWord = words.map(\.count).max() ?? 0
-        let shortest = shortestWord - EditDistance.allowedEdits(between: shortestWord, and: shortestWord)
-        let longest = longestWord + EditDistance.allowedEdits(between: longestWord, and: longestWord)
-        return try connection.query(
-            "SELECT term, doc FROM products_vocabulary WHERE length(term) BETWEEN ? AND ?", [shortest, longest]
-        ).compactMap { row in
+    /// Every word of the index but CJK ones, with the number of products holding each. Bounded
+    /// by the catalog's distinct words, not by the products or the queries; read once and kept
+    /// in ``searchVocabulary`` until a product's text changes.
+    static func vocabulary(on connection: Connection) throws -> [SearchSuggestion.Term] {
+        try connection.query("SELECT term, doc FROM products_vocabulary").compactMap { row in
             let term: String = try row.value(at: 0)
             return SearchText.containsCJK(term) ? nil : SearchSuggestion.Term(word: term, products: try row.value(at: 1))
         }
@@ -67,6 +59,43 @@ extension CatalogStore {
         try connection.execute("DELETE FROM products_fts")
         for row in try connection.query("SELECT id, title, description FROM products") {
             try indexForSearch(id: try row.value(at: 0), title: try row.value(at: 1), description: try row.value(at: 2), on: connection)
+        }
+    }
+}
+
+/// The search index's words, read once and kept until a write of products' text forgets them,
+/// so a search that finds nothing — anyone can send one — costs a pass over the words in
+/// memory (mostly a length comparison each), not a walk of the whole index.
+///
+/// Thread-safe: the words live behind a `Mutex`. A read that began before a write finished
+/// does not keep what it read: each `forget()` starts a new generation, and only words read
+/// within the current generation are kept.
+final class SearchVocabulary: Sendable {
+    private struct State {
+        var generation = 0
+        var terms: [SearchSuggestion.Term]?
+    }
+
+    private let state = Mutex(State())
+
+    /// The words: the kept ones, or those `read` returns (kept unless a write came meanwhile).
+    func terms(read: () throws -> [SearchSuggestion.Term]) rethrows -> [SearchSuggestion.Term] {
+        let generation: Int
+        do {
+            let current = state.withLock { ($0.generation, $0.terms) }
+            if let terms = current.1 { return terms }
+            generation = current.0
+        }
+        let terms = try read()
+        state.withLock { if $0.generation == generation { $0.terms = terms } }
+        return terms
+    }
+
+    /// Forgets the words: a product's text changed.
+    func forget() {
+        state.withLock {
+            $0.generation += 1
+            $0.terms = nil
         }
     }
 }

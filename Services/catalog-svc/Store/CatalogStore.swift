@@ -9,6 +9,9 @@ import Storage
 final class CatalogStore: Sendable {
     /// The database.
     let database: Database
+    /// The words of the search index that spelling suggestions are drawn from, kept between
+    /// writes of products' text (each of which forgets it).
+    let searchVocabulary = SearchVocabulary()
 
     /// The product columns, in the order `product(from:)` reads them.
     static let productColumns =
@@ -30,7 +33,8 @@ final class CatalogStore: Sendable {
     /// back); returns whether it loaded them.
     @discardableResult
     func seedIfNeeded(with products: [Product]) async throws -> Bool {
-        try await database.write { connection in
+        defer { searchVocabulary.forget() }
+        return try await database.write { connection in
             guard try connection.queryValue("SELECT value FROM catalog_meta WHERE key = 'seeded'", as: String.self) == nil
             else { return false }
             for product in products { try Self.write(product, on: connection) }
@@ -72,12 +76,14 @@ final class CatalogStore: Sendable {
     /// Creates or replaces `product`: id 0 takes a new id. Returns the stored product and
     /// whether it was created.
     func upsert(_ product: Product) async throws -> (Product, created: Bool) {
-        try await database.write { connection in try Self.upsert(product, on: connection) }
+        defer { searchVocabulary.forget() }
+        return try await database.write { connection in try Self.upsert(product, on: connection) }
     }
 
     /// Upserts a batch in one transaction; returns how many were created and updated.
     func upsert(batch products: [Product]) async throws -> (created: Int, updated: Int) {
-        try await database.write { connection in
+        defer { searchVocabulary.forget() }
+        return try await database.write { connection in
             var created = 0
             for product in products where try Self.upsert(product, on: connection).created { created += 1 }
             return (created, products.count - created)
@@ -86,7 +92,8 @@ final class CatalogStore: Sendable {
 
     /// Deletes the product (and, by cascade, every favorite of it); whether it existed.
     func delete(id: Int) async throws -> Bool {
-        try await database.write { connection in
+        defer { searchVocabulary.forget() }
+        return try await database.write { connection in
             try connection.execute("DELETE FROM products WHERE id = ?", [id]) == 1
         }
     }
