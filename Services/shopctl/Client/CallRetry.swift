@@ -25,8 +25,10 @@ struct CallRetry: Sendable {
     /// The gateway's `UPSTREAM_UNAVAILABLE` is final: the gateway has already retried the
     /// service and its circuit breaker says the service is down, so more attempts would only
     /// hide the outage for a few seconds (or answer late, once a restarted service is back).
-    /// The gateway's own absence (``GatewayFailure``) is final too: its address fails the same
-    /// way a moment later, and the client waits out a reconnect backoff in between anyway.
+    /// The gateway's own absence (``GatewayFailure``: no connection could be made) is final too:
+    /// its address fails the same way a moment later, and the client waits out a reconnect
+    /// backoff in between anyway. A connection lost before the answer (a gateway's graceful
+    /// restart, a missed keepalive) is a plain `UNAVAILABLE` and retried.
     static func standard(for method: MethodInfo) -> CallRetry {
         guard method.idempotent else { return .never }
         return CallRetry(maxAttempts: 4, initialBackoff: .milliseconds(200), maxBackoff: .seconds(1)) {

@@ -17,9 +17,10 @@ protocol RawTransport: Sendable {
 /// ``RawTransport`` over an ``RPCClient`` connected to the gateway: raw JSON bytes in and out,
 /// so `--json` prints the messages exactly as the server sent them.
 ///
-/// A call the gateway never answered — no connection, or the connection lost before any
-/// answer — fails as the gateway's own failure (``GatewayFailure``), not as the
-/// `UPSTREAM_UNAVAILABLE` the gateway sends for a service behind it that is down.
+/// A call the gateway never answered fails as the gateway's own failure when no connection
+/// could be made (``GatewayFailure``), and as a plain, retryable `UNAVAILABLE` when the
+/// connection was lost before the answer — never as the `UPSTREAM_UNAVAILABLE` the gateway
+/// sends for a service behind it that is down.
 struct GatewayTransport: RawTransport {
     /// The client of the gateway.
     let client: RPCClient

@@ -2,14 +2,18 @@ import RPC
 import RPCHTTP2
 
 /// The gateway itself failing a call, as opposed to a service behind it: its host name does
-/// not resolve (`GATEWAY_HOST_UNKNOWN`), or nothing answers at its address
+/// not resolve (`GATEWAY_HOST_UNKNOWN`), or no connection to its address could be made
 /// (`GATEWAY_UNREACHABLE`). Both are `UNAVAILABLE` (exit 5) and final: shopctl does not retry
 /// them (``CallRetry``), since the same address fails the same way a moment later.
+///
+/// A connection that was made and then lost before the answer (closed, a missed keepalive, a
+/// gateway's graceful restart) is neither: it stays the client's plain `UNAVAILABLE`, which
+/// idempotent methods retry.
 enum GatewayFailure {
     /// The reason of a gateway host name that does not resolve.
     static let hostUnknown = "GATEWAY_HOST_UNKNOWN"
-    /// The reason of a gateway that cannot be reached: connection refused, timed out, no route,
-    /// or lost before the gateway answered.
+    /// The reason of a gateway that cannot be reached: the connection refused, timed out or
+    /// without a route — never made.
     static let unreachable = "GATEWAY_UNREACHABLE"
 
     /// Whether `error` is one of these.
@@ -18,8 +22,9 @@ enum GatewayFailure {
     }
 
     /// `error`, failed by a call to `gateway` that the gateway never answered, as the
-    /// gateway's failure when it is one (the client's `UNAVAILABLE`: no connection, the
-    /// connection lost); anything else — a deadline, a refused stream, a cancellation — as it is.
+    /// gateway's failure when it is one (the client's `UNAVAILABLE` whose cause is a
+    /// ``ConnectFailure``: the connection was never made); anything else — a connection lost
+    /// before the answer, a deadline, a refused stream, a cancellation — as it is.
     static func classify(_ error: RPCError, gateway: SocketAddressText) -> RPCError {
         guard error.code == .unavailable, error.reason == "UPSTREAM_UNAVAILABLE" || error.reason == nil else {
             return error
@@ -33,10 +38,17 @@ enum GatewayFailure {
             return RPCError(
                 code: .unavailable, reason: unreachable,
                 message: "Cannot reach the gateway at \(gateway): \(failure.description.lowercasedFirst).", cause: error)
-        case nil:
+        case nil where error.reason == "UPSTREAM_UNAVAILABLE":
+            // Connected, then lost before the answer (closed, a missed keepalive, a graceful
+            // restart). The client names it UPSTREAM_UNAVAILABLE, which from shopctl's side would
+            // read as the gateway's "a service behind me is down" and be final: keep it a plain
+            // UNAVAILABLE, which idempotent methods retry.
             return RPCError(
-                code: .unavailable, reason: unreachable,
-                message: "Cannot reach the gateway at \(gateway): \(error.message.trimmingSuffix(".")).", cause: error)
+                code: .unavailable,
+                message: "The gateway at \(gateway) did not answer: \(error.message.lowercasedFirst.trimmingSuffix(".")).",
+                cause: error)
+        case nil:
+            return error
         }
     }
 }
