@@ -57,4 +57,17 @@ struct OrderInputTests {
         let input = OrderInput(name: "A", line1: "B", line2: "", city: "C", postalCode: "D", country: "us")
         #expect(try input.address(environment: [:], profile: nil).line2 == nil)
     }
+
+    @Test(
+        "a card number is 12 to 19 ASCII digits once spaces and dashes are dropped — the rule order-svc enforces",
+        arguments: [
+            ("4242 4242 4242 4242", "4242424242424242"), ("4000-0000-0000-0002", "4000000000000002"),
+            ("424242424242", "424242424242"), ("4242424242424242424", "4242424242424242424"),
+            ("42424242424", nil), ("42424242424242424242", nil), ("4242 4242 4242 424x", nil),
+            ("4242\u{0664}242424242424", nil), ("4242_4242_4242_4242", nil), ("", nil),
+        ] as [(String, String?)])
+    func cardNumber(text: String, digits: String?) {
+        #expect(CardNumber.digits(of: text) == digits)
+        #expect((try? OrderInput.cardNumber(text)) == digits)
+    }
 }

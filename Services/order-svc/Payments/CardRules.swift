@@ -7,8 +7,7 @@ import RPC
 enum CardRules {
     /// The card of `details`, checked at `now`.
     static func card(from details: CardDetails, now: Date = Date()) throws(RPCError) -> PaymentCard {
-        let digits = details.cardNumber.filter { $0 != " " && $0 != "-" }
-        guard (12...19).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), luhn(digits) else {
+        guard let digits = CardNumber.digits(of: details.cardNumber), luhn(digits) else {
             throw invalid("payment.cardNumber", "The card number", "is not valid; check the digits")
         }
         guard (1...12).contains(details.expMonth) else {

@@ -72,11 +72,10 @@ struct OrderInput: Sendable, Equatable {
         return CardDetails(cardNumber: number, expMonth: rest.month, expYear: rest.year, cvc: rest.cvc)
     }
 
-    /// The digits of a card number as typed (spaces and dashes dropped); the message never
-    /// repeats the number.
+    /// The digits of a card number as typed (spaces and dashes dropped), by the rule order-svc
+    /// enforces (``CardNumber``); the message never repeats the number.
     static func cardNumber(_ text: String) throws(Problem) -> String {
-        let number = text.filter { $0 != " " && $0 != "-" }
-        guard (12...19).contains(number.count), number.allSatisfy(\.isASCIIDigit) else {
+        guard let number = CardNumber.digits(of: text) else {
             throw Problem(description: "The card number must be 12 to 19 digits.")
         }
         return number
