@@ -54,6 +54,22 @@ struct ClosestMatchTests {
         #expect(ClosestMatch.best(for: "headphon", among: ["headphones", "headphone"]) == "headphone")
     }
 
+    @Test("all: every candidate within the threshold, closest first, ties in the candidates' order, none for nothing typed")
+    func allWithinThreshold() {
+        #expect(ClosestMatch.all(for: "headphnes", among: ["headsets", "headphone", "speakers", "headphones"]) == ["headphones", "headphone"])
+        #expect(ClosestMatch.all(for: "ORDER", among: ["orders", "Order", "border", "admin"]) == ["Order", "orders", "border"])
+        #expect(ClosestMatch.all(for: "cat", among: ["hat", "dog", "bat"]) == ["hat", "bat"])
+        #expect(ClosestMatch.all(for: "", among: ["a", ""]).isEmpty)
+        #expect(ClosestMatch.all(for: "xyz", among: ClosestMatchTests.commands).isEmpty)
+    }
+
+    @Test("describe's close matches of a message name come closest first (APINames uses ClosestMatch.all)")
+    func apiNamesClosestFirst() {
+        #expect(APINames.message("Prodct", in: ["Products", "Product", "Order"]) == .unknown(closeMatches: ["Product", "Products"]))
+        // Names containing what was typed follow the near misses.
+        #expect(APINames.message("order", in: ["ListOrdersRequest", "Orders", "Product"]) == .unknown(closeMatches: ["Orders", "ListOrdersRequest"]))
+    }
+
     @Test(
         "counts one edit per insertion, deletion, substitution or swap of neighbours",
         arguments: [

@@ -84,16 +84,12 @@ enum APINames {
         return Array((inService + elsewhere + nearAnywhere).filter { seen.insert($0).inserted }.prefix(maximumSuggestions))
     }
 
-    /// The words of `candidates` within a typo of `typed` (``ClosestMatch``), or containing it.
+    /// The words of `candidates` within a typo of `typed` (``ClosestMatch``), closest first, then
+    /// those containing it; `typed` is lower-cased.
     private static func closeWords(to typed: String, in candidates: [String], limit: Int = maximumSuggestions) -> [String] {
-        let word = Array(typed)
-        guard !word.isEmpty else { return [] }
-        let close = candidates.filter { candidate in
-            let lowered = candidate.lowercased()
-            let other = Array(lowered)
-            let allowed = EditDistance.allowedEdits(between: word.count, and: other.count)
-            return EditDistance.distance(word, other, limit: allowed) != nil || (word.count >= 3 && lowered.contains(typed))
-        }
-        return Array(close.prefix(limit))
+        let near = ClosestMatch.all(for: typed, among: candidates)
+        let nearSet = Set(near)
+        let containing = typed.count >= 3 ? candidates.filter { $0.lowercased().contains(typed) && !nearSet.contains($0) } : []
+        return Array((near + containing).prefix(limit))
     }
 }

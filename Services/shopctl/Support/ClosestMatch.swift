@@ -11,18 +11,20 @@ enum ClosestMatch {
     /// wins; among equally close candidates the earliest in `candidates` is chosen, so the answer
     /// does not depend on anything but the inputs.
     static func best(for typed: String, among candidates: [String]) -> String? {
+        all(for: typed, among: candidates).first
+    }
+
+    /// Every candidate of `candidates` within `EditDistance.allowedEdits(between:and:)` of
+    /// `typed`, in its own spelling, closest first (an exact case-insensitive match first of
+    /// all); equally close candidates keep their order in `candidates`. Empty for an empty `typed`.
+    static func all(for typed: String, among candidates: [String]) -> [String] {
         let word = Array(typed.lowercased())
-        guard !word.isEmpty else { return nil }
-        var best: (candidate: String, distance: Int)?
-        for candidate in candidates {
+        guard !word.isEmpty else { return [] }
+        let close = candidates.enumerated().compactMap { index, candidate -> (index: Int, distance: Int, candidate: String)? in
             let other = Array(candidate.lowercased())
-            // Only a candidate closer than the best so far can win: the bound lets `distance`
-            // stop early, so a long list of far-off words costs little.
-            let limit = min(EditDistance.allowedEdits(between: word.count, and: other.count), (best?.distance ?? .max) - 1)
-            guard limit >= 0, let distance = EditDistance.distance(word, other, limit: limit) else { continue }
-            best = (candidate, distance)
-            if distance == 0 { break }
+            let limit = EditDistance.allowedEdits(between: word.count, and: other.count)
+            return EditDistance.distance(word, other, limit: limit).map { (index, $0, candidate) }
         }
-        return best?.candidate
+        return close.sorted { ($0.distance, $0.index) < ($1.distance, $1.index) }.map(\.candidate)
     }
 }
