@@ -73,10 +73,20 @@ struct OrderPrefixTests {
         #expect(error?.message == "2 of your orders have ids starting with 56edd6eb.")
     }
 
+    @Test("the search stops at the second match: later pages cannot make the prefix unique")
+    func ambiguousStopsPaging() async throws {
+        let transport = Self.transport(Self.pages + [["56edd6eb-5555-4000-8000-000000000005"], ["77777777-6666-4000-8000-000000000006"]])
+        let error = await #expect(throws: ShopctlError.self) { try await resolve("56EDD6EB", through: transport) }
+        #expect(error?.status == .usage)
+        #expect(error?.message == "At least 2 of your orders have ids starting with 56EDD6EB.")
+        #expect(transport.recorded(OrderContract.listOrders.path).count == 2)
+    }
+
     @Test("a prefix of no order is ORDER_NOT_FOUND")
     func noMatch() async throws {
         let error = await #expect(throws: ShopctlError.self) { try await resolve("ffffffff", through: Self.transport(Self.pages)) }
         #expect(error?.reason == "ORDER_NOT_FOUND")
+        #expect(error?.message == "None of your orders has an id starting with ffffffff.")
         #expect(error?.status == .rejected)
     }
 
@@ -85,8 +95,11 @@ struct OrderPrefixTests {
         let endless = ScriptedTransport { _, number in
             [try .json(ListOrdersResponse(orders: [Self.order(UUID().uuidString.lowercased())], nextPageToken: "p\(number)"))]
         }
-        _ = await #expect(throws: ShopctlError.self) { try await resolve("ffffffff", through: endless) }
+        let error = await #expect(throws: ShopctlError.self) { try await resolve("ffffffff", through: endless) }
         #expect(endless.recorded.count == OrderCommand.searchPageLimit)
+        // It says what it did not search: a miss among the newest orders only.
+        #expect(error?.reason == "ORDER_NOT_FOUND")
+        #expect(error?.message == "None of your newest 5000 orders has an id starting with ffffffff; older ones were not searched.")
         let sizes = try endless.recorded.map { try JSONCodec.shared.decode(ListOrdersRequest.self, from: $0.requests[0]).pageSize }
         #expect(sizes.allSatisfy { $0 == OrderCommand.searchPageSize })
     }

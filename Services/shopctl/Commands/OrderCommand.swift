@@ -34,18 +34,22 @@ struct OrderCommand: AsyncParsableCommand {
     /// What ID may be, for the help of `show` and `cancel`.
     static let idHelp = "The order id, or a unique start of it of 8 characters or more (see `shopctl order list`)."
 
-    /// How many characters an order id prefix needs at least: as many as `basket show` gives
-    /// of an item id, few enough to type, too many to match by accident.
-    static let minimumPrefix = 8
+    /// How many characters an order id prefix needs at least: the same as an item id's
+    /// (``HumanText/itemIDPrefix``, what `basket show` gives), few enough to type, too many to
+    /// match by accident.
+    static var minimumPrefix: Int { HumanText.itemIDPrefix }
     /// The page size of the search for a prefix (the most `ListOrders` gives at once).
     static let searchPageSize = 100
     /// How many pages the search reads at most: the newest 5,000 orders, so that a prefix never
     /// costs more than a bounded number of calls.
     static let searchPageLimit = 50
+    /// How many of the newest orders the search reads at most.
+    static var searchLimit: Int { searchPageLimit * searchPageSize }
 
     /// The full id of the order `reference` names: a whole order id (a UUID) as it is, else a
     /// unique prefix of at least ``minimumPrefix`` characters (any case) of one of the caller's
-    /// newest orders, found through `ListOrders`.
+    /// newest orders, found through `ListOrders`. The search stops at the second match (the
+    /// prefix is ambiguous whatever later pages hold) and after ``searchPageLimit`` pages.
     static func resolveOrder(_ reference: String, gateway: GatewayClient) async throws -> String {
         if UUID(uuidString: reference) != nil { return reference }
         guard reference.count >= minimumPrefix else {
@@ -60,25 +64,33 @@ struct OrderCommand: AsyncParsableCommand {
             let page = try await gateway.unary(
                 OrderContract.listOrders, ListOrdersRequest(pageSize: searchPageSize, pageToken: token)).message
             matches += page.orders.map(\.id).filter { $0.lowercased().hasPrefix(prefix) }
-            guard !page.nextPageToken.isEmpty else { break }
+            guard !page.nextPageToken.isEmpty else { return try single(matches, prefix: reference, complete: true) }
+            if matches.count > 1 { break }
             token = page.nextPageToken
         }
-        return try single(matches, prefix: reference)
+        return try single(matches, prefix: reference, complete: false)
     }
 
     /// The one id of `matches` (the orders whose ids start with `prefix`); an error saying
-    /// there is none, or how many there are.
-    static func single(_ matches: [String], prefix: String) throws(ShopctlError) -> String {
+    /// there is none, or how many there are. `complete` says whether every order was searched;
+    /// when not, the counts are "at least" and a miss says only the newest were searched.
+    static func single(_ matches: [String], prefix: String, complete: Bool) throws(ShopctlError) -> String {
         switch matches.count {
         case 1:
             return matches[0]
-        case 0:
+        case 0 where complete:
             throw ShopctlError(
                 .rejected, reason: OrderReason.orderNotFound.rawValue,
                 "None of your orders has an id starting with \(prefix).", hint: "see your orders with `shopctl order list`")
+        case 0:
+            throw ShopctlError(
+                .rejected, reason: OrderReason.orderNotFound.rawValue,
+                "None of your newest \(searchLimit) orders has an id starting with \(prefix); older ones were not searched.",
+                hint: "give the whole id of an older order")
         default:
             throw ShopctlError.usage(
-                "\(matches.count) of your orders have ids starting with \(prefix).", hint: "give more of the id")
+                "\(complete ? "" : "At least ")\(matches.count) of your orders have ids starting with \(prefix).",
+                hint: "give more of the id")
         }
     }
 }
@@ -112,8 +124,9 @@ extension OrderCommand {
         /// The card number; best left out, to be typed at the prompt.
         @Option(
             help: """
-                Card number (test cards: 4242424242424242 pays, 4000000000000002 is declined). Without it \
-                or SHOP_CARD_NUMBER it is asked for at a prompt that does not show it.
+                Card number; best left out: without it or SHOP_CARD_NUMBER it is asked for at a prompt that does \
+                not show it, or read with --card-stdin, and stays out of the process list and shell history \
+                (test cards: 4242424242424242 pays, 4000000000000002 is declined).
                 """)
         var card: String?
         /// Whether to read the card number from standard input.
