@@ -20,10 +20,12 @@ struct Shopctl: AsyncParsableCommand {
               shopctl auth login --email ada@example.com
               shopctl products list --search backpack --sort PRICE_ASC
               shopctl basket add 3 --count 2
-              shopctl order place --card 4242424242424242 --exp 12/30 --cvc 123 …
+              shopctl order place --name "Ada Lovelace" --line1 "12 Analytical Row" \\
+                  --city London --postal-code "N1 9GU" --country GB --exp 12/30 --cvc 123
               shopctl --json order list | jq '.orders[0].status'
               shopctl config use staging --gateway shop.example.net:8080
 
+            `order place` asks for the card number at a prompt that does not show it.
             --gateway, --profile, --json and --timeout may come before or after the subcommand.
             Profiles keep a session and a gateway address per backend (`shopctl config`);
             the default profile's files are in $XDG_CONFIG_HOME/shopctl (~/.config/shopctl).

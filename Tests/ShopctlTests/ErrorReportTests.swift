@@ -132,7 +132,7 @@ struct ErrorReportTests {
     @Test(
         "the newer reasons have hints",
         arguments: [
-            ("SAME_PASSWORD", "choose a password you have not used here"), ("GATEWAY_UNREACHABLE", "`deploy/compose status`"),
+            ("SAME_PASSWORD", "choose a password different from the current one"), ("GATEWAY_UNREACHABLE", "`deploy/compose status`"),
             ("GATEWAY_HOST_UNKNOWN", "host name"), ("UNKNOWN_CATEGORY", "`shopctl categories`"),
             ("MISSING_API_KEY", "SHOP_ADMIN_API_KEY"),
         ])

@@ -2,6 +2,7 @@ import ArgumentParser
 import Contracts
 import Foundation
 import RPC
+import ServiceTestSupport
 import Testing
 
 @testable import shopctl
@@ -56,11 +57,51 @@ struct ImportProductFileTests {
         #expect(lines.first?.hasPrefix("  product 1: The title is empty;") == true)
         #expect(lines.last?.hasPrefix("  product 3: The title is not a string;") == true)
         let error = #expect(throws: ShopctlError.self) {
-            try ProductFile.products(from: Data("[1, {}]".utf8))
+            try ProductFile.products(of: ProductFile.entries(from: Data("[1, {}]".utf8)))
         }
-        #expect(error?.status == .rejected)
-        #expect(error?.message.contains("product 1: It is not a JSON object.") == true, "\(String(describing: error))")
-        #expect(error?.message.contains("product 2: The title is missing; the category is missing; the price is missing.") == true)
+        #expect(error?.status == .rejected && error?.reason == "INVALID_PRODUCTS")
+        #expect(error?.message == "Nothing imported: 2 products of 2 with problems; fix them and run again.")
+        #expect(
+            error?.problems == [
+                "product 1: It is not a JSON object.",
+                "product 2: The title is missing; the category is missing; the price is missing.",
+            ], "\(String(describing: error))")
+    }
+
+    @Test("the real shopctl refuses a faulty file as an error: one error line and a line per product on stderr, exit 4, nothing sent")
+    func refusalIsAnError() async throws {
+        let root = try TestScratch.makeDirectory(prefix: "shopctl-import-refusal")
+        defer { try? FileManager.default.removeItem(at: root) }
+        // Nothing listens here: a refused file is never sent, so no connection is needed.
+        let port = try #require(try FreePorts.take(1).first)
+        let shopctl = ShopctlRunner(configHome: root, gateway: "127.0.0.1:\(port)")
+        let file = """
+            {"title":"","category":"office","price":{"amount":-1,"currency":"USD"}}
+            {"title":"Brass pen","category":"office","price":{"amount":3500,"currency":"USD"}}
+            {"title":"Ink","price":{"amount":100,"currency":"USD"}}
+            """
+        let key = ["SHOP_ADMIN_API_KEY": "admin-key"]
+        let refused = try await shopctl.run(["admin", "products", "import", "-"], input: file, environment: key)
+        #expect(refused.status == 4, "\(refused)")
+        #expect(refused.output.isEmpty, "\(refused)")
+        #expect(
+            refused.errors == """
+                error: INVALID_PRODUCTS: Nothing imported: 2 products of 3 with problems; fix them and run again. \
+                (`shopctl describe Product` lists the fields)
+                  product 1: The title is empty; the price is negative.
+                  product 3: The category is missing.
+
+                """, "\(refused)")
+        let json = try await shopctl.run(["--json", "admin", "products", "import", "-"], input: file, environment: key)
+        #expect(json.status == 4 && json.output.isEmpty, "\(json)")
+        let object = try JSONSerialization.jsonObject(with: Data(json.errors.utf8)) as? [String: Any]
+        let error = try #require(object?["error"] as? [String: Any], "\(json)")
+        #expect(error["reason"] as? String == "INVALID_PRODUCTS")
+        #expect(
+            error["problems"] as? [String] == [
+                "product 1: The title is empty; the price is negative.", "product 3: The category is missing.",
+            ])
+        #expect(json.errors.split(separator: "\n").count == 1, "\(json)")
     }
 
     @Test("a JSON array and JSON lines number their products alike; a line that is not JSON is its product's problem")

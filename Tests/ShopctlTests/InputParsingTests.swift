@@ -57,15 +57,15 @@ struct InputParsingTests {
     func productFiles() throws {
         let bare = #"{"title":"A","description":"","category":"c","price":{"amount":100,"currency":"USD"},"image":"","rating":{"rate":1,"count":1},"stock":1}"#
         let wrapped = #"{"product":{"id":7,"title":"B","description":"d","category":"c","price":{"amount":250,"currency":"USD"},"image":"","rating":{"rate":2,"count":3},"stock":0}}"#
-        let fromLines = try ProductFile.products(from: Data("\(bare)\n\n\(wrapped)\n".utf8))
+        let fromLines = try ProductFile.products(of: ProductFile.entries(from: Data("\(bare)\n\n\(wrapped)\n".utf8)))
         #expect(fromLines.map(\.title) == ["A", "B"])
         #expect(fromLines.map(\.id) == [0, 7])
-        let fromArray = try ProductFile.products(from: Data("[\(bare), \(wrapped)]".utf8))
+        let fromArray = try ProductFile.products(of: ProductFile.entries(from: Data("[\(bare), \(wrapped)]".utf8)))
         #expect(fromArray == fromLines)
         let error = #expect(throws: ShopctlError.self) {
-            try ProductFile.products(from: Data("\(bare)\n{\"title\": 3}\n".utf8))
+            try ProductFile.products(of: ProductFile.entries(from: Data("\(bare)\n{\"title\": 3}\n".utf8)))
         }
-        #expect(error?.message.contains("product 2: The title is not a string; the category is missing; the price is missing.") == true, "\(String(describing: error))")
+        #expect(error?.problems == ["product 2: The title is not a string; the category is missing; the price is missing."], "\(String(describing: error))")
         #expect(error?.status == .rejected)
     }
 

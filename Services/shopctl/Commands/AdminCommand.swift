@@ -10,11 +10,11 @@ struct AdminCommand: AsyncParsableCommand {
         commandName: "admin", abstract: "Administer the catalog (needs the admin API key).",
         discussion: """
             Every admin command sends the admin API key: --api-key, or SHOP_ADMIN_API_KEY (which keeps it \
-            out of the process list). `deploy/compose up` says where its key is.
+            out of the process list: export it once before the examples). `deploy/compose up` says where its \
+            key is.
 
             Examples:
-              export SHOP_ADMIN_API_KEY=…
-              shopctl admin products upsert --title Notebook --category office --price 12.00
+              shopctl admin products upsert --title Pen --category office --price 12.00
               shopctl admin products upsert --id 21 --price 9.99
               shopctl admin products import --dry-run products.jsonl
               shopctl admin products import products.jsonl
@@ -243,28 +243,27 @@ extension AdminCommand.Products {
             if !dryRun { try key.requireKey() }
         }
 
-        /// Checks the file; then imports it, or with --dry-run prints the plan.
+        /// Checks the file; then imports it, or with --dry-run prints the plan. A faulty file is
+        /// refused as an error (``ProductFile/products(of:)``) before any connection; a dry run
+        /// prints its plan, faulty products included, and exits 4 when there are some.
         func run() async throws {
             let entries = try ProductFile.entries(from: ProductFile.read(file))
-            let failures = entries.compactMap(\.failure)
-            try await global.withContext { context in
-                if dryRun {
-                    let plan = ProductImportReport.plan(entries, existing: try await Self.existingIDs(of: entries, context: context))
-                    context.output.message(try JSONCodec.shared.encode(plan)) { ProductImportReport.text(plan) }
-                } else if !failures.isEmpty {
-                    let refused = ImportProductsResponse(created: 0, updated: 0, failed: failures)
-                    context.output.message(try JSONCodec.shared.encode(refused)) {
-                        ProductImportReport.refusal(failures, of: entries.count)
-                    }
-                } else {
+            guard dryRun else {
+                let products = try ProductFile.products(of: entries)
+                return try await global.withContext { context in
                     let reply = try await context.gateway.clientStreaming(
-                        CatalogContract.importProducts, entries.map { ImportProductsRequest(product: $0.product) },
+                        CatalogContract.importProducts, products.map { ImportProductsRequest(product: $0) },
                         metadata: key.metadata)
                     context.output.message(reply.raw) { HumanText.importResult(reply.message) }
                     if !reply.message.failed.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
                 }
             }
-            if !failures.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
+            let plan = try await global.withContext { context in
+                let plan = ProductImportReport.plan(entries, existing: try await Self.existingIDs(of: entries, context: context))
+                context.output.message(try JSONCodec.shared.encode(plan)) { ProductImportReport.text(plan) }
+                return plan
+            }
+            if !plan.failed.isEmpty { throw ExitCode(ExitStatus.rejected.rawValue) }
         }
 
         /// Which of the ids the entries give name a product now, asked with `BatchGetProducts`

@@ -21,7 +21,7 @@ struct CallCommand: AsyncParsableCommand {
             Examples:
               shopctl call CatalogService/GetProduct '{"id": 3}'
               shopctl call catalog.ListProducts '{"query": "tea", "pageSize": 5}'
-              SHOP_ADMIN_API_KEY=… shopctl call CatalogService/DeleteProduct '{"id": 21}'
+              shopctl call CatalogService/DeleteProduct '{"id": 21}'
               shopctl call CatalogService/ImportProducts - < products.jsonl
             """)
 

@@ -5,6 +5,8 @@ import RPC
 /// `error: REASON: message (what to do)`, naming the server's stable reason (API.md) or the
 /// status code when there is none, the server's message, and a hint for the common reasons —
 /// or, with `--json`, the same as one JSON object, `{"error": {"code", "reason", "message", "hint"}}`.
+/// A failure made of several problems (a product file's faulty products) lists them under
+/// that line, one per line, and in the JSON object as `problems`.
 struct ErrorReport: Sendable, Equatable {
     /// The gRPC status code's name, e.g. `NOT_FOUND` (`INVALID_ARGUMENT` for a usage error).
     let code: String
@@ -16,6 +18,8 @@ struct ErrorReport: Sendable, Equatable {
     let hint: String?
     /// The status to exit with.
     let status: ExitStatus
+    /// The failure's parts, one line each; empty for most failures.
+    let problems: [String]
 
     /// The report of a server's answer or a transport failure.
     init(_ error: RPCError) {
@@ -27,7 +31,9 @@ struct ErrorReport: Sendable, Equatable {
 
     /// The report of a failure shopctl found itself.
     init(_ error: ShopctlError) {
-        self.init(code: error.code.name, reason: error.reason, message: error.message, hint: error.hint, status: error.status)
+        self.init(
+            code: error.code.name, reason: error.reason, message: error.message, hint: error.hint, status: error.status,
+            problems: error.problems)
     }
 
     /// The report of anything else: a general failure with the error's own description.
@@ -39,32 +45,40 @@ struct ErrorReport: Sendable, Equatable {
         }
     }
 
-    /// A report of these parts; the message is joined onto one line.
-    init(code: String, reason: String, message: String, hint: String?, status: ExitStatus) {
+    /// A report of these parts; the message, and each problem, is joined onto one line.
+    init(code: String, reason: String, message: String, hint: String?, status: ExitStatus, problems: [String] = []) {
         self.code = code
         self.reason = reason
-        self.message = message.split(whereSeparator: \.isNewline).joined(separator: " ")
+        self.message = Self.oneLine(message)
         self.hint = hint
         self.status = status
+        self.problems = problems.map(Self.oneLine)
     }
 
-    /// The line to print, without a newline: `error: REASON: message (hint)` — without the
-    /// reason for a usage error, whose message says what is wrong with the command line.
+    /// What to print, without a final newline: `error: REASON: message (hint)` — without the
+    /// reason for a usage error, whose message says what is wrong with the command line — then
+    /// each problem on a line of its own, indented.
     var line: String {
         let head = reason == UsageReport.reason ? "error: " : "error: \(reason): "
-        guard let hint else { return head + message }
-        return "\(head)\(message) (\(hint))"
+        let first = hint.map { "\(head)\(message) (\($0))" } ?? head + message
+        return ([first] + problems.map { "  " + $0 }).joined(separator: "\n")
+    }
+
+    /// `text` on one line: its line breaks become spaces.
+    private static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// The report as one line of JSON, `{"error": {"code", "reason", "message", "hint"}}`
-    /// (`hint` null when there is none), for `--json`.
+    /// (`hint` null when there is none; `problems`, an array of strings, when there are some),
+    /// for `--json`.
     var json: String {
         let hint: JSONValue = self.hint.map { .string($0) } ?? .null
-        let object = JSONValue.object([
-            "error": .object([
-                "code": .string(code), "reason": .string(reason), "message": .string(message), "hint": hint,
-            ])
-        ])
+        var fields: [String: JSONValue] = [
+            "code": .string(code), "reason": .string(reason), "message": .string(message), "hint": hint,
+        ]
+        if !problems.isEmpty { fields["problems"] = .array(problems.map { .string($0) }) }
+        let object = JSONValue.object(["error": .object(fields)])
         let data = (try? JSONEncoder.sortedKeys.encode(object)) ?? Data(#"{"error":{}}"#.utf8)
         return String(decoding: data, as: UTF8.self)
     }
@@ -142,7 +156,7 @@ struct ErrorReport: Sendable, Equatable {
         "EMAIL_ALREADY_IN_USE": "sign in with `shopctl auth login`, or `shopctl auth reset-password`",
         "INVALID_EMAIL": "check the email address",
         "WEAK_PASSWORD": "use at least 8 characters that are not your email or a common password",
-        "SAME_PASSWORD": "choose a password you have not used here",
+        "SAME_PASSWORD": "choose a password different from the current one",
         "INVALID_TOKEN": "copy the token from the newest email; tokens work once",
         "TOKEN_EXPIRED": "ask for a new email: `shopctl auth resend-verification` or `shopctl auth reset-password`",
         "TOO_MANY_ATTEMPTS": "wait 15 minutes, or reset the password with `shopctl auth reset-password`",

@@ -11,15 +11,19 @@ struct ShopctlError: Error, Sendable, Equatable, CustomStringConvertible {
     var message: String
     /// What to do about it, if there is something to say.
     var hint: String?
+    /// The parts of the failure, one line each, printed under the error's line (the faulty
+    /// products of a file); empty for most errors.
+    var problems: [String] = []
     /// The gRPC status code that says the same, for `--json` errors (``ExitStatus/code``).
     var code: RPCCode { status.code }
 
     /// Creates an error.
-    init(_ status: ExitStatus, reason: String, _ message: String, hint: String? = nil) {
+    init(_ status: ExitStatus, reason: String, _ message: String, hint: String? = nil, problems: [String] = []) {
         self.status = status
         self.reason = reason
         self.message = message
         self.hint = hint
+        self.problems = problems
     }
 
     /// The message and the hint after a semicolon: for a usage error reported without its own hint.
@@ -27,7 +31,7 @@ struct ShopctlError: Error, Sendable, Equatable, CustomStringConvertible {
         hint.map { "\(message); \($0)" } ?? message
     }
 
-    /// The error as one line: reason, message and hint.
+    /// The error as printed: reason, message and hint on one line, then its problems.
     var description: String { ErrorReport(self).line }
 
     /// No credentials are stored.

@@ -64,12 +64,16 @@ enum ProductFile {
         }
     }
 
-    /// The products of `data` when every one of them is sound; else a `rejected` error naming
-    /// each faulty product by number with all of its problems.
-    static func products(from data: Data) throws(ShopctlError) -> [Product] {
-        let entries = try entries(from: data)
+    /// The products of `entries` when every one of them is sound — what an import sends; else
+    /// the `INVALID_PRODUCTS` error (exit 4) that lists each faulty product by number with all
+    /// of its problems, one line each.
+    static func products(of entries: [Entry]) throws(ShopctlError) -> [Product] {
         let failures = entries.compactMap(\.failure)
-        guard failures.isEmpty else { throw problemsError(failures, of: entries.count) }
+        guard failures.isEmpty else {
+            throw ShopctlError(
+                .rejected, reason: "INVALID_PRODUCTS", ProductImportReport.refusal(failures.count, of: entries.count),
+                hint: "`shopctl describe Product` lists the fields", problems: failures.map(ProductImportReport.problem))
+        }
         return entries.map(\.product)
     }
 
@@ -86,13 +90,6 @@ enum ProductFile {
             throw .usage("\(position): \(ProductValidation.sentence(messages: read.problems))")
         }
         return read.product
-    }
-
-    /// The error for a file with faulty products: each listed as "product N: …", 1-based.
-    static func problemsError(_ failures: [ImportFailure], of count: Int) -> ShopctlError {
-        ShopctlError(
-            .rejected, reason: "INVALID_PRODUCTS", ProductImportReport.refusal(failures, of: count),
-            hint: "`shopctl describe Product` lists the fields")
     }
 
     /// The contents of `path`, or of standard input for "-".

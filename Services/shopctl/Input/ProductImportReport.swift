@@ -2,7 +2,7 @@ import Contracts
 import RPC
 
 /// What `admin products import` prints about a checked file: the plan of a `--dry-run` and the
-/// refusal of a file with faulty products. Products are "product N", counting from 1 in file
+/// refusal of a file with faulty products (an error: ``ProductFile/products(of:)``). Products are "product N", counting from 1 in file
 /// order; in JSON, `index` counts from 0 as `ImportProductsResponse.failed` does on the wire.
 enum ProductImportReport {
     /// A dry run's answer: the counts and failures an import would give, and each product's fate.
@@ -64,15 +64,20 @@ enum ProductImportReport {
         return lines.joined(separator: "\n")
     }
 
-    /// The refusal of a file with faulty products, for people.
-    static func refusal(_ failures: [ImportFailure], of total: Int) -> String {
-        (["Nothing imported: \(count(failures.count)) of \(total) with problems; fix them and run again."]
-            + failures.map(failureLine)).joined(separator: "\n")
+    /// The refusal of a file with `faulty` products of `total`, on one line; ``problem(_:)``
+    /// says what is wrong with each.
+    static func refusal(_ faulty: Int, of total: Int) -> String {
+        "Nothing imported: \(count(faulty)) of \(total) with problems; fix them and run again."
     }
 
-    /// One faulty product: "  product 3: The title is empty; the price is negative."
+    /// One faulty product: "product 3: The title is empty; the price is negative."
+    static func problem(_ failure: ImportFailure) -> String {
+        "product \(failure.index + 1): \(failure.reason)"
+    }
+
+    /// One faulty product in a dry run's list: ``problem(_:)``, indented under the summary.
     static func failureLine(_ failure: ImportFailure) -> String {
-        "  product \(failure.index + 1): \(failure.reason)"
+        "  " + problem(failure)
     }
 
     /// "1 product", "2 products".
