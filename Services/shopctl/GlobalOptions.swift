@@ -14,7 +14,7 @@ struct GlobalOptions: ParsableArguments {
             valueName: "address"))
     var gatewayFlag: String?
 
-    /// The profile as given with `--profile`; nil when not given (see ``resolvePaths()``).
+    /// The profile as given with `--profile`; nil when not given (see ``ProfileResolution``).
     @Option(
         help: ArgumentHelp(
             "Profile whose session and gateway to use (env SHOPCTL_PROFILE).",
@@ -31,6 +31,14 @@ struct GlobalOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Deadline of each call in seconds; watch commands have none.")
     var timeout: Double = 10
 
+    /// The profile and gateway chosen by ``validate()``; nil before it ran.
+    private var resolution: ProfileResolution?
+
+    /// The options ArgumentParser fills in (``resolution`` is derived from them).
+    private enum CodingKeys: String, CodingKey {
+        case gatewayFlag, profile, json, timeout
+    }
+
     /// The gateway's address (`host:port`) the command calls, once ``validate()`` has accepted
     /// the options; for messages.
     var gateway: String { ((try? gatewayChoice().address) ?? Self.defaultGateway).description }
@@ -38,54 +46,51 @@ struct GlobalOptions: ParsableArguments {
     /// The address used when nothing else gives one.
     static let defaultGateway = SocketAddressText(host: "127.0.0.1", port: GatewayAddress.defaultPort)
 
-    /// Refuses a profile name or gateway address that is malformed (from a flag, the
-    /// environment or the settings file) and a deadline outside 0.1 s ... 1 h.
-    func validate() throws {
+    /// Refuses a malformed profile name or gateway address (from a flag or the environment) and
+    /// a deadline outside 0.1 s ... 1 h, and chooses the profile and gateway once. What depends
+    /// on an unreadable `config.json` fails later, and only for the commands that need it.
+    mutating func validate() throws {
         do throws(ShopctlError) {
-            _ = try gatewayChoice()
+            resolution = try resolve()
         } catch {
-            throw ValidationError(error.messageWithHint)
+            throw ValidationError(Self.sentence(error))
         }
         guard timeout >= 0.1, timeout <= 3600 else { throw ValidationError("--timeout must be 0.1 to 3600 seconds.") }
     }
 
+    /// A usage error as one sentence: its message, then its hint after a semicolon.
+    private static func sentence(_ error: ShopctlError) -> String {
+        guard let hint = error.hint else { return error.message }
+        let message = error.message.hasSuffix(".") ? String(error.message.dropLast()) : error.message
+        return "\(message); \(hint)"
+    }
+
     // MARK: Profile and gateway
+
+    /// The choice of profile and gateway: the one ``validate()`` made (made now when it did not run).
+    func resolved() throws(ShopctlError) -> ProfileResolution {
+        if let resolution { return resolution }
+        return try resolve()
+    }
+
+    /// Chooses the profile and gateway from the options and the running command's environment.
+    private func resolve() throws(ShopctlError) -> ProfileResolution {
+        try ProfileResolution(profileFlag: profile, gatewayFlag: gatewayFlag, environment: ProcessContext.current.environment)
+    }
 
     /// The files of the profile in use: `--profile`, else `SHOPCTL_PROFILE`, else the one
     /// `shopctl config use` saved, else `default`.
-    func resolvePaths() throws(ShopctlError) -> ConfigPaths {
-        let environment = ProcessContext.current.environment
-        let base = ConfigPaths.base(environment: environment)
-        if let profile { return ConfigPaths(base: base, profile: try ProfileName(validating: profile)) }
-        if let name = environment[ProfileName.environmentVariable], !name.isEmpty {
-            return ConfigPaths(base: base, profile: try ProfileName(validating: name))
-        }
-        guard let saved = try ProfileSettings.load(base: base).currentProfile else { return ConfigPaths(base: base) }
-        return ConfigPaths(base: base, profile: try ProfileName(validating: saved))
+    /// - Throws: a local error when the profile had to come from a `config.json` that cannot be read.
+    var paths: ConfigPaths {
+        get throws(ShopctlError) { try resolved().paths.get() }
     }
-
-    /// The files of the profile in use, once ``validate()`` has accepted the options (it
-    /// refuses what would make ``resolvePaths()`` throw).
-    var paths: ConfigPaths { (try? resolvePaths()) ?? ConfigPaths() }
 
     /// The gateway to call and where its address came from: `--gateway`, else `SHOP_GATEWAY`,
     /// else the profile's saved gateway, else 127.0.0.1:8080.
+    /// - Throws: an error when it had to come from a `config.json` that cannot be read or
+    ///   holds no address.
     func gatewayChoice() throws(ShopctlError) -> GatewayChoice {
-        if let gatewayFlag { return GatewayChoice(address: try GatewayAddress.parse(gatewayFlag), source: .flag) }
-        if let text = ProcessContext.current.environment["SHOP_GATEWAY"], !text.isEmpty {
-            return GatewayChoice(address: try GatewayAddress.parse(text), source: .environment)
-        }
-        let paths = try resolvePaths()
-        if let saved = try ProfileSettings.load(base: paths.base).gateway(of: paths.profileName) {
-            do {
-                return GatewayChoice(address: try GatewayAddress.parse(saved), source: .profile(paths.profileName))
-            } catch {
-                throw .usage(
-                    "The gateway saved for profile \(paths.profileName) in \(paths.settings.path) is not an address: \(error.message)",
-                    hint: "set it again with `shopctl config use \(paths.profileName) --gateway ADDRESS`")
-            }
-        }
-        return GatewayChoice(address: Self.defaultGateway, source: .builtIn)
+        try resolved().gateway.get()
     }
 
     // MARK: Argument order
@@ -127,14 +132,21 @@ struct GlobalOptions: ParsableArguments {
 
     // MARK: Running
 
-    /// Runs `body` with a client of the gateway, closing the client afterwards. A failure that
-    /// ends the session (`SESSION_REVOKED`, `SESSION_ENDED`) removes the profile's stored
-    /// credentials before it is reported.
+    /// Runs `body` with a client of the gateway of the profile in use, closing the client
+    /// afterwards; see ``withContext(paths:gateway:_:)``.
     func withContext<Result>(_ body: (CommandContext) async throws -> Result) async throws -> Result {
-        let paths = try resolvePaths()
-        let client = try RPCClient(target: try gatewayChoice().address)
+        try await withContext(paths: try paths, gateway: try gatewayChoice().address, body)
+    }
+
+    /// Runs `body` with a client of `gateway` and the files of `paths`, closing the client
+    /// afterwards. A failure that ends the session (`SESSION_REVOKED`, `SESSION_ENDED`)
+    /// removes the stored credentials before it is reported — when they still hold the
+    /// session this run used (``CredentialsStore/forgetSessionInUse(lockTimeout:)``).
+    func withContext<Result>(
+        paths: ConfigPaths, gateway: SocketAddressText, _ body: (CommandContext) async throws -> Result
+    ) async throws -> Result {
+        let client = try RPCClient(target: gateway)
         let store = CredentialsStore(paths: paths)
-        let signedIn = try? store.load()
         let context = CommandContext(
             gateway: GatewayClient(
                 transport: GatewayTransport(client: client), store: store,
@@ -146,8 +158,8 @@ struct GlobalOptions: ParsableArguments {
             return result
         } catch {
             await client.close()
-            if let signedIn, CredentialsStore.endsSession(error) {
-                try? await store.forgetSession(of: signedIn)
+            if CredentialsStore.endsSession(error) {
+                try? await store.forgetSessionInUse()
             }
             throw error
         }

@@ -44,23 +44,29 @@ struct ComposeRecordTests {
         #expect(record.serves(gateway: "127.0.0.1:8080"))
         #expect(record.serves(gateway: "http://127.0.0.1:8080/"))
         #expect(!record.serves(gateway: "127.0.0.1:9090"))
+        // A bare host is the gateway's port 8080, as --gateway reads it.
+        #expect(record.serves(gateway: "127.0.0.1"))
+        #expect(!record.serves(gateway: "http://127.0.0.1"))
+        let named = ComposeRecord(gateway: "LocalHost:8080")
+        #expect(named.serves(gateway: "http://localhost:8080") && named.serves(gateway: "localhost"))
+        #expect(!named.serves(gateway: "not an address"))
     }
 
     @Test("after a sign-up: where the email is when compose's gateway is in use, nothing otherwise")
     func signUpNote() throws {
         let text = "Created the account ada@example.com."
-        let note = try withConfigHome(compose: Self.record) { _ in
-            AuthCommand.withMailNote(text, gateway: "127.0.0.1:8080", kind: "verification", command: "shopctl auth verify TOKEN")
+        let note = try withConfigHome(compose: Self.record) { paths in
+            AuthCommand.withMailNote(text, paths: paths, gateway: "127.0.0.1:8080", kind: "verification", command: "shopctl auth verify TOKEN")
         }
         #expect(
             note == text + "\nThe verification email is in /srv/shop/.data/auth-svc/mail (deploy/compose's mail directory): "
                 + "open the newest .eml and follow its link, or run `shopctl auth verify TOKEN`.")
-        let elsewhere = try withConfigHome(compose: Self.record) { _ in
-            AuthCommand.withMailNote(text, gateway: "10.0.0.5:8080", kind: "verification", command: "shopctl auth verify TOKEN")
+        let elsewhere = try withConfigHome(compose: Self.record) { paths in
+            AuthCommand.withMailNote(text, paths: paths, gateway: "10.0.0.5:8080", kind: "verification", command: "shopctl auth verify TOKEN")
         }
         #expect(elsewhere == text)
-        let none = try withConfigHome(compose: nil) { _ in
-            AuthCommand.withMailNote(text, gateway: "127.0.0.1:8080", kind: "verification", command: "shopctl auth verify TOKEN")
+        let none = try withConfigHome(compose: nil) { paths in
+            AuthCommand.withMailNote(text, paths: paths, gateway: "127.0.0.1:8080", kind: "verification", command: "shopctl auth verify TOKEN")
         }
         #expect(none == text)
     }

@@ -124,6 +124,34 @@ struct CredentialsStoreTests {
         #expect(error?.hint?.contains("shopctl auth login") == true)
     }
 
+    @Test("a session that ended is forgotten only while the file holds it: a newer sign-in of the same user survives")
+    func forgetsOnlyTheSessionInUse() async throws {
+        let root = try TestScratch.makeDirectory(prefix: "shopctl-credentials")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let paths = ConfigPaths(environment: ["XDG_CONFIG_HOME": root.path])
+        let old = StoredCredentials(accessToken: "a-1", refreshToken: "r-1", userId: "u-1", email: "ada@example.com")
+        let newer = StoredCredentials(accessToken: "a-2", refreshToken: "r-2", userId: "u-1", email: "ada@example.com")
+        try CredentialsStore(paths: paths).save(old)
+
+        // This process read the old session; another signs the same user out and in again.
+        let watching = CredentialsStore(paths: paths)
+        #expect(try watching.load() == old)
+        try await CredentialsStore(paths: paths).replaceSession(with: newer)
+        try await watching.forgetSessionInUse()
+        #expect(try CredentialsStore(paths: paths).load() == newer)
+
+        // The file still holds the session this process read: it goes.
+        let current = CredentialsStore(paths: paths)
+        #expect(try current.load() == newer)
+        try await current.forgetSessionInUse()
+        #expect(try CredentialsStore(paths: paths).load() == nil)
+
+        // A process that read nothing has nothing to forget.
+        try CredentialsStore(paths: paths).save(old)
+        try await CredentialsStore(paths: paths).forgetSessionInUse()
+        #expect(try CredentialsStore(paths: paths).load() == old)
+    }
+
     private func mode(of path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.posixPermissions] as? Int ?? -1) & 0o777

@@ -4,6 +4,7 @@ import Logging
 import RPC
 import RPCHTTP2
 import ServiceTestSupport
+import Synchronization
 import Testing
 
 @testable import shopctl
@@ -126,6 +127,34 @@ struct ExitStatusTests {
         }
     }
 
+    @Test("SESSION_REVOKED keeps a newer sign-in of the same user that another shopctl saved meanwhile, and forgets the session it carried")
+    func sessionRevokedKeepsNewerSignIn() async throws {
+        let old = StoredCredentials(accessToken: "a-old", refreshToken: "r-old", userId: "u-1", email: "ada@example.com")
+        let newer = StoredCredentials(accessToken: "a-new", refreshToken: "r-new", userId: "u-1", email: "ada@example.com")
+        let slot = CredentialsSlot()
+        var router = Router()
+        router.unary(BasketContract.getBasket) { _, context in
+            // While the old session's call is out, the same user signs out and in again elsewhere.
+            if context.metadata[MetadataKey.authorization] == "Bearer a-old", let paths = slot.paths.withLock({ $0 }) {
+                try CredentialsStore(paths: paths).save(newer)
+            }
+            throw AuthReason.sessionRevoked.error("The session was revoked.")
+        }
+        try await serveFakeGateway(router, name: "revoked-newer") { shopctl in
+            let paths = ConfigPaths(base: shopctl.configHome.appendingPathComponent("shopctl"))
+            slot.paths.withLock { $0 = paths }
+            try CredentialsStore(paths: paths).save(old)
+
+            let revoked = try await shopctl.run(["basket", "show"])
+            #expect(revoked.status == 3, "\(revoked)")
+            #expect(try CredentialsStore(paths: paths).load() == newer)
+
+            let again = try await shopctl.run(["basket", "show"])
+            #expect(again.status == 3, "\(again)")
+            #expect(try CredentialsStore(paths: paths).load() == nil)
+        }
+    }
+
     @Test("RATE_LIMITED says how long to wait when the server says, and exits 7")
     func rateLimitedWait() async throws {
         try await withFakeGateway(health: .serving) { shopctl in
@@ -134,4 +163,11 @@ struct ExitStatusTests {
             #expect(limited.errors == "error: RATE_LIMITED: Too many requests; try again in 3 s. (wait 3 s, then try again)\n", "\(limited)")
         }
     }
+}
+
+/// Where a fake gateway's handler finds the config directory of the shopctl under test, known
+/// only once the runner exists. Thread-safe: behind a `Mutex`.
+private final class CredentialsSlot: Sendable {
+    /// The paths; nil until the test sets them.
+    let paths = Mutex<ConfigPaths?>(nil)
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Contracts
 import Foundation
 import RPC
@@ -35,6 +36,31 @@ struct GatewayAddressTests {
             _ = try GatewayAddress.parse(text)
         } catch {
             #expect(error.status == .usage && error.reason == "USAGE", "\(text): \(error)")
+        }
+    }
+
+    @Test(
+        "a user name or password in the address is refused, and no message repeats it",
+        arguments: ["http://ada:hunter2@127.0.0.1:8080", "ada:hunter2@shop.example", "https://ada:hunter2@shop.example",
+            "http://ada:hunter2@shop.example:8080/api", "ada:hunter2@"])
+    func userInfoRefused(text: String) throws {
+        do {
+            _ = try GatewayAddress.parse(text)
+            Issue.record("\(text) was accepted")
+        } catch {
+            #expect(error.status == .usage, "\(text): \(error)")
+            #expect(error.message.contains("user name or password"), "\(text): \(error)")
+            #expect(!"\(error.message) \(error.hint ?? "")".contains("hunter2") && !error.message.contains("ada"), "\(text): \(error)")
+        }
+        // Nor does the command line's error.
+        let context = ProcessContext(environment: ["XDG_CONFIG_HOME": "/tmp/none"], readStandardInput: { Data() }, writeStandardOutput: { _ in })
+        ProcessContext.$current.withValue(context) {
+            do {
+                _ = try Shopctl.parseAsRoot(["health", "--gateway", text])
+                Issue.record("\(text) was accepted")
+            } catch {
+                #expect(!Shopctl.message(for: error).contains("hunter2"), "\(text)")
+            }
         }
     }
 

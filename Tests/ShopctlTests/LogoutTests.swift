@@ -33,6 +33,24 @@ struct LogoutTests {
         #expect(again.output == "Not signed in.\n")
     }
 
+    @Test("a credentials file that cannot be read is deleted, saying so, and the real shopctl exits 0")
+    func unreadableCredentials() async throws {
+        let home = try TestScratch.makeDirectory(prefix: "shopctl-logout")
+        defer { try? FileManager.default.removeItem(at: home) }
+        let port = try #require(try FreePorts.take(1).first)
+        let shopctl = ShopctlRunner(configHome: home, gateway: "127.0.0.1:\(port)")
+        try PrivateFile.write(Data("not credentials".utf8), to: shopctl.credentialsFile)
+
+        let result = try await shopctl.run(["auth", "logout"])
+        #expect(result.status == 0, "\(result)")
+        #expect(!FileManager.default.fileExists(atPath: shopctl.credentialsFile.path))
+        #expect(
+            result.output == "Signed out here: deleted \(shopctl.credentialsFile.path), which could not be read, so no session was revoked on the server.\n",
+            "\(result)")
+        #expect(result.errors.isEmpty, "\(result)")
+        #expect(try await shopctl.run(["auth", "logout"]).output == "Not signed in.\n")
+    }
+
     @Test("says what each outcome leaves: revoked, or deleted here only (and, with --all, the other sessions alive)")
     func messages() {
         #expect(AuthCommand.Logout.message(all: false, unrevoked: nil) == "Signed out.")

@@ -28,7 +28,7 @@ struct ProfileTests {
 
     /// The profile files `arguments` choose in `environment`.
     private func paths(_ arguments: [String], environment: [String: String]) throws -> ConfigPaths {
-        try with(arguments, environment: environment) { try $0.resolvePaths() }
+        try with(arguments, environment: environment) { try $0.paths }
     }
 
     /// The gateway `arguments` choose in `environment`.
@@ -96,7 +96,6 @@ struct ProfileTests {
 
         try ProfileSettings(currentProfile: "staging").save(base: root.appendingPathComponent("shopctl"))
         #expect(try paths([], environment: environment).profileName.rawValue == "staging")
-        #expect(ConfigPaths(environment: environment).profileName.rawValue == "staging")
         let chosen = environment.merging(["SHOPCTL_PROFILE": "default"]) { $1 }
         #expect(try paths([], environment: chosen).profileName == .default)
         #expect(try paths(["--profile", "ci"], environment: chosen).profileName.rawValue == "ci")
@@ -118,6 +117,37 @@ struct ProfileTests {
         #expect(saved.address.description == "staging.invalid:9000" && saved.source.description == "profile staging")
         let fallback = try gateway(["--profile", "default"], environment: bare)
         #expect(fallback == GatewayChoice(address: SocketAddressText(host: "127.0.0.1", port: 8080), source: .builtIn))
+    }
+
+    @Test("the profile and gateway are chosen once, when the options are validated, not again from whatever environment reads them later")
+    func chosenOnce() throws {
+        let root = try TestScratch.makeDirectory(prefix: "shopctl-profiles")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try ProfileSettings(currentProfile: "staging", gateways: ["staging": "staging.invalid:9000"])
+            .save(base: root.appendingPathComponent("shopctl"))
+        let global = try with([], environment: ["XDG_CONFIG_HOME": root.path, "SHOP_GATEWAY": ""]) { $0 }
+        // Read outside the environment it was parsed in.
+        #expect(try global.paths == ConfigPaths(base: root.appendingPathComponent("shopctl"), profile: ProfileName(validating: "staging")))
+        #expect(try global.gatewayChoice().address.description == "staging.invalid:9000")
+    }
+
+    @Test("with a config.json that is not settings, the paths are an error (exit 1) unless --profile or SHOPCTL_PROFILE gives the profile")
+    func garbledSettingsPaths() throws {
+        let root = try TestScratch.makeDirectory(prefix: "shopctl-profiles")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let base = root.appendingPathComponent("shopctl")
+        try PrivateFile.write(Data("{garbled".utf8), to: ConfigPaths(base: base).settings)
+        let environment = ["XDG_CONFIG_HOME": root.path, "SHOP_GATEWAY": ""]
+        let error = #expect(throws: ShopctlError.self) { try paths([], environment: environment) }
+        #expect(error?.status == .failure && error?.reason == "LOCAL_ERROR", "\(String(describing: error))")
+        #expect(error?.message.hasSuffix("is not shopctl's settings file.") == true)
+        let staging = try ProfileName(validating: "staging")
+        let expected = ConfigPaths(base: base, profile: staging).credentials.path
+        #expect(try paths(["--profile", "staging"], environment: environment).credentials.path == expected)
+        #expect(try paths([], environment: environment.merging(["SHOPCTL_PROFILE": "staging"]) { $1 }).credentials.path == expected)
+        // The gateway needs the file unless a flag or SHOP_GATEWAY gives it.
+        #expect(throws: ShopctlError.self) { try gateway(["--profile", "staging"], environment: environment) }
+        #expect(try gateway(["--profile", "staging", "--gateway", "10.0.0.1:9"], environment: environment).source == .flag)
     }
 
     @Test("the real shopctl: config use persists the profile and its gateway; list marks it and shows no token; show says why")

@@ -134,6 +134,33 @@ struct SessionRefreshTests {
         #expect(try store.load()?.accessToken == "access-1")
     }
 
+    @Test("after a refresh in this process the refreshed session is the one a revocation forgets; a sign-in elsewhere meanwhile survives")
+    func revokedAfterRefresh() async throws {
+        let (seeded, root) = try storeWithSession()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let paths = seeded.paths
+        for signInElsewhere in [false, true] {
+            try seeded.save(StoredCredentials(Session.sample(access: "access-0", refresh: "refresh-0")))
+            let transport = ScriptedTransport { call, _ in
+                if call.path == AuthContract.refreshSession.path {
+                    return [try .json(Session.sample(access: "access-1", refresh: "refresh-1"))]
+                }
+                guard call.metadata["authorization"] == "Bearer access-1" else {
+                    throw AuthReason.accessTokenExpired.error("The access token has expired.")
+                }
+                // The same user signs out and in again in another process; then this session is revoked.
+                if signInElsewhere { try CredentialsStore(paths: paths).save(StoredCredentials(Session.sample(access: "access-9", refresh: "refresh-9"))) }
+                throw AuthReason.sessionRevoked.error("The session was revoked.")
+            }
+            // This process's store: it has read or written nothing yet.
+            let store = CredentialsStore(paths: paths)
+            let gateway = GatewayClient(transport: transport, store: store, timeout: .seconds(5))
+            await #expect(throws: RPCError.self) { try await gateway.unary(BasketContract.getBasket, Empty()) }
+            try await store.forgetSessionInUse()
+            #expect(try seeded.load()?.refreshToken == (signInElsewhere ? "refresh-9" : nil), "sign-in elsewhere: \(signInElsewhere)")
+        }
+    }
+
     @Test("a failed refresh during a call ends the session: credentials deleted, the call not repeated")
     func clientFailedRefresh() async throws {
         let (store, root) = try storeWithSession()

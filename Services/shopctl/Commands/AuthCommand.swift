@@ -47,10 +47,11 @@ struct AuthCommand: AsyncParsableCommand {
         return "Signed in as \(user.email); replaced the saved session of \(previous.email)."
     }
 
-    /// `text`, followed — when `deploy/compose`'s gateway is `gateway` and it keeps the mails
-    /// in a directory — by where the `kind` email is and the `command` that takes its token.
-    static func withMailNote(_ text: String, gateway: String, kind: String, command: String) -> String {
-        guard let note = ComposeRecord.load(paths: ConfigPaths())?.mailNote(gateway: gateway, kind: kind, command: command)
+    /// `text`, followed — when `deploy/compose`'s gateway (its record beside `paths`' files) is
+    /// `gateway` and it keeps the mails in a directory — by where the `kind` email is and the
+    /// `command` that takes its token.
+    static func withMailNote(_ text: String, paths: ConfigPaths, gateway: String, kind: String, command: String) -> String {
+        guard let note = ComposeRecord.load(paths: paths)?.mailNote(gateway: gateway, kind: kind, command: command)
         else { return text }
         return text + "\n" + note
     }
@@ -85,11 +86,12 @@ extension AuthCommand {
             let secret = try reader.readNew(prompt: "New password")
             let request = SignUpRequest(email: email, password: secret, displayName: displayName)
             let gateway = global.gateway
+            let paths = try global.paths
             try await global.call(AuthContract.signUp, request) {
                 AuthCommand.withMailNote(
                     "Created the account \($0.user.email). Open the link in the verification email, "
                         + "or run `shopctl auth verify TOKEN` with its token.",
-                    gateway: gateway, kind: "verification", command: "shopctl auth verify TOKEN")
+                    paths: paths, gateway: gateway, kind: "verification", command: "shopctl auth verify TOKEN")
             }
         }
     }
@@ -132,10 +134,11 @@ extension AuthCommand {
         /// Makes the call and prints the answer.
         func run() async throws {
             let gateway = global.gateway
+            let paths = try global.paths
             try await global.call(AuthContract.resendVerification, ResendVerificationRequest(email: email)) { _ in
                 AuthCommand.withMailNote(
                     "If \(email) has an unverified account, a new email is on its way.",
-                    gateway: gateway, kind: "verification", command: "shopctl auth verify TOKEN")
+                    paths: paths, gateway: gateway, kind: "verification", command: "shopctl auth verify TOKEN")
             }
         }
     }
@@ -222,17 +225,34 @@ extension AuthCommand {
 
         /// Forgets the saved session whatever happens, after revoking it on the server when the
         /// gateway answers; says which of the two happened and exits 0 either way (signing out
-        /// must work offline, as on a laptop with no network).
+        /// must work offline, as on a laptop with no network). Needs no `config.json`: without
+        /// it the profile is `default` unless given, and nothing is revoked unless `--gateway`
+        /// or `SHOP_GATEWAY` says where. A credentials file that cannot be read is deleted.
         func run() async throws {
-            try await global.withContext { context in
-                guard try context.store.load() != nil else {
-                    context.output.message(Data("{}".utf8)) { "Not signed in." }
+            let resolution = try global.resolved()
+            let store = CredentialsStore(paths: Self.profile(resolution))
+            let output = Output(json: global.json)
+            do {
+                guard try store.load() != nil else {
+                    output.message(Data("{}".utf8)) { "Not signed in." }
                     return
                 }
-                var raw = Data("{}".utf8)
-                var unrevoked: String?
+            } catch {
+                // No session can be read from it, so none can be revoked; deleting it is the sign-out.
+                try await store.forgetSession()
+                output.message(Data("{}".utf8)) {
+                    "Signed out here: deleted \(store.file.path), which could not be read, so no session was revoked on the server."
+                }
+                return
+            }
+            var raw = Data("{}".utf8)
+            var unrevoked: String?
+            switch resolution.gateway {
+            case .success(let choice):
                 do {
-                    raw = try await context.gateway.unary(AuthContract.signOut, SignOutRequest(scope: all ? .global : .local)).raw
+                    raw = try await global.withContext(paths: store.paths, gateway: choice.address) { context in
+                        try await context.gateway.unary(AuthContract.signOut, SignOutRequest(scope: all ? .global : .local)).raw
+                    }
                 } catch let error as RPCError where error.code == .unauthenticated {
                     // The session was already over on the server; forgetting it is all that is left.
                 } catch let error as ShopctlError where error == .sessionEnded {
@@ -242,8 +262,22 @@ extension AuthCommand {
                 } catch {
                     unrevoked = Self.cause(of: error)
                 }
-                try await context.store.forgetSession()
-                context.output.message(raw) { Self.message(all: all, unrevoked: unrevoked) }
+            case .failure(let error):
+                unrevoked = "the gateway is unknown: \(error.message)"
+            }
+            try await store.forgetSession()
+            output.message(raw) { Self.message(all: all, unrevoked: unrevoked) }
+        }
+
+        /// The files of the profile to sign out of: the one in use — or, when that had to come
+        /// from a `config.json` that cannot be read, `default`, saying so on standard error.
+        static func profile(_ resolution: ProfileResolution) -> ConfigPaths {
+            switch resolution.paths {
+            case .success(let paths):
+                return paths
+            case .failure(let error):
+                Output.error(ProfileResolution.note(error, instead: "Signing out of profile default; give --profile NAME for another."))
+                return ConfigPaths(base: resolution.base)
             }
         }
 
@@ -296,10 +330,11 @@ extension AuthCommand {
         /// Makes the call and prints the answer.
         func run() async throws {
             let gateway = global.gateway
+            let paths = try global.paths
             try await global.call(AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email)) { _ in
                 AuthCommand.withMailNote(
                     "If \(email) has an account, a reset email is on its way; then run `shopctl auth confirm-reset TOKEN`.",
-                    gateway: gateway, kind: "reset", command: "shopctl auth confirm-reset TOKEN")
+                    paths: paths, gateway: gateway, kind: "reset", command: "shopctl auth confirm-reset TOKEN")
             }
         }
     }

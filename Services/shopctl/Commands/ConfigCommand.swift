@@ -49,23 +49,51 @@ struct ConfigCommand: AsyncParsableCommand {
         /// Saves the choice (and the gateway) and says what commands will use.
         func run() async throws {
             let profile = try ProfileName(validating: name)
-            let base = ConfigPaths.base(environment: ProcessContext.current.environment)
-            var settings = try ProfileSettings.load(base: base)
-            settings.currentProfile = profile.isDefault ? nil : profile.rawValue
-            if let gateway = global.gatewayFlag {
-                settings.gateways[profile.rawValue] = try GatewayAddress.parse(gateway).description
+            let paths = ConfigPaths(base: try global.resolved().base, profile: profile)
+            let gateway = global.gatewayFlag == nil ? nil : try global.gatewayChoice().address
+            // Read, change and write config.json holding its lock, so that two runs at once
+            // cannot lose one's change.
+            let settings = try await FileLock.withLock(paths.settingsLock, timeout: .seconds(30)) {
+                try Self.choose(paths, gateway: gateway)
             }
-            try settings.save(base: base)
-            let gateway = settings.gateway(of: profile) ?? "\(GlobalOptions.defaultGateway) (none saved)"
+            let saved = settings.gateway(of: profile)
             let output = Output(json: global.json)
-            output.message(try ConfigJSON.encode(ProfileEntry(name: profile, settings: settings, base: base, current: profile))) {
-                "Now using profile \(profile), gateway \(gateway)."
+            output.message(try ConfigJSON.encode(ProfileEntry(name: profile, settings: settings, base: paths.base, current: profile))) {
+                "Now using profile \(profile), gateway \(saved ?? "\(GlobalOptions.defaultGateway) (none saved)")."
             }
-            if let chosen = ProcessContext.current.environment[ProfileName.environmentVariable], !chosen.isEmpty,
-                chosen != profile.rawValue
-            {
+            Self.noteOverrides(of: profile, gateway: saved ?? GlobalOptions.defaultGateway.description)
+        }
+
+        /// Says on standard error when `SHOPCTL_PROFILE` or `SHOP_GATEWAY` overrides the choice
+        /// of `profile` and its `gateway` in this environment.
+        static func noteOverrides(of profile: ProfileName, gateway: String) {
+            let environment = ProcessContext.current.environment
+            if let chosen = environment[ProfileName.environmentVariable], !chosen.isEmpty, chosen != profile.rawValue {
                 Output.error("note: SHOPCTL_PROFILE=\(chosen) is set, and takes precedence in this environment.")
             }
+            if let text = environment["SHOP_GATEWAY"], !text.isEmpty {
+                let address = (try? GatewayAddress.parse(text))?.description
+                if address != gateway {
+                    Output.error(
+                        "note: SHOP_GATEWAY=\(address ?? "(not an address)") is set, and takes precedence over the profile's gateway in this environment.")
+                }
+            }
+        }
+
+        /// Makes `paths`' profile the current one in `config.json` — and `gateway`, when given,
+        /// its gateway — and returns the settings saved. A file that is not settings is
+        /// replaced by new ones (this is how it is repaired), saying so on standard error.
+        static func choose(_ paths: ConfigPaths, gateway: SocketAddressText?) throws(ShopctlError) -> ProfileSettings {
+            var settings = try ProfileSettings.loadIfParsable(base: paths.base) ?? {
+                Output.error(ProfileResolution.note(
+                    ProfileSettings.notSettings(paths.settings), instead: "Replacing it with new settings."))
+                return ProfileSettings()
+            }()
+            let profile = paths.profileName
+            settings.currentProfile = profile.isDefault ? nil : profile.rawValue
+            if let gateway { settings.gateways[profile.rawValue] = gateway.description }
+            try settings.save(base: paths.base)
+            return settings
         }
     }
 
@@ -78,11 +106,19 @@ struct ConfigCommand: AsyncParsableCommand {
         /// `--profile` (marked as in use), `--json`.
         @OptionGroup var global: GlobalOptions
 
-        /// Prints one line per profile (with `--json`, one JSON document per profile).
+        /// Prints one line per profile (with `--json`, one JSON document per profile). With a
+        /// `config.json` that cannot be read, the profiles are listed without their gateways.
         func run() async throws {
-            let current = try global.resolvePaths()
-            let settings = try ProfileSettings.load(base: current.base)
-            let entries = ProfileEntry.all(settings: settings, base: current.base, current: current.profileName)
+            let resolution = try global.resolved()
+            let settings: ProfileSettings
+            switch resolution.settings {
+            case .success(let read):
+                settings = read
+            case .failure(let error):
+                settings = ProfileSettings()
+                Output.error(ProfileResolution.note(error, instead: "Listing the profiles without their gateways."))
+            }
+            let entries = ProfileEntry.all(settings: settings, base: resolution.base, current: try? resolution.profile.get())
             let output = Output(json: global.json)
             if output.json {
                 for entry in entries { output.line(String(decoding: try ConfigJSON.encode(entry), as: UTF8.self)) }
@@ -107,7 +143,7 @@ struct ConfigCommand: AsyncParsableCommand {
 
         /// Prints the profile, the gateway and its source, the directory and the signed-in email.
         func run() async throws {
-            let paths = try global.resolvePaths()
+            let paths = try global.paths
             let choice = try global.gatewayChoice()
             let signedIn = try? CredentialsStore(paths: paths).load()
             let shown = ShownConfig(
@@ -134,8 +170,8 @@ struct ProfileEntry: Encodable, Sendable, Equatable {
     /// The email of its stored session; nil when it has none.
     let signedInAs: String?
 
-    /// The entry of `name`.
-    init(name: ProfileName, settings: ProfileSettings, base: URL, current: ProfileName) {
+    /// The entry of `name`; `current` is the profile in use, nil when unknown.
+    init(name: ProfileName, settings: ProfileSettings, base: URL, current: ProfileName?) {
         self.name = name.rawValue
         gateway = settings.gateway(of: name)
         self.current = name == current
@@ -143,11 +179,12 @@ struct ProfileEntry: Encodable, Sendable, Equatable {
     }
 
     /// Every profile under `base`, sorted, `default` first: `default`, those with a saved
-    /// gateway, those with a directory under `profiles/`, and `current`.
-    static func all(settings: ProfileSettings, base: URL, current: ProfileName) -> [ProfileEntry] {
+    /// gateway, those with a directory under `profiles/`, and `current` (the profile in use,
+    /// nil when unknown).
+    static func all(settings: ProfileSettings, base: URL, current: ProfileName?) -> [ProfileEntry] {
         let directories = (try? FileManager.default.contentsOfDirectory(atPath: base.appendingPathComponent("profiles").path)) ?? []
         let names = Set((Array(settings.gateways.keys) + directories).compactMap { try? ProfileName(validating: $0) })
-            .union([.default, current])
+            .union([.default] + (current.map { [$0] } ?? []))
         return names.sorted { ($0.isDefault ? 0 : 1, $0) < ($1.isDefault ? 0 : 1, $1) }
             .map { ProfileEntry(name: $0, settings: settings, base: base, current: current) }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import RPCHTTP2
 
 /// What `deploy/compose up` last started, as it records it in ``ConfigPaths/composeRecord``:
 /// `{"gateway": "127.0.0.1:8080", "mailDir": "/abs/.data/auth-svc/mail", "adminKeyFile": …,
@@ -27,9 +28,13 @@ struct ComposeRecord: Decodable, Sendable, Equatable {
     }
 
     /// Whether the gateway compose started is `gateway` (the one in use), however each is
-    /// written: `host:port`, `http://host:port/`, any case.
+    /// written — `host:port`, `http://host:port/`, a bare host (port 8080), any case — as
+    /// ``GatewayAddress/parse(_:)`` reads them; an address it refuses serves nothing.
     func serves(gateway other: String) -> Bool {
-        Self.normalized(gateway) == Self.normalized(other)
+        guard let recorded = try? GatewayAddress.parse(gateway), let used = try? GatewayAddress.parse(other) else {
+            return false
+        }
+        return recorded.description.lowercased() == used.description.lowercased()
     }
 
     /// Where the email just sent is, and what to do with it — when compose's gateway is
@@ -39,13 +44,5 @@ struct ComposeRecord: Decodable, Sendable, Equatable {
         guard serves(gateway: gateway), let mailDir, !mailDir.isEmpty else { return nil }
         return "The \(kind) email is in \(mailDir) (deploy/compose's mail directory): open the newest .eml and "
             + "follow its link, or run `\(command)`."
-    }
-
-    /// `address` without its `http://` and trailing slash, lower-cased.
-    private static func normalized(_ address: String) -> String {
-        var text = Substring(address.trimmingCharacters(in: .whitespaces).lowercased())
-        if text.hasPrefix("http://") { text = text.dropFirst("http://".count) }
-        while text.hasSuffix("/") { text = text.dropLast() }
-        return String(text)
     }
 }

@@ -20,13 +20,10 @@ struct ConfigPaths: Sendable, Equatable {
                 .appendingPathComponent(profileName.rawValue, isDirectory: true)
     }
 
-    /// The paths of `profile` for `environment` (the running command's, ``ProcessContext/current``,
-    /// by default); without a profile, the one ``ProfileName/current(environment:settings:)`` names.
-    init(environment: [String: String] = ProcessContext.current.environment, profile: ProfileName? = nil) {
-        let base = Self.base(environment: environment)
-        self.base = base
-        profileName = profile
-            ?? ProfileName.current(environment: environment, settings: ProfileSettings.loadIfReadable(base: base))
+    /// The paths of `profile` under the base directory `environment` names (tests). Commands
+    /// get theirs from ``ProfileResolution``, the one place that chooses the profile.
+    init(environment: [String: String], profile: ProfileName = .default) {
+        self.init(base: Self.base(environment: environment), profile: profile)
     }
 
     /// The paths of `profile` under an explicit base directory (tests).
@@ -66,6 +63,8 @@ struct ConfigPaths: Sendable, Equatable {
     var profile: URL { directory.appendingPathComponent("profile.json") }
     /// `config.json` in the base directory: the current profile and each profile's gateway.
     var settings: URL { base.appendingPathComponent("config.json") }
+    /// `config.lock` in the base directory: the `flock` that serializes changes of ``settings``.
+    var settingsLock: URL { base.appendingPathComponent("config.lock") }
     /// `compose.json`: what `deploy/compose up` last started — the gateway address, the mail
     /// directory, the admin key's file — written by compose, read by shopctl to say where
     /// things are (``ComposeRecord``). In the base directory: compose knows no profiles.

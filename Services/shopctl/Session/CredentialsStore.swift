@@ -1,21 +1,39 @@
 import Foundation
 import RPC
+import Synchronization
 
 /// `credentials.json` in shopctl's config directory: loaded for every authenticated call,
 /// replaced atomically with mode 0600 by sign-ins and refreshes, removed by sign-out or when
 /// the session ends. Safe to use from several processes: a write is a rename, so readers see
 /// whole files, and refreshes, sign-ins and sign-outs serialize on ``lockFile``.
+///
+/// Copies of a store share what it last read or wrote (``SessionInUse``): the session this
+/// process's calls carry, which is the only one a failure of theirs may forget.
 struct CredentialsStore: Sendable {
     /// Where the files are.
     let paths: ConfigPaths
+    /// The refresh token of the session this store (or a copy) last read or wrote.
+    private let inUse = SessionInUse()
+
+    /// The store of the credentials in `paths`.
+    init(paths: ConfigPaths) {
+        self.paths = paths
+    }
 
     /// The credentials file.
     var file: URL { paths.credentials }
     /// The lock file that serializes refreshes.
     var lockFile: URL { paths.credentialsLock }
 
-    /// The stored credentials; nil when there are none.
+    /// The stored credentials; nil when there are none. Their session becomes the one in use.
     func load() throws(ShopctlError) -> StoredCredentials? {
+        let credentials = try read()
+        inUse.note(credentials)
+        return credentials
+    }
+
+    /// The stored credentials, without noting their session.
+    private func read() throws(ShopctlError) -> StoredCredentials? {
         guard let data = try PrivateFile.read(file) else { return nil }
         do {
             return try JSONCodec.shared.decode(StoredCredentials.self, from: data)
@@ -26,7 +44,7 @@ struct CredentialsStore: Sendable {
         }
     }
 
-    /// Replaces the stored credentials.
+    /// Replaces the stored credentials; their session becomes the one in use.
     func save(_ credentials: StoredCredentials) throws(ShopctlError) {
         let data: Data
         do {
@@ -35,6 +53,7 @@ struct CredentialsStore: Sendable {
             throw .local("Cannot encode the credentials: \(error.message)")
         }
         try PrivateFile.write(data, to: file)
+        inUse.note(credentials)
     }
 
     /// Removes the stored credentials; nothing stored is fine.
@@ -54,12 +73,16 @@ struct CredentialsStore: Sendable {
         try await FileLock.withLock(lockFile, timeout: lockTimeout) { try delete() }
     }
 
-    /// Forgets the session `signedIn` belongs to, after the server said it ended — unless the
-    /// file now holds another user's session (a sign-in meanwhile, in another process, which
-    /// must survive). Holds ``lockFile``, as every change of the file does.
-    func forgetSession(of signedIn: StoredCredentials, lockTimeout: Duration = .seconds(30)) async throws {
+    /// Forgets the session in use — the one this store last read or wrote, which a call just
+    /// found over — unless the file now holds another session: a sign-in meanwhile in another
+    /// process, even by the same user, must survive. (Tokens rotate on every refresh, so a
+    /// refresh by another process of this very session also keeps the file; the next call
+    /// that carries it is refused in turn and forgets it then.) Holds ``lockFile``, as every
+    /// change of the file does; nothing read means nothing to forget.
+    func forgetSessionInUse(lockTimeout: Duration = .seconds(30)) async throws {
+        guard let ended = inUse.refreshToken else { return }
         try await FileLock.withLock(lockFile, timeout: lockTimeout) {
-            guard let current = try load(), current.userId == signedIn.userId else { return }
+            guard let current = try read(), current.refreshToken == ended else { return }
             try delete()
         }
     }
@@ -73,5 +96,24 @@ struct CredentialsStore: Sendable {
         case let error as ShopctlError: error == .sessionEnded
         default: false
         }
+    }
+}
+
+/// The refresh token of the session a ``CredentialsStore`` last read or wrote: it names the
+/// session (a refresh rotates it, and this process saves the rotated one). Thread-safe: the
+/// token is behind a `Mutex`.
+final class SessionInUse: Sendable {
+    private let token = Mutex<String?>(nil)
+
+    /// An instance that has seen no session.
+    init() {}
+
+    /// The refresh token of the session in use; nil when none was read or written.
+    var refreshToken: String? { token.withLock { $0 } }
+
+    /// Makes `credentials`' session the one in use; nil (nothing stored) keeps the one before.
+    func note(_ credentials: StoredCredentials?) {
+        guard let credentials else { return }
+        token.withLock { $0 = credentials.refreshToken }
     }
 }

@@ -7,6 +7,8 @@ import RPCHTTP2
 /// A bare host means the gateway's own default port, 8080; `http://host` without a port means
 /// 80, as every URL does. `https://` is refused: shopctl speaks HTTP/2 without TLS (h2c) and
 /// cannot reach a gateway through TLS yet (deploy/README.md, "TLS in front of the gateway").
+/// So is a user name or password in the address (`user:pw@host`): shopctl sends none, and no
+/// message repeats what comes before an `@`, so a password typed there is never printed.
 enum GatewayAddress {
     /// The port of a bare host: the port the gateway listens on by default.
     static let defaultPort = 8080
@@ -15,6 +17,10 @@ enum GatewayAddress {
     /// - Throws: a usage error (`USAGE`, or `TLS_NOT_SUPPORTED` for `https://`) saying what
     ///   forms are accepted.
     static func parse(_ text: String) throws(ShopctlError) -> SocketAddressText {
+        guard !text.contains("@") else {
+            throw .usage(
+                "--gateway must not hold a user name or password (got '\(shown(text))'): shopctl sends none; give host:port or http://host:port.")
+        }
         var rest = Substring(text.trimmingCharacters(in: .whitespaces))
         var portWithoutOne = defaultPort
         if let schemeEnd = rest.range(of: "://") {
@@ -27,7 +33,7 @@ enum GatewayAddress {
             }
             if rest.hasSuffix("/") { rest = rest.dropLast() }
         }
-        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"), !rest.contains("@"),
+        guard !rest.isEmpty, !rest.contains("/"), !rest.contains("?"),
             !rest.contains(where: \.isWhitespace)
         else { throw malformed(text, because: nil) }
         if let address = SocketAddressText(String(rest)) {
@@ -50,12 +56,19 @@ enum GatewayAddress {
     static func tlsNotSupported(_ text: String) -> ShopctlError {
         ShopctlError(
             .usage, reason: "TLS_NOT_SUPPORTED",
-            "shopctl does not speak TLS yet: give the gateway's plain host:port, not '\(text)'; to offer TLS to others, put a TLS-terminating proxy in front of the gateway (deploy/README.md, \"TLS in front of the gateway\")")
+            "shopctl does not speak TLS yet: give the gateway's plain host:port, not '\(shown(text))'; to offer TLS to others, put a TLS-terminating proxy in front of the gateway (deploy/README.md, \"TLS in front of the gateway\")")
     }
 
     private static func malformed(_ text: String, because reason: String?) -> ShopctlError {
         let why = reason.map { " (\($0))" } ?? ""
         return .usage(
-            "--gateway must be host:port, http://host:port or a host name, e.g. 127.0.0.1:8080 (got '\(text)')\(why).")
+            "--gateway must be host:port, http://host:port or a host name, e.g. 127.0.0.1:8080 (got '\(shown(text))')\(why).")
+    }
+
+    /// `text` as an error may repeat it: everything up to its last `@` (a user name and
+    /// password) left out.
+    static func shown(_ text: String) -> String {
+        guard let at = text.lastIndex(of: "@") else { return text }
+        return "…" + text[text.index(after: at)...]
     }
 }

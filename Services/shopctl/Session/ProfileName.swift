@@ -41,14 +41,4 @@ struct ProfileName: Sendable, Hashable, Comparable, CustomStringConvertible {
     var description: String { rawValue }
 
     static func < (left: ProfileName, right: ProfileName) -> Bool { left.rawValue < right.rawValue }
-
-    /// The profile a command uses without `--profile`: `SHOPCTL_PROFILE` when it is set and
-    /// valid, else the one `shopctl config use` saved, else `default`. (An invalid
-    /// `SHOPCTL_PROFILE` is refused by ``GlobalOptions/validate()`` before any file is used.)
-    static func current(environment: [String: String], settings: ProfileSettings?) -> ProfileName {
-        if let name = environment[environmentVariable], !name.isEmpty {
-            return (try? ProfileName(validating: name)) ?? .default
-        }
-        return settings?.currentProfile.flatMap { try? ProfileName(validating: $0) } ?? .default
-    }
 }

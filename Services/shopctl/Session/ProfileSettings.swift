@@ -18,22 +18,23 @@ struct ProfileSettings: Codable, Sendable, Equatable {
     /// The settings in `base`; empty ones when there is no file.
     /// - Throws: a local error naming the file when it cannot be read or is not settings.
     static func load(base: URL) throws(ShopctlError) -> ProfileSettings {
-        let file = ConfigPaths(base: base).settings
-        guard let data = try PrivateFile.read(file) else { return ProfileSettings() }
-        do {
-            return try JSONDecoder().decode(ProfileSettings.self, from: data)
-        } catch {
-            throw .local(
-                "\(file.path) is not shopctl's settings file.",
-                hint: "fix or delete it; `shopctl config use NAME` writes a new one")
-        }
+        guard let settings = try loadIfParsable(base: base) else { throw notSettings(ConfigPaths(base: base).settings) }
+        return settings
     }
 
-    /// The settings in `base`, or nil when they cannot be read: for choosing the current
-    /// profile where a failure cannot be reported (``ConfigPaths/init(environment:profile:)``);
-    /// ``GlobalOptions/validate()`` reports it first.
-    static func loadIfReadable(base: URL) -> ProfileSettings? {
-        try? load(base: base)
+    /// The settings in `base` (empty ones when there is no file), or nil when the file is not
+    /// settings — for `config use`, which replaces such a file.
+    /// - Throws: a local error naming the file when it cannot be read at all.
+    static func loadIfParsable(base: URL) throws(ShopctlError) -> ProfileSettings? {
+        guard let data = try PrivateFile.read(ConfigPaths(base: base).settings) else { return ProfileSettings() }
+        return try? JSONDecoder().decode(ProfileSettings.self, from: data)
+    }
+
+    /// The failure of a `file` that is not shopctl's settings.
+    static func notSettings(_ file: URL) -> ShopctlError {
+        .local(
+            "\(file.path) is not shopctl's settings file.",
+            hint: "fix or delete it; `shopctl config use NAME` writes a new one")
     }
 
     /// Writes the settings to `base`.
