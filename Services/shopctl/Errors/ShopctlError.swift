@@ -26,11 +26,6 @@ struct ShopctlError: Error, Sendable, Equatable, CustomStringConvertible {
         self.problems = problems
     }
 
-    /// The message and the hint after a semicolon: for a usage error reported without its own hint.
-    var messageWithHint: String {
-        hint.map { "\(message); \($0)" } ?? message
-    }
-
     /// The error as printed: reason, message and hint on one line, then its problems.
     var description: String { ErrorReport(self).line }
 
