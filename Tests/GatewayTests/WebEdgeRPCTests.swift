@@ -69,14 +69,19 @@ struct WebEdgeRPCTests {
             let url = "http://127.0.0.1:\(try stack.service(.gateway).port)" + CatalogContract.getProduct.path
             var statuses: [Int] = []
             var reasons: [String?] = []
+            var waits: [String?] = []
             for _ in 0..<4 {
                 let answer = try await Self.curl(url, headers: ["content-type: application/json"], body: Data(#"{"id":1}"#.utf8))
                 statuses.append(answer.status)
                 reasons.append(answer.headers["shop-error-reason"])
+                waits.append(answer.headers["retry-after"])
             }
             #expect(statuses.prefix(2) == [200, 200], "\(statuses)")
             #expect(statuses.dropFirst(2).allSatisfy { $0 == 429 }, "\(statuses)")
             #expect(reasons.last == "RATE_LIMITED")
+            // HTTP's Retry-After says how long: one token every 10 s.
+            #expect(waits.prefix(2) == [nil, nil], "\(waits)")
+            #expect(waits.dropFirst(2).allSatisfy { $0.flatMap { Int($0) }.map { (1...10).contains($0) } == true }, "\(waits)")
         }
     }
 

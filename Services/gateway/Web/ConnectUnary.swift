@@ -98,9 +98,17 @@ struct ConnectUnary {
             return RPCEdge.Answer(status: 200, headers: headers, body: message)
         case .failure(let error):
             if let reason = error.reason { headers.add(RPCError.Trailer.reason, reason) }
+            if let seconds = retryAfter(error) { headers.add("retry-after", String(seconds)) }
             cache?.add(to: &headers, success: false)
             return RPCEdge.Answer(status: status(of: error), headers: headers, body: ConnectError.body(error))
         }
+    }
+
+    /// The whole seconds a refused caller is told to wait (a rate limit's `retryAfterSeconds`
+    /// detail), for HTTP's `Retry-After` beside the 429; nil when the error says none.
+    static func retryAfter(_ error: RPCError) -> Int? {
+        guard let seconds = error.details?["retryAfterSeconds"]?.numberValue, seconds >= 1, seconds <= 86_400 else { return nil }
+        return Int(seconds.rounded(.up))
     }
 
     /// The HTTP status of an error: the spec's for its code, but 404 for an unknown method
