@@ -39,27 +39,29 @@ let package = Package(
             name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
 
+        // The one POSIX layer: the syscall wrapper (EINTR, errno, EBADF), atomic file writes, sockets.
+        .target(name: "SystemCalls", dependencies: ["CLinux"], path: "Shared/SystemCalls", swiftSettings: strictSettings),
         // RPC semantics: status and error model, metadata, descriptors, router, codec, framing.
         .target(name: "RPC", dependencies: [log], path: "Shared/RPC", swiftSettings: runtimeSettings),
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
         .target(
-            name: "RPCHTTP2", dependencies: ["RPC", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
+            name: "RPCHTTP2", dependencies: ["RPC", "SystemCalls", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
             exclude: ["README.md"], swiftSettings: runtimeSettings),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
         // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.
         .target(
-            name: "Credentials", dependencies: [crypto, cryptoExtras], path: "Shared/Credentials",
+            name: "Credentials", dependencies: ["SystemCalls", crypto, cryptoExtras], path: "Shared/Credentials",
             swiftSettings: strictSettings),
         // Email: RFC 5322 messages, the mail-directory writer and the SMTP client.
-        .target(name: "Mail", dependencies: ["RPCHTTP2"], path: "Shared/Mail", swiftSettings: strictSettings),
+        .target(name: "Mail", dependencies: ["SystemCalls"], path: "Shared/Mail", swiftSettings: strictSettings),
         // Every message type and method descriptor of API.md.
         .target(
             name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", exclude: ["README.md"],
             swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
-            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Contracts", "Credentials", log, argumentParser, crypto],
+            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "SystemCalls", "Contracts", "Credentials", log, argumentParser, crypto],
             path: "Shared/ServiceKit", swiftSettings: strictSettings),
 
         // The services: one executable each.
@@ -85,7 +87,7 @@ let package = Package(
 
         .executableTarget(
             name: "gateway",
-            dependencies: ["ServiceKit", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
+            dependencies: ["ServiceKit", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", log, argumentParser],
             path: "Services/gateway", exclude: ["README.md"], resources: [.copy("WebRoot")], swiftSettings: strictSettings),
 
         .testTarget(
@@ -93,7 +95,7 @@ let package = Package(
             dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
             path: "Tests/GatewayTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "ServiceTestSupport", log],
+            name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
 
         // Contract tests (Tests/Contracts/README.md): the framework, its own tests and the API
@@ -121,7 +123,7 @@ let package = Package(
 
         // The command line (Services/shopctl/README.md): every call through the gateway.
         .executableTarget(
-            name: "shopctl", dependencies: ["Contracts", "RPC", "RPCHTTP2", argumentParser],
+            name: "shopctl", dependencies: ["Contracts", "RPC", "RPCHTTP2", "SystemCalls", argumentParser],
             path: "Services/shopctl", exclude: ["README.md"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShopctlTests",
@@ -152,7 +154,7 @@ let package = Package(
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "Contracts", "ServiceKit", "ServiceTestSupport", log],
+            name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "SystemCalls", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
             name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport", argumentParser],
@@ -164,6 +166,8 @@ let package = Package(
             name: "ContractsTests", dependencies: ["Contracts", "RPC"], path: "Tests/ContractsTests",
             swiftSettings: strictSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail"], path: "Tests/MailTests", swiftSettings: strictSettings),
+        .testTarget(
+            name: "SystemCallsTests", dependencies: ["SystemCalls"], path: "Tests/SystemCallsTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceTests",
             dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],

@@ -4,6 +4,7 @@ import Logging
 import RPC
 import RPCHTTP2
 import ServiceKit
+import SystemCalls
 
 /// The gateway wired together: one client and circuit breaker per upstream on the server's
 /// own event loops, the interceptors (admin key, access tokens, rate limits), a proxy for

@@ -1,6 +1,6 @@
 internal import Foundation
-internal import RPCHTTP2
 internal import Synchronization
+internal import SystemCalls
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -14,9 +14,10 @@ internal import Glibc
 /// the earlier file, whatever its timestamp, so a retry after a crash does not leave a
 /// duplicate. Stems are sanitized to letters, digits and `._@+-`; other characters become `_`.
 ///
-/// Writes are atomic: a hidden temporary file in the same directory is written, synced and
-/// renamed into place, so a reader sees a whole message or none. The directory is created
-/// (mode 0700, as messages carry tokens) when missing; files are mode 0600. Thread-safe for
+/// Writes are atomic (``System/writeFileAtomically(_:to:mode:replacing:)``): a hidden temporary
+/// file in the same directory is written, synced and renamed into place, so a reader sees a
+/// whole message or none. The directory is created (mode 0700, as messages carry tokens) when
+/// missing; files are mode 0600. Thread-safe for
 /// different stems; two concurrent deliveries of one stem leave one of the two messages.
 ///
 /// The transport remembers the file of each stem it has seen, from one listing of the directory
@@ -48,15 +49,7 @@ package final class MailDirectoryTransport: MailTransport, Sendable {
             let name = existingFile(withStem: stem) ?? "\(message.date.compactUTCText)-\(stem).eml"
             defer { files.withLock { $0?[stem] = name } }
             let path = "\(directory)/\(name)"
-            let temporary = "\(directory)/.\(stem).\(UUID().uuidString).tmp"
-            do throws(SystemError) {
-                try Self.writeSynced(Array(message.rendered().utf8), to: temporary)
-                _ = try System.call("rename") { rename(temporary, path) }
-            } catch {
-                _ = unlink(temporary)
-                throw error
-            }
-            try Self.syncDirectory(directory)  // makes the rename itself durable
+            try System.writeFileAtomically(message.rendered().utf8, to: path, mode: 0o600)
             return path
         } catch {
             throw MailDeliveryError(.storage, detail: "\(directory): \(error)")
@@ -107,28 +100,5 @@ package final class MailDirectoryTransport: MailTransport, Sendable {
             try makeDirectory(parent)
             _ = try System.call("mkdir") { mkdir(path, 0o700) }
         }
-    }
-
-    /// Creates `path` (which must not exist), writes `bytes` and syncs them to disk.
-    private static func writeSynced(_ bytes: [UInt8], to path: String) throws(SystemError) {
-        let fd = try System.call("open") { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        defer { System.close(fd) }
-        var offset = 0
-        while offset < bytes.count {
-            // Array's closure-taking methods rethrow untyped errors; a Result keeps the type.
-            offset += try bytes.withUnsafeBytes { buffer in
-                Result { () throws(SystemError) in
-                    try System.call("write") { Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset) }
-                }
-            }.get()
-        }
-        _ = try System.call("fsync") { fsync(fd) }
-    }
-
-    /// Syncs a directory's entries, so a rename in it survives a crash.
-    private static func syncDirectory(_ path: String) throws(SystemError) {
-        let fd = try System.call("open") { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { System.close(fd) }
-        _ = try System.call("fsync") { fsync(fd) }
     }
 }

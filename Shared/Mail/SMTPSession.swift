@@ -1,4 +1,4 @@
-internal import RPCHTTP2
+internal import SystemCalls
 
 /// One SMTP conversation (RFC 5321 §3) over a blocking connection: greeting, `EHLO` (or
 /// `HELO`), one mail transaction, `QUIT`. Every failure becomes a ``MailDeliveryError``.

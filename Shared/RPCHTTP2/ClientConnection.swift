@@ -2,6 +2,7 @@ internal import Foundation
 internal import Logging
 internal import RPC
 internal import Synchronization
+internal import SystemCalls
 
 /// One HTTP/2 connection to an upstream, multiplexing calls. Lives on one event loop;
 /// ``submit(_:)``, ``scheduleFlush(_:)`` and ``reset(_:)`` may be called from any thread.

@@ -4,6 +4,7 @@ internal import Glibc
 private import CLinux
 internal import Foundation
 internal import Synchronization
+package import SystemCalls
 
 /// Something registered with an ``EventLoop`` for readiness events on a descriptor.
 /// Called on the loop's thread only.

@@ -2,6 +2,7 @@ internal import Foundation
 internal import Logging
 internal import RPC
 internal import Synchronization
+internal import SystemCalls
 
 /// One accepted HTTP/1.x connection (the web edge, API.md §9): requests parsed one at a time
 /// (``HTTP1Parser``), handed whole to the server's ``WebHandler``, answered in order.

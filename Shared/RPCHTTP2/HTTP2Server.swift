@@ -4,6 +4,7 @@ internal import Glibc
 public import Logging
 public import RPC
 internal import Synchronization
+internal import SystemCalls
 
 /// A gRPC server over h2c: accepts connections, spreads them over event loops, routes calls
 /// to a ``Router`` and shuts down gracefully.

@@ -1,3 +1,5 @@
+internal import SystemCalls
+
 /// The byte pump between one connected socket and its nghttp2 session, shared by server and
 /// client connections. Loop only.
 final class HTTP2Socket {

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Synchronization
+internal import SystemCalls
 
 /// Looks up one upstream's host name on a thread of its own (a lookup may block on DNS), one
 /// lookup at a time: connection attempts that need the address while a lookup runs wait for its

@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Logging
+internal import SystemCalls
 
 /// A connection a server keeps (for graceful shutdown and its counts), whatever it speaks.
 protocol ServedConnection: AnyObject, Sendable {

@@ -2,6 +2,7 @@ internal import Foundation
 internal import Logging
 internal import RPC
 internal import Synchronization
+internal import SystemCalls
 
 /// One accepted HTTP/2 connection: its socket, its nghttp2 session and its streams. Lives on
 /// one event loop; everything but ``scheduleFlush(_:)`` runs on that loop's thread.

@@ -5,6 +5,7 @@ internal import Dispatch
 internal import Foundation
 internal import Logging
 internal import Synchronization
+internal import SystemCalls
 
 /// Where log lines go: a descriptor (standard error) written by a thread of its own, so no
 /// caller — an event loop writing a call's line above all — ever waits on it.
@@ -37,6 +38,8 @@ final class LogSink: Sendable {
     }
 
     private let fd: Int32
+    /// Whether `fd` was open when the sink was made; the sink never closes it.
+    private let descriptorIsOpen: Bool
     /// Bytes that may wait for the writer; lines beyond are dropped.
     let limit: Int
     private let state = Mutex(State())
@@ -49,6 +52,7 @@ final class LogSink: Sendable {
     /// and `sampler`'s due summaries.
     init(fd: Int32, limit: Int = 4 << 20, sampler: CallLineSampler? = nil) {
         self.fd = fd
+        self.descriptorIsOpen = fcntl(fd, F_GETFD) != -1
         self.limit = limit
         self.sampler = sampler
         let thread = Thread { [self] in writeForever() }
@@ -127,14 +131,12 @@ final class LogSink: Sendable {
 
     /// Writes every byte, however long the descriptor takes; gives up only if it is gone.
     private func writeAll(_ bytes: [UInt8]) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return  // the descriptor is gone; nothing sensible is left to do with the lines
-            }
-            offset += written
+        // A descriptor the process was started without (`2>&-`) is not a double close of ours:
+        // it gets no write, which would be EBADF, a precondition failure in SystemCalls.
+        guard descriptorIsOpen else { return }
+        bytes.withUnsafeBytes { buffer in
+            // Any error means the descriptor is gone; nothing sensible is left to do with the lines.
+            try? System.writeAll(fd, buffer)
         }
     }
 }

@@ -1,6 +1,6 @@
 internal import Foundation
 package import Logging
-internal import RPCHTTP2
+internal import SystemCalls
 
 /// Gives memory the process has freed back to the system after a burst, so a service's size
 /// follows its load down as well as up.

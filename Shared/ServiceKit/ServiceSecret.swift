@@ -1,8 +1,6 @@
 internal import Credentials
 internal import Foundation
-#if canImport(Glibc)
-internal import Glibc
-#endif
+internal import SystemCalls
 
 /// A secret a service needs (an API key): from the environment when set there, else from a
 /// file in the data directory, generated there on first start with mode 0600 (DESIGN.md
@@ -20,7 +18,8 @@ package enum ServiceSecret {
 
     /// The value of `environmentName` when set and not blank (``fromEnvironment(_:environment:)``);
     /// else the contents of `path`, which is created with a new random 256-bit hex secret when
-    /// missing.
+    /// missing: written whole and synced before it appears (mode 0600), and never over a file
+    /// another process created meanwhile (that start fails instead, as two secrets would).
     package static func resolve(
         environmentName: String, path: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(StartupError) -> String {
@@ -34,14 +33,10 @@ package enum ServiceSecret {
         let value = OpaqueToken.randomBytes(count: 32, using: &generator).map { byte in
             String(byte, radix: 16).count == 1 ? "0" + String(byte, radix: 16) : String(byte, radix: 16)
         }.joined()
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw StartupError("cannot use the secret file \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        let bytes = Array(value.utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
-            throw StartupError("cannot use the secret file \(path): \(String(cString: strerror(errno)))")
+        do throws(SystemError) {
+            try System.writeFileAtomically(value.utf8, to: path, mode: 0o600, replacing: false)
+        } catch {
+            throw StartupError("cannot use the secret file \(path): \(error.message)")
         }
         return value
     }

@@ -5,6 +5,7 @@ import Logging
 import RPC
 @testable import RPCHTTP2
 import ServiceKit
+import SystemCalls
 import ServiceTestSupport
 import Synchronization
 import Testing

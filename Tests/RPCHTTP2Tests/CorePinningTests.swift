@@ -2,6 +2,7 @@ import Foundation
 @testable import RPCHTTP2
 import ServiceTestSupport
 import Synchronization
+import SystemCalls
 import Testing
 
 /// Event loops one per core the process may use, and pinned to those cores when asked.

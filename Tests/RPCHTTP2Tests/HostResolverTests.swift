@@ -2,6 +2,7 @@ import Foundation
 @testable import RPCHTTP2
 import ServiceTestSupport
 import Synchronization
+import SystemCalls
 import Testing
 
 /// `HostResolver`: one lookup at a time per upstream, its answer shared by every connection

@@ -1,56 +1,32 @@
 #if canImport(Glibc)
-internal import Glibc
+package import Glibc
 #endif
 
-/// A `host:port` pair as written in flags (`127.0.0.1:7002`, `[::1]:7002`, `localhost:7002`).
-public struct SocketAddressText: Sendable, Hashable, CustomStringConvertible {
-    /// Host name or literal address.
-    public let host: String
-    /// TCP port.
-    public let port: Int
-
-    /// Creates an address.
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    /// Parses `host:port`; `nil` when it is malformed.
-    public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
-        self.init(host: host, port: port)
-    }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-}
-
 /// One resolved socket address. A plain C value, safe to hand between threads.
-struct ResolvedAddress: @unchecked Sendable {
+package struct ResolvedAddress: @unchecked Sendable {
     // Invariant for @unchecked Sendable: immutable plain bytes with no pointers inside.
-    let family: Int32
-    let storage: sockaddr_storage
-    let length: socklen_t
+    /// The address family, `AF_INET` or `AF_INET6`.
+    package let family: Int32
+    /// The address itself.
+    package let storage: sockaddr_storage
+    /// The bytes of ``storage`` in use.
+    package let length: socklen_t
 }
 
 /// Socket set-up calls; every one goes through ``System``.
-enum Socket {
+package enum Socket {
     /// Resolves an address. With `numericOnly` only literal addresses resolve (no I/O, safe on
     /// an event loop); otherwise names may read /etc/hosts or ask DNS, which blocks.
-    static func resolve(
-        _ address: SocketAddressText, passive: Bool, numericOnly: Bool = false
+    package static func resolve(
+        host: String, port: Int, passive: Bool, numericOnly: Bool = false
     ) throws(SystemError) -> [ResolvedAddress] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = (passive ? AI_PASSIVE : 0) | (numericOnly ? AI_NUMERICHOST : 0)
         var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(address.host, String(address.port), &hints, &list)
+        let status = getaddrinfo(host, String(port), &hints, &list)
         guard status == 0, let first = list else {
-            throw SystemError(function: "getaddrinfo(\(address.host))", errno: status == EAI_SYSTEM ? Glibc.errno : EHOSTUNREACH)
+            throw SystemError(function: "getaddrinfo(\(host))", errno: status == EAI_SYSTEM ? Glibc.errno : EHOSTUNREACH)
         }
         defer { freeaddrinfo(list) }
         var results: [ResolvedAddress] = []
@@ -67,8 +43,8 @@ enum Socket {
     }
 
     /// Opens a non-blocking listening socket and returns it with the port actually bound.
-    static func listen(on address: SocketAddressText, backlog: Int32 = 1024) throws(SystemError) -> (fd: Int32, port: Int) {
-        guard let target = try resolve(address, passive: true).first else {
+    package static func listen(host: String, port: Int, backlog: Int32 = 1024) throws(SystemError) -> (fd: Int32, port: Int) {
+        guard let target = try resolve(host: host, port: port, passive: true).first else {
             throw SystemError(function: "getaddrinfo", errno: EADDRNOTAVAIL)
         }
         let fd = try System.call("socket") {
@@ -91,7 +67,7 @@ enum Socket {
     }
 
     /// Accepts one connection; `nil` when none is waiting.
-    static func accept(_ listener: Int32) throws(SystemError) -> (fd: Int32, peer: String)? {
+    package static func accept(_ listener: Int32) throws(SystemError) -> (fd: Int32, peer: String)? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let fd = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
@@ -114,7 +90,7 @@ enum Socket {
     }
 
     /// Starts a non-blocking connect; the caller waits for writability and checks ``pendingError(_:)``.
-    static func startConnect(to address: ResolvedAddress) throws(SystemError) -> Int32 {
+    package static func startConnect(to address: ResolvedAddress) throws(SystemError) -> Int32 {
         let (family, length) = (address.family, address.length)
         let fd = try System.call("socket") {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -137,7 +113,7 @@ enum Socket {
     }
 
     /// The error of a finished non-blocking connect, or `nil` on success.
-    static func pendingError(_ fd: Int32) -> SystemError? {
+    package static func pendingError(_ fd: Int32) -> SystemError? {
         var value: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         do {
@@ -149,26 +125,31 @@ enum Socket {
     }
 
     /// Reads into a buffer; 0 means the peer closed, `nil` means it would block.
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    @inlinable
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         try System.nonBlocking("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// Reads into a buffer without taking the bytes from the socket; 0 means the peer closed,
     /// `nil` means nothing is waiting.
-    static func peek(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
+    @inlinable
+    package static func peek(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) throws(SystemError) -> Int? {
         try System.nonBlocking("recv") { recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_PEEK)) }
     }
 
     /// Writes from a buffer; `nil` means it would block.
-    static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
+    @inlinable
+    package static func write(_ fd: Int32, from buffer: UnsafeRawBufferPointer) throws(SystemError) -> Int? {
         try System.nonBlocking("send") { send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Sets an integer socket option.
     private static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) throws(SystemError) {
         var value = value
         _ = try System.call("setsockopt") { setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) }
     }
 
+    /// The port a socket is bound to.
     private static func localPort(_ fd: Int32) throws(SystemError) -> Int {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -180,6 +161,7 @@ enum Socket {
         return port(of: storage)
     }
 
+    /// The port of an address.
     private static func port(of storage: sockaddr_storage) -> Int {
         let family = Int32(storage.ss_family)
         var storage = storage
@@ -192,7 +174,7 @@ enum Socket {
     }
 
     /// `host:port` text of an address, for logs.
-    static func describe(_ storage: sockaddr_storage) -> String {
+    package static func describe(_ storage: sockaddr_storage) -> String {
         var storage = storage
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         let family = Int32(storage.ss_family)

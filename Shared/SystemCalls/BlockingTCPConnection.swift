@@ -27,7 +27,7 @@ package enum BlockingTCPError: Error, CustomStringConvertible {
 
 /// A TCP client connection for code that runs on a thread of its own and may block: every
 /// operation waits (with `poll`) at most until a deadline, so a silent peer cannot hang the
-/// caller. Used by the SMTP client; the RPC client uses the event loop instead.
+/// caller. Used by the SMTP client (Mail); the RPC client uses the event loop instead.
 ///
 /// Not thread-safe: one thread uses a connection at a time. The socket closes on ``close()``
 /// or when the connection is released.
@@ -43,7 +43,7 @@ package final class BlockingTCPConnection {
         let deadline = ContinuousClock.now.advanced(by: timeout)
         let addresses: [ResolvedAddress]
         do throws(SystemError) {
-            addresses = try Socket.resolve(SocketAddressText(host: host, port: port), passive: false)
+            addresses = try Socket.resolve(host: host, port: port, passive: false)
         } catch {
             throw .cannotResolve(host: host, cause: error)
         }
