@@ -3,6 +3,8 @@ import argparse, asyncio, glob, json, re, statistics, time, uuid
 
 import grpc
 
+from figures import record
+
 
 def rss_kib(pid):
     for line in open(f"/proc/{pid}/status"):
@@ -90,6 +92,9 @@ async def main():
           f"max {1000 * spans[-1]:.1f} ms; watchers behind at the end: {late}")
     print(f"basket-svc RSS: {before / 1024:.1f} MiB before, {with_watchers / 1024:.1f} MiB with the watchers "
           f"(+{(with_watchers - before) / watchers:.1f} KiB per watcher)")
+    record(args.work, {"change_to_last_watcher_mean_ms": 1000 * statistics.mean(spans),
+                       "change_to_last_watcher_max_ms": 1000 * spans[-1], "watchers_behind_at_end": late,
+                       "rss_kib_per_watcher": (with_watchers - before) / watchers})
 
 
 asyncio.run(main())

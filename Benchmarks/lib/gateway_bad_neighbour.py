@@ -4,6 +4,7 @@ import argparse, asyncio, time
 
 import grpc
 
+from figures import record
 from gateway_watch_flood import channel, reason, signed_in, unary
 
 GOAL = 0.95  # the share of the victim's calls that must succeed
@@ -58,6 +59,7 @@ async def main():
     print(f"victim (same address, valid token): {served}/{calls} served in {time.monotonic() - start:.1f} s"
           + (f"; refused {refusals}" if refusals else ""))
     print(f"goal: at least {GOAL:.0%} served -> " + ("met" if served >= GOAL * calls else "MISSED"))
+    record(args.work, {"victim_served_share": served / calls})
 
 
 if __name__ == "__main__":

@@ -3,6 +3,8 @@ import argparse, glob, json, re, statistics, threading, time, uuid
 
 import grpc
 
+from figures import record
+
 
 def caller(port, service):
     channel = grpc.insecure_channel(f"127.0.0.1:{port}")
@@ -77,6 +79,8 @@ def main():
     if latencies:
         print(f"latency ms: mean {1000 * statistics.mean(latencies):.2f}  p50 {1000 * latencies[len(latencies) // 2]:.2f}  "
               f"p99 {1000 * latencies[int(len(latencies) * 0.99) - 1]:.2f}")
+        record(args.work, {"orders_per_second": len(latencies) / elapsed, "error_share": len(errors) / (len(errors) + len(latencies)),
+                           "p99_ms": 1000 * latencies[int(len(latencies) * 0.99) - 1]})
 
 
 if __name__ == "__main__":

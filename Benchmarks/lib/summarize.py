@@ -3,6 +3,11 @@
 
   summarize.py parse  SERVER SHAPE H2LOAD_STDOUT H2LOAD_LOG [LOAD1 CORES]  -> one JSON object
   summarize.py table  RESULTS.jsonl [MARKDOWN_OUT]              -> prints the table and ratios
+  summarize.py figures RESULTS.jsonl DIR                        -> the ratios into DIR/figures.json
+
+`table` with MARKDOWN_OUT also writes figures.json (the ratios, for Benchmarks/check) beside it.
+The goals printed next to the ratios are read from Benchmarks/Thresholds/run.json, the one
+place they are kept.
 
 `parse` reads h2load's summary (req/s, request counts, status codes, "time for request"
 min/max/mean/sd) and its --log-file (tab-separated: start time in us since epoch, HTTP
@@ -11,11 +16,26 @@ status, microseconds until end of response) to compute latency percentiles.
 
 import json
 import math
+import pathlib
 import re
 import sys
 
+from figures import record
+
 UNIT_US = {"us": 1.0, "ms": 1000.0, "s": 1_000_000.0}
 SERVER_ORDER = ["ours", "go", "swift", "nghttpd"]
+THRESHOLDS = pathlib.Path(__file__).resolve().parent.parent / "Thresholds" / "run.json"
+# (figure name in figures.json and Thresholds/run.json, label, numerator server, denominator
+# server, shape, field); a latency ratio below 1 is ours being faster.
+RATIOS = [
+    ("ours_per_grpc_go_rps_16x16", "ours / grpc-go   req/s @16x16", "ours", "go", "16x16", "rps"),
+    ("ours_per_nghttpd_rps_16x16", "ours / nghttpd   req/s @16x16", "ours", "nghttpd", "16x16", "rps"),
+    ("ours_per_nghttpd_mean_latency_1x1", "ours / nghttpd   mean latency @1x1", "ours", "nghttpd", "1x1", "mean_us"),
+    ("ours_per_grpc_go_mean_latency_1x1", "ours / grpc-go   mean latency @1x1", "ours", "go", "1x1", "mean_us"),
+    ("ours_per_grpc_swift_rps_16x16", "ours / grpc-swift req/s @16x16", "ours", "swift", "16x16", "rps"),
+    ("grpc_go_per_nghttpd_rps_16x16", "grpc-go / nghttpd req/s @16x16", "go", "nghttpd", "16x16", "rps"),
+    ("grpc_swift_per_nghttpd_rps_16x16", "grpc-swift / nghttpd req/s @16x16", "swift", "nghttpd", "16x16", "rps"),
+]
 SERVER_LABEL = {
     "ours": "ours (bench-server)",
     "go": "grpc-go",
@@ -178,13 +198,26 @@ def pick_medians(rows):
     return picked
 
 
-def table(results_path, markdown_out=None):
-    rows = []
+def read_rows(results_path):
+    """The rows of results.jsonl, one per h2load run."""
     with open(results_path, encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line:
-                rows.append(json.loads(line))
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def ratio_figures(rows):
+    """Name -> value of each ratio in RATIOS whose two valid rows are in `rows` (medians picked)."""
+    picked = {(r["server"], r["shape"]): r for r in rows if r.get("ok")}
+    values = {}
+    for name, _, ours, reference, shape, field in RATIOS:
+        a = picked.get((ours, shape), {}).get(field)
+        b = picked.get((reference, shape), {}).get(field)
+        if a is not None and b:
+            values[name] = a / b
+    return values
+
+
+def table(results_path, markdown_out=None):
+    rows = read_rows(results_path)
 
     def key(r):
         s = SERVER_ORDER.index(r["server"]) if r["server"] in SERVER_ORDER else 99
@@ -218,35 +251,17 @@ def table(results_path, markdown_out=None):
     for b in body:
         lines.append("| " + " | ".join(b[i].ljust(widths[i]) for i in range(len(header))) + " |")
 
-    def get(server, shape, field):
-        for r in rows:
-            if r["server"] == server and r["shape"] == shape and r.get("ok"):
-                return r.get(field)
-        return None
-
-    def ratio(a, b):
-        if a is None or b is None or b == 0:
-            return None
-        return a / b
-
+    values = ratio_figures(rows)
+    goals = {g["name"]: g for g in json.loads(THRESHOLDS.read_text())["figures"]} if THRESHOLDS.exists() else {}
     ratio_lines = []
-    goals = [
-        # (label, value, goal, higher-is-better)
-        ("ours / grpc-go   req/s @16x16", ratio(get("ours", "16x16", "rps"), get("go", "16x16", "rps")), 1.5, True),
-        ("ours / nghttpd   req/s @16x16", ratio(get("ours", "16x16", "rps"), get("nghttpd", "16x16", "rps")), 0.40, True),
-        ("ours / nghttpd   mean latency @1x1", ratio(get("ours", "1x1", "mean_us"), get("nghttpd", "1x1", "mean_us")), 1.2, False),
-        ("ours / grpc-go   mean latency @1x1", ratio(get("ours", "1x1", "mean_us"), get("go", "1x1", "mean_us")), None, False),
-        ("ours / grpc-swift req/s @16x16", ratio(get("ours", "16x16", "rps"), get("swift", "16x16", "rps")), None, True),
-        ("grpc-go / nghttpd req/s @16x16", ratio(get("go", "16x16", "rps"), get("nghttpd", "16x16", "rps")), None, True),
-        ("grpc-swift / nghttpd req/s @16x16", ratio(get("swift", "16x16", "rps"), get("nghttpd", "16x16", "rps")), None, True),
-    ]
-    for label, value, goal, higher in goals:
+    for name, label, *_ in RATIOS:
+        value, goal = values.get(name), goals.get(name)
         if value is None:
             continue
         verdict = ""
         if goal is not None:
-            met = value >= goal if higher else value <= goal
-            verdict = f"  goal {'>=' if higher else '<='} {goal:g}x: {'MET' if met else 'NOT MET'}"
+            met = value >= goal["threshold"] if goal["compare"] == ">=" else value <= goal["threshold"]
+            verdict = f"  goal {goal['compare']} {goal['threshold']:g}x: {'MET' if met else 'NOT MET'}"
         ratio_lines.append(f"  {label.ljust(36)} {fmt_ratio(value)}{verdict}")
 
     if any(r.get("busy") for r in all_rows):
@@ -262,6 +277,7 @@ def table(results_path, markdown_out=None):
     else:
         print("Ratios: none (they need 'ours' and a reference measured in the same run)")
     if markdown_out:
+        record(pathlib.Path(markdown_out).parent, values)
         with open(markdown_out, "w", encoding="utf-8") as f:
             f.write(text + "\n\n")
             if ratio_lines:
@@ -271,6 +287,8 @@ def table(results_path, markdown_out=None):
 def main(argv):
     if len(argv) >= 2 and argv[1] == "parse" and len(argv) in (6, 8):
         parse(*argv[2:])
+    elif len(argv) == 4 and argv[1] == "figures":
+        record(argv[3], ratio_figures(pick_medians(read_rows(argv[2]))))
     elif len(argv) >= 2 and argv[1] == "table" and len(argv) in (3, 4):
         table(argv[2], argv[3] if len(argv) == 4 else None)
     else:
