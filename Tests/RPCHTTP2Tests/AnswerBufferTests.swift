@@ -31,15 +31,6 @@ extension LiveTests {
             return socket
         }
 
-        /// Waits (up to 5 s) until `condition` holds.
-        static func eventually(_ condition: () -> Bool) async -> Bool {
-            for _ in 0..<500 {
-                if condition() { return true }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return condition()
-        }
-
         /// The request ids of the call lines refused `SERVER_BUSY`, and of those answered OK.
         static func outcomes(_ lines: CapturedLogLines) -> (busy: Set<String>, ok: Set<String>) {
             let calls = lines.calls
@@ -57,7 +48,7 @@ extension LiveTests {
                 // 40 answers of ~4 KiB on a shut window: ~160 KiB asked, 64 KiB allowed.
                 let socket = try Self.shutWindowClient(port: live.port, calls: 40)
                 defer { socket.close() }
-                let refused = await Self.eventually { Self.outcomes(lines).busy.count >= 20 }
+                let refused = await eventually { Self.outcomes(lines).busy.count >= 20 }
                 #expect(refused, "calls beyond the bound were not refused: \(lines.calls.count) lines")
                 // What the server holds stays near the bound: the bound plus at most the calls
                 // admitted just under it (one answer each) and the charge of open streams.
@@ -81,7 +72,7 @@ extension LiveTests {
                 defer { first.close() }
                 let second = try Self.shutWindowClient(port: live.port, calls: 20, firstRequestID: 100)
                 defer { second.close() }
-                let refused = await Self.eventually { Self.outcomes(lines).busy.count >= 10 }
+                let refused = await eventually { Self.outcomes(lines).busy.count >= 10 }
                 #expect(refused, "no call was refused past the server's bound: \(Self.outcomes(lines))")
                 #expect(live.server.heldAnswerBytes < 96 * 1024 + 16 * 1024 + 40 * 1024, "held \(live.server.heldAnswerBytes)")
                 // A reader holds nothing for long: always under its fair share, always served.
@@ -104,7 +95,7 @@ extension LiveTests {
                 for index in 0..<8 {
                     sockets.append(try Self.shutWindowClient(port: live.port, calls: 12, firstRequestID: 100 * index))
                 }
-                let refused = await Self.eventually { Self.outcomes(lines).busy.count >= 8 }
+                let refused = await eventually { Self.outcomes(lines).busy.count >= 8 }
                 #expect(refused, "connections under the fair share were never refused: \(Self.outcomes(lines))")
                 // 8 x 12 answers of ~5 KiB asked (~480 KiB); each connection is held near its
                 // share (16 KiB) plus the one answer that crossed it.
@@ -121,7 +112,7 @@ extension LiveTests {
                 $0.answerBuffer = AnswerBufferLimits(perConnection: 64 * 1024, perProcess: 64 * 1024 * 1024)
             }) { live in
                 let socket = try Self.shutWindowClient(port: live.port, calls: 30)
-                let held = await Self.eventually { live.server.heldAnswerBytes > 32 * 1024 }
+                let held = await eventually { live.server.heldAnswerBytes > 32 * 1024 }
                 #expect(held, "the shut-window answers were not counted: \(live.server.heldAnswerBytes)")
                 socket.close()
                 // Normal calls (and streams) meanwhile, on another connection.
@@ -131,7 +122,7 @@ extension LiveTests {
                 #expect(texts.count == 5)
                 await client.close()
                 await live.client.close()
-                let drained = await Self.eventually { live.server.heldAnswerBytes == 0 }
+                let drained = await eventually { live.server.heldAnswerBytes == 0 }
                 #expect(drained, "still held after every stream ended: \(live.server.heldAnswerBytes)")
             }
         }
