@@ -45,7 +45,7 @@ package final class MailDirectoryTransport: MailTransport, Sendable {
     package func deliver(_ message: MailMessage, fileStem: String) throws(MailDeliveryError) -> String {
         let stem = Self.sanitized(fileStem)
         do throws(SystemError) {
-            try Self.makeDirectory(directory)
+            try System.makeDirectory(directory, mode: 0o700)
             let name = existingFile(withStem: stem) ?? "\(message.date.compactUTCText)-\(stem).eml"
             defer { files.withLock { $0?[stem] = name } }
             let path = "\(directory)/\(name)"
@@ -86,19 +86,5 @@ package final class MailDirectoryTransport: MailTransport, Sendable {
             files[String(decoding: bytes[17..<(bytes.count - 4)], as: UTF8.self)] = name
         }
         return files
-    }
-
-    /// Creates `path` and any missing parents with mode 0700; an existing directory is kept as is.
-    private static func makeDirectory(_ path: String) throws(SystemError) {
-        do throws(SystemError) {
-            _ = try System.call("mkdir") { mkdir(path, 0o700) }
-        } catch where error.errno == EEXIST {
-            return
-        } catch where error.errno == ENOENT {
-            let parent = (path as NSString).deletingLastPathComponent
-            guard !parent.isEmpty, parent != path else { throw error }
-            try makeDirectory(parent)
-            _ = try System.call("mkdir") { mkdir(path, 0o700) }
-        }
     }
 }

@@ -53,6 +53,21 @@ extension System {
         _ = try call("fsync") { fsync(fd) }
     }
 
+    /// Creates the directory `path` and any missing parents with `mode` (less the umask, as
+    /// mkdir(2) applies it); an existing directory is kept as it is.
+    package static func makeDirectory(_ path: String, mode: mode_t) throws(SystemError) {
+        do throws(SystemError) {
+            _ = try call("mkdir") { mkdir(path, mode) }
+        } catch where error.errno == EEXIST {
+            return
+        } catch where error.errno == ENOENT {
+            let parent = split(path).directory
+            guard parent != path else { throw error }
+            try makeDirectory(parent, mode: mode)
+            _ = try call("mkdir") { mkdir(path, mode) }
+        }
+    }
+
     /// The directory of `path` (`.` for a bare name) and its last component.
     static func split(_ path: String) -> (directory: String, name: String) {
         guard let slash = path.lastIndex(of: "/") else { return (".", path) }

@@ -116,4 +116,15 @@ struct LogSinkTests {
         let expected = Self.lines(upTo: 100)
         #expect(lines == expected)
     }
+
+    @Test("a sink whose descriptor was never open (a process started with 2>&-) drops its lines without a write")
+    func descriptorNeverOpen() throws {
+        // A number far above any descriptor the test process holds: fcntl says EBADF, and a
+        // write(2) there would be EBADF too, which SystemCalls treats as a programmer error.
+        let unused: Int32 = 1_000_000
+        try #require(fcntl(unused, F_GETFD) == -1 && errno == EBADF)
+        let sink = LogSink(fd: unused)
+        for number in 0..<10 { sink.write(Self.line(number)) }
+        #expect(sink.flush(within: .seconds(5)))
+    }
 }

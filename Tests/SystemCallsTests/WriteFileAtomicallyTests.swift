@@ -132,3 +132,31 @@ struct WriteFileAtomicallyTests {
         #expect(try names(directory) == ["secret"])
     }
 }
+
+/// `System.makeDirectory`: a directory with its missing parents.
+@Suite("System.makeDirectory: missing parents created, an existing directory kept")
+struct MakeDirectoryTests {
+    @Test("missing parents are created with the mode; an existing directory keeps its own")
+    func createsParents() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("system-calls-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try System.makeDirectory(root + "/a/b/c", mode: 0o700)
+        for path in [root, root + "/a", root + "/a/b", root + "/a/b/c"] {
+            #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o700, "\(path)")
+        }
+        try #require(chmod(root + "/a", 0o755) == 0)
+        try System.makeDirectory(root + "/a", mode: 0o700)
+        #expect(try FileManager.default.attributesOfItem(atPath: root + "/a")[.posixPermissions] as? Int == 0o755)
+    }
+
+    @Test("a parent that is a file fails with ENOTDIR")
+    func parentIsFile() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("system-calls-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try System.makeDirectory(root, mode: 0o700)
+        try System.writeFileAtomically(Array("x".utf8), to: root + "/file")
+        #expect(throws: SystemError(function: "mkdir", errno: ENOTDIR)) {
+            try System.makeDirectory(root + "/file/sub", mode: 0o700)
+        }
+    }
+}

@@ -12,15 +12,15 @@ enum PrivateFile {
     /// Base Directory spec asks), so a profile's `profiles/NAME/` never leaves `shopctl/` open.
     static func prepare(directory: URL) throws(ShopctlError) {
         let path = directory.path
-        let parent = directory.deletingLastPathComponent()
-        if parent.path != path, !FileManager.default.fileExists(atPath: parent.path) {
-            try prepare(directory: parent)
+        do throws(SystemError) {
+            try System.makeDirectory(path, mode: 0o700)
+        } catch {
+            throw .local("Cannot create \(path): \(error.message).")
         }
-        if mkdir(path, 0o700) != 0 && errno != EEXIST {
-            throw .local("Cannot create \(path): \(String(cString: strerror(errno))).")
-        }
-        guard chmod(path, 0o700) == 0 else {
-            throw .local("Cannot set the mode of \(path): \(String(cString: strerror(errno))).")
+        do throws(SystemError) {
+            _ = try System.call("chmod") { chmod(path, 0o700) }
+        } catch {
+            throw .local("Cannot set the mode of \(path): \(error.message).")
         }
     }
 
@@ -49,8 +49,12 @@ enum PrivateFile {
 
     /// Removes the file at `url`; a missing file is fine.
     static func remove(_ url: URL) throws(ShopctlError) {
-        if unlink(url.path) != 0 && errno != ENOENT {
-            throw .local("Cannot remove \(url.path): \(String(cString: strerror(errno))).")
+        do throws(SystemError) {
+            _ = try System.call("unlink") { unlink(url.path) }
+        } catch where error.errno == ENOENT {
+            return
+        } catch {
+            throw .local("Cannot remove \(url.path): \(error.message).")
         }
     }
 }
