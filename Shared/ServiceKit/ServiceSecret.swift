@@ -35,6 +35,15 @@ package enum ServiceSecret {
         }.joined()
         do throws(SystemError) {
             try System.writeFileAtomically(value.utf8, to: path, mode: 0o600, replacing: false)
+        } catch where error.errno == EEXIST {
+            // Another process started at the same moment wrote its secret first; the link put
+            // it in place whole, so it is read, and both use the same one.
+            if let existing = try? String(contentsOfFile: path, encoding: .utf8),
+                case let value = existing.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty
+            {
+                return value
+            }
+            throw StartupError("cannot use the secret file \(path): \(error.message)")
         } catch {
             throw StartupError("cannot use the secret file \(path): \(error.message)")
         }

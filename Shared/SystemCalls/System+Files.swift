@@ -10,8 +10,9 @@ extension System {
     /// `mode` (open(2) applies the umask); they are written in full, synced, and the file is
     /// renamed over `path`; last the directory is synced, which makes the rename survive a
     /// crash. A reader sees the old contents or the new, never part of either, and a secret
-    /// file is never readable by others, not even briefly. On any failure the temporary file
-    /// is removed and `path` is untouched.
+    /// file is never readable by others, not even briefly. On a failure before the rename the
+    /// temporary file is removed and `path` is untouched; a failure to sync the directory
+    /// after it is thrown with the new file already in place.
     ///
     /// With `replacing` false an existing file at `path` is kept and the call fails with
     /// `EEXIST` (the temporary file is linked into place, which no other writer can race).
@@ -21,8 +22,10 @@ extension System {
         let (directory, name) = split(path)
         var generator = SystemRandomNumberGenerator()
         let temporary = "\(directory)/.\(name).\(String(generator.next() as UInt64, radix: 36)).tmp"
+        // Only a temporary file this call created is removed on failure: an `open` refused
+        // EEXIST met another writer's file of the same name.
+        try writeSynced(Array(bytes), to: temporary, mode: mode)
         do throws(SystemError) {
-            try writeSynced(Array(bytes), to: temporary, mode: mode)
             if replacing {
                 _ = try call("rename") { rename(temporary, path) }
             } else {
@@ -36,14 +39,20 @@ extension System {
         try syncDirectory(directory)
     }
 
-    /// Creates `path` (which must not exist) with exactly `mode`, writes `bytes` and syncs them.
+    /// Creates `path` (which must not exist) with exactly `mode`, writes `bytes` and syncs them;
+    /// removes it again when anything after its creation fails.
     private static func writeSynced(_ bytes: [UInt8], to path: String, mode: mode_t) throws(SystemError) {
         let fd = try call("open") { open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode) }
         defer { close(fd) }
-        _ = try call("fchmod") { fchmod(fd, mode) }
-        // Array's closure-taking methods rethrow untyped errors; a Result keeps the type.
-        try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try writeAll(fd, buffer) } }.get()
-        _ = try call("fsync") { fsync(fd) }
+        do throws(SystemError) {
+            _ = try call("fchmod") { fchmod(fd, mode) }
+            // Array's closure-taking methods rethrow untyped errors; a Result keeps the type.
+            try bytes.withUnsafeBytes { buffer in Result { () throws(SystemError) in try writeAll(fd, buffer) } }.get()
+            _ = try call("fsync") { fsync(fd) }
+        } catch {
+            _ = unlink(path)
+            throw error
+        }
     }
 
     /// Syncs a directory's entries, so a rename or link in it survives a crash.
@@ -54,17 +63,27 @@ extension System {
     }
 
     /// Creates the directory `path` and any missing parents with `mode` (less the umask, as
-    /// mkdir(2) applies it); an existing directory is kept as it is.
+    /// mkdir(2) applies it); an existing directory is kept as it is — also one that another
+    /// thread or process creates meanwhile, since several deliveries may ask at once.
     package static func makeDirectory(_ path: String, mode: mode_t) throws(SystemError) {
+        var path = path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         do throws(SystemError) {
-            _ = try call("mkdir") { mkdir(path, mode) }
-        } catch where error.errno == EEXIST {
-            return
+            try makeOneDirectory(path, mode: mode)
         } catch where error.errno == ENOENT {
             let parent = split(path).directory
             guard parent != path else { throw error }
             try makeDirectory(parent, mode: mode)
+            try makeOneDirectory(path, mode: mode)
+        }
+    }
+
+    /// mkdir(2) of `path`, where an existing entry counts as done.
+    private static func makeOneDirectory(_ path: String, mode: mode_t) throws(SystemError) {
+        do throws(SystemError) {
             _ = try call("mkdir") { mkdir(path, mode) }
+        } catch where error.errno == EEXIST {
+            return
         }
     }
 

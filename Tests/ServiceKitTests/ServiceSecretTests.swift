@@ -1,6 +1,7 @@
 import Foundation
 import ServiceKit
 import ServiceTestSupport
+import Synchronization
 import Testing
 
 /// Where a service's API keys come from (DESIGN.md "Security").
@@ -25,5 +26,20 @@ struct ServiceSecretTests {
         #expect(mode == 0o600)
         #expect(try ServiceSecret.resolve(environmentName: "K", path: path, environment: [:]) == first)
         #expect(try ServiceSecret.resolve(environmentName: "K", path: path, environment: ["K": " given\n"]) == "given")
+    }
+
+    @Test("services starting at once with no key file all end up with the one key that was written first")
+    func concurrentStarts() throws {
+        let directory = try TestScratch.makeDirectory(prefix: "service-secret-race")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("admin-api-key").path
+        let results = Mutex<[Result<String, StartupError>]>([])
+        DispatchQueue.concurrentPerform(iterations: 16) { _ in
+            let result = Result { () throws(StartupError) in try ServiceSecret.resolve(environmentName: "K", path: path, environment: [:]) }
+            results.withLock { $0.append(result) }
+        }
+        let values = try results.withLock { try $0.map { try $0.get() } }
+        let written = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(values.count == 16 && values.allSatisfy { $0 == written }, "\(Set(values)) vs \(written)")
     }
 }

@@ -149,6 +149,24 @@ struct MakeDirectoryTests {
         #expect(try FileManager.default.attributesOfItem(atPath: root + "/a")[.posixPermissions] as? Int == 0o755)
     }
 
+    @Test("a path with a trailing slash, and many threads creating the same tree at once, all succeed")
+    func trailingSlashAndRaces() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("system-calls-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try System.makeDirectory(root + "/a/b/", mode: 0o700)
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: root + "/a/b", isDirectory: &isDirectory) && isDirectory.boolValue)
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 32) { index in
+            do {
+                try System.makeDirectory(root + "/race/x/y/z", mode: 0o700)
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+    }
+
     @Test("a parent that is a file fails with ENOTDIR")
     func parentIsFile() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("system-calls-\(UUID().uuidString)").path
