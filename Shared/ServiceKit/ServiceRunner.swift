@@ -9,8 +9,12 @@ internal import Glibc
 
 /// Runs a server until SIGTERM or SIGINT, then shuts it down gracefully and returns.
 public enum ServiceRunner {
-    /// Sets up swift-log once per process: one line per event on standard error.
+    /// Sets up swift-log once per process: one line per event on standard error. The first
+    /// thing every service does, so it also ignores SIGPIPE: a log line written to a pipe whose
+    /// reader has gone (standard error piped to a crashed collector) must fail that write, not
+    /// kill the service (its sockets already send with MSG_NOSIGNAL).
     public static func bootstrapLogging(level: Logger.Level) {
+        signal(SIGPIPE, SIG_IGN)
         LoggingSystem.bootstrap { label in LogLineHandler(label: label, level: level) }
     }
 

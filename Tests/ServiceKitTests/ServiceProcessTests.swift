@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 import Testing
 
 /// A real service process: flags, logging, health, Describe and SIGTERM handling together.
@@ -63,6 +64,36 @@ struct ServiceProcessTests {
 
     /// Starts `bench-server --port 0 --log-level info` with `arguments`, under `/bin/sh` with
     /// `shellLimits` (e.g. `ulimit -n 30`) when given; returns it with a reader of its log.
+    @Test("a service whose standard error is a pipe nobody reads keeps serving: SIGPIPE is ignored")
+    func brokenLogPipe() async throws {
+        let binary = Self.benchServer
+        try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build first: swift build --build-tests")
+        let port = try FreePorts.take(1)[0]
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = ["--port", String(port), "--log-level", "info"]
+        let errors = Pipe()
+        try errors.fileHandleForReading.close()  // every log line now meets a pipe without a reader
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        try errors.fileHandleForWriting.close()
+        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
+        // Each call logs a line (info), each a write to the broken pipe.
+        var answered = 0
+        for _ in 0..<50 where process.isRunning {
+            if (try? await client.unary(HealthContract.check, HealthCheckRequest(), options: CallOptions(timeout: .seconds(1)))) != nil {
+                answered += 1
+            } else {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        await client.close()
+        #expect(process.isRunning, "the service died (status \(process.isRunning ? 0 : process.terminationStatus)) writing to a broken pipe")
+        #expect(answered > 0)
+    }
+
     static func startBenchServer(_ arguments: [String], shellLimits: String? = nil) throws -> (Process, LineReader) {
         let binary = benchServer
         try #require(FileManager.default.isExecutableFile(atPath: binary.path), "build first: swift build --build-tests (\(binary.path))")
