@@ -1,4 +1,5 @@
 import Foundation
+import SystemCalls
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,20 +21,17 @@ struct FileLock: Sendable {
     /// Takes the lock on `url` (creating the file, mode 0600), waiting at most `timeout`.
     static func acquire(_ url: URL, timeout: Duration) async throws -> FileLock {
         try PrivateFile.prepare(directory: url.deletingLastPathComponent())
-        let descriptor = open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw ShopctlError.local("Cannot open \(url.path): \(String(cString: strerror(errno))).")
+        let descriptor: Int32
+        do {
+            descriptor = try System.call("open") { open(url.path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        } catch {
+            throw ShopctlError.local("Cannot open \(url.path): \(error.message).")
         }
         let deadline = ContinuousClock.now + timeout
         var pause = Duration.milliseconds(5)
-        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
-            let failure = errno
-            guard failure == EWOULDBLOCK || failure == EINTR else {
-                close(descriptor)
-                throw ShopctlError.local("Cannot lock \(url.path): \(String(cString: strerror(failure))).")
-            }
+        while try !tryLock(descriptor, url: url) {
             guard ContinuousClock.now < deadline else {
-                close(descriptor)
+                System.close(descriptor)
                 throw ShopctlError.local(
                     "Another shopctl has held \(url.path) for too long.",
                     hint: "if no other shopctl is running, try again")
@@ -41,7 +39,7 @@ struct FileLock: Sendable {
             do {
                 try await Task.sleep(for: pause)
             } catch {
-                close(descriptor)
+                System.close(descriptor)
                 throw error
             }
             pause = min(pause * 2, .milliseconds(50))
@@ -49,10 +47,21 @@ struct FileLock: Sendable {
         return FileLock(descriptor: descriptor)
     }
 
+    /// One try at the lock (EINTR retried by ``System/call``): whether it was taken; false
+    /// while another holds it. Any other failure closes `descriptor` and is thrown.
+    private static func tryLock(_ descriptor: Int32, url: URL) throws(ShopctlError) -> Bool {
+        do {
+            return try System.nonBlocking("flock") { flock(descriptor, LOCK_EX | LOCK_NB) } != nil
+        } catch {
+            System.close(descriptor)
+            throw .local("Cannot lock \(url.path): \(error.message).")
+        }
+    }
+
     /// Gives the lock up and closes the file.
     func release() {
-        flock(descriptor, LOCK_UN)
-        close(descriptor)
+        _ = flock(descriptor, LOCK_UN)
+        System.close(descriptor)
     }
 
     /// Runs `body` holding the lock on `url`, releasing it however `body` ends.
