@@ -3,8 +3,7 @@ package import Glibc
 #endif
 
 /// One resolved socket address. A plain C value, safe to hand between threads.
-package struct ResolvedAddress: @unchecked Sendable {
-    // Invariant for @unchecked Sendable: immutable plain bytes with no pointers inside.
+package struct ResolvedAddress: Sendable {
     /// The address family, `AF_INET` or `AF_INET6`.
     package let family: Int32
     /// The address itself.

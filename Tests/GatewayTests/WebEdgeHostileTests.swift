@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import ServiceTestSupport
+import Synchronization
 import Testing
 
 /// Hostile HTTP/1.1 input against a real gateway with the four services behind it (issue 26,
@@ -430,9 +431,9 @@ struct WebEdgeHostileTests {
 /// answers (content-length, chunked, or ended by the close), for requests no HTTP library
 /// would send. Its calls block: run them through ``onThread(_:)``.
 ///
-/// Invariant for @unchecked Sendable: one test uses a socket; at most one thread sends and one
-/// reads at a time (sending touches only `fd`), and ``close()`` runs after both are done.
-final class WireSocket: @unchecked Sendable {
+/// Sendable: the descriptor is atomic (``close()`` may come from another task); what has been
+/// read lives behind a `Mutex`.
+final class WireSocket: Sendable {
     /// One answer.
     struct Response: Sendable {
         var status: Int
@@ -447,19 +448,27 @@ final class WireSocket: @unchecked Sendable {
         var closed: Bool
     }
 
-    private var fd: Int32
-    private var received: [UInt8] = []
-    private var peerClosed = false
+    /// What has arrived and not yet been taken as an answer, and whether the peer closed.
+    private struct Inbox {
+        var received: [UInt8] = []
+        var peerClosed = false
+    }
+
+    private let descriptor: Atomic<Int32>
+    private let inbox = Mutex(Inbox())
+
+    /// The socket, -1 once closed.
+    private var fd: Int32 { descriptor.load(ordering: .acquiring) }
 
     init(port: Int) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw WireSocketError(function: "socket", errno: errno) }
-        let descriptor = fd
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw WireSocketError(function: "socket", errno: errno) }
         guard withLoopbackAddress(port: port, { connect(descriptor, $0, $1) }) == 0 else {
             let error = WireSocketError(function: "connect", errno: errno)
-            Glibc.close(fd)
+            Glibc.close(descriptor)
             throw error
         }
+        self.descriptor = Atomic(descriptor)
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
     }
@@ -502,22 +511,26 @@ final class WireSocket: @unchecked Sendable {
     /// `timeout` passes. Answers left over stay for the next call.
     func readResponses(count: Int, timeout: Duration) -> Outcome {
         let deadline = ContinuousClock.now + timeout
-        var responses: [Response] = []
-        while responses.count < count {
-            if let response = takeResponse() {
-                if response.status >= 200 { responses.append(response) }
-                continue
+        return inbox.withLock { inbox in
+            var responses: [Response] = []
+            while responses.count < count {
+                if let response = Self.takeResponse(from: &inbox) {
+                    if response.status >= 200 { responses.append(response) }
+                    continue
+                }
+                guard !inbox.peerClosed, readMore(into: &inbox, until: deadline) else { break }
             }
-            guard !peerClosed, readMore(until: deadline) else { break }
+            return Outcome(responses: responses, closed: inbox.peerClosed || (responses.count < count && pollClosed()))
         }
-        return Outcome(responses: responses, closed: peerClosed || (responses.count < count && pollClosed()))
     }
 
     /// Whether the peer closes within `limit` (what else arrives is kept).
     func closes(within limit: Duration) -> Bool {
         let deadline = ContinuousClock.now + limit
-        while !peerClosed, readMore(until: deadline) {}
-        return peerClosed
+        return inbox.withLock { inbox in
+            while !inbox.peerClosed, readMore(into: &inbox, until: deadline) {}
+            return inbox.peerClosed
+        }
     }
 
     /// Whether the peer has closed, looking once without waiting.
@@ -530,7 +543,7 @@ final class WireSocket: @unchecked Sendable {
     }
 
     /// Reads what arrives before `deadline`; false when nothing came in time.
-    private func readMore(until deadline: ContinuousClock.Instant) -> Bool {
+    private func readMore(into inbox: inout Inbox, until deadline: ContinuousClock.Instant) -> Bool {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let remaining = deadline - ContinuousClock.now
@@ -543,23 +556,23 @@ final class WireSocket: @unchecked Sendable {
             let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
             if count < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                peerClosed = true  // a reset: the peer closed hard
+                inbox.peerClosed = true  // a reset: the peer closed hard
                 return true
             }
             if count == 0 {
-                peerClosed = true
+                inbox.peerClosed = true
                 return true
             }
-            received.append(contentsOf: buffer[0..<count])
+            inbox.received.append(contentsOf: buffer[0..<count])
             return true
         }
     }
 
-    /// Removes and returns the first whole answer in `received`, if there is one.
-    private func takeResponse() -> Response? {
+    /// Removes and returns the first whole answer in `inbox`, if there is one.
+    private static func takeResponse(from inbox: inout Inbox) -> Response? {
         let terminator: [UInt8] = Array("\r\n\r\n".utf8)
-        guard let headEnd = received.firstRange(of: terminator) else { return nil }
-        let lines = String(decoding: received[..<headEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        guard let headEnd = inbox.received.firstRange(of: terminator) else { return nil }
+        let lines = String(decoding: inbox.received[..<headEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
         let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first.flatMap { Int($0) } } ?? 0
         var headers: [(name: String, value: String)] = []
         for line in lines.dropFirst() {
@@ -573,16 +586,16 @@ final class WireSocket: @unchecked Sendable {
         if status < 200 || status == 204 || status == 304 {
             (body, end) = ([], bodyStart)
         } else if let length = header("content-length").flatMap({ Int($0) }) {
-            guard received.count - bodyStart >= length else { return nil }
-            (body, end) = (Array(received[bodyStart..<bodyStart + length]), bodyStart + length)
+            guard inbox.received.count - bodyStart >= length else { return nil }
+            (body, end) = (Array(inbox.received[bodyStart..<bodyStart + length]), bodyStart + length)
         } else if header("transfer-encoding")?.lowercased() == "chunked" {
-            guard let decoded = Self.dechunk(received, from: bodyStart) else { return nil }
+            guard let decoded = Self.dechunk(inbox.received, from: bodyStart) else { return nil }
             (body, end) = decoded
         } else {
-            guard peerClosed else { return nil }  // ended by the close
-            (body, end) = (Array(received[bodyStart...]), received.count)
+            guard inbox.peerClosed else { return nil }  // ended by the close
+            (body, end) = (Array(inbox.received[bodyStart...]), inbox.received.count)
         }
-        received.removeFirst(end)
+        inbox.received.removeFirst(end)
         return Response(status: status, headers: headers, body: body)
     }
 
@@ -611,8 +624,8 @@ final class WireSocket: @unchecked Sendable {
 
     /// Closes the socket; later calls do nothing.
     func close() {
-        if fd >= 0 { Glibc.close(fd) }
-        fd = -1
+        let open = descriptor.exchange(-1, ordering: .acquiringAndReleasing)
+        if open >= 0 { Glibc.close(open) }
     }
 }
 

@@ -8,7 +8,7 @@ struct ProfileName: Sendable, Hashable, Comparable, CustomStringConvertible {
 
     /// The profile used when none is chosen; its files are where shopctl kept them before
     /// there were profiles.
-    static let `default` = ProfileName(unchecked: "default")
+    static let `default` = ProfileName(known: "default")
 
     /// The environment variable that chooses a profile (below `--profile`).
     static let environmentVariable = "SHOPCTL_PROFILE"
@@ -31,7 +31,7 @@ struct ProfileName: Sendable, Hashable, Comparable, CustomStringConvertible {
         rawValue = text
     }
 
-    private init(unchecked text: String) {
+    private init(known text: String) {
         rawValue = text
     }
 
