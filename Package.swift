@@ -41,8 +41,10 @@ let package = Package(
 
         // The one POSIX layer: the syscall wrapper (EINTR, errno, EBADF), atomic file writes, sockets.
         .target(name: "SystemCalls", dependencies: ["CLinux"], path: "Shared/SystemCalls", swiftSettings: strictSettings),
+        // JSON: our encoder and decoder (Codable, sorted keys, byte-stable) and `JSONValue`.
+        .target(name: "JSON", path: "Shared/JSON", swiftSettings: runtimeSettings),
         // RPC semantics: status and error model, metadata, descriptors, router, codec, framing.
-        .target(name: "RPC", dependencies: [log], path: "Shared/RPC", swiftSettings: runtimeSettings),
+        .target(name: "RPC", dependencies: ["JSON", log], path: "Shared/RPC", swiftSettings: runtimeSettings),
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
         .target(
             name: "RPCHTTP2", dependencies: ["RPC", "SystemCalls", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
@@ -57,7 +59,7 @@ let package = Package(
         .target(name: "Mail", dependencies: ["SystemCalls"], path: "Shared/Mail", swiftSettings: strictSettings),
         // Every message type and method descriptor of API.md.
         .target(
-            name: "Contracts", dependencies: ["RPC"], path: "Shared/Contracts", exclude: ["README.md"],
+            name: "Contracts", dependencies: ["JSON", "RPC"], path: "Shared/Contracts", exclude: ["README.md"],
             swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
@@ -72,62 +74,62 @@ let package = Package(
 
         .executableTarget(
             name: "catalog-svc",
-            dependencies: ["ServiceKit", "Storage", "Credentials", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
+            dependencies: ["JSON", "ServiceKit", "Storage", "Credentials", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
             path: "Services/catalog-svc", exclude: ["README.md"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "basket-svc",
-            dependencies: ["ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
+            dependencies: ["JSON", "ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
             path: "Services/basket-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         .executableTarget(
             name: "order-svc",
-            dependencies: ["ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
+            dependencies: ["JSON", "ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
             path: "Services/order-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         .executableTarget(
             name: "gateway",
-            dependencies: ["ServiceKit", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", log, argumentParser],
+            dependencies: ["JSON", "ServiceKit", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", log, argumentParser],
             path: "Services/gateway", exclude: ["README.md"], resources: [.copy("WebRoot")], swiftSettings: strictSettings),
 
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
+            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
             path: "Tests/GatewayTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "GatewayUnitTests", dependencies: ["gateway", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "ServiceKit", "ServiceTestSupport", log],
+            name: "GatewayUnitTests", dependencies: ["JSON", "gateway", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
 
         // Contract tests (Tests/Contracts/README.md): the framework, its own tests and the API
         // snapshot check, the consumers against mock providers, the providers against the contracts.
         .target(
-            name: "ContractTesting", dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            name: "ContractTesting", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
             path: "Tests/ContractTesting", swiftSettings: strictSettings),
         .testTarget(
-            name: "ContractTestingTests", dependencies: ["ContractTesting", "Contracts", "RPC", "RPCHTTP2"],
+            name: "ContractTestingTests", dependencies: ["JSON", "ContractTesting", "Contracts", "RPC", "RPCHTTP2"],
             path: "Tests/ContractTestingTests", swiftSettings: strictSettings),
         .testTarget(
             name: "ContractConsumerTests",
             dependencies: [
-                "ContractTesting", "ServiceTestSupport", "basket-svc", "order-svc", "catalog-svc", "gateway", "shopctl",
+                "JSON", "ContractTesting", "ServiceTestSupport", "basket-svc", "order-svc", "catalog-svc", "gateway", "shopctl",
                 "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, argumentParser,
             ],
             path: "Tests/ContractConsumerTests", swiftSettings: strictSettings),
         .testTarget(
             name: "ContractProviderTests",
             dependencies: [
-                "ContractTesting", "ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway",
+                "JSON", "ContractTesting", "ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway",
                 "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, crypto, cryptoExtras,
             ],
             path: "Tests/ContractProviderTests", swiftSettings: strictSettings),
 
         // The command line (Services/shopctl/README.md): every call through the gateway.
         .executableTarget(
-            name: "shopctl", dependencies: ["Contracts", "RPC", "RPCHTTP2", "SystemCalls", argumentParser],
+            name: "shopctl", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", argumentParser],
             path: "Services/shopctl", exclude: ["README.md"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShopctlTests",
-            dependencies: ["shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            dependencies: ["JSON", "shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
             path: "Tests/ShopctlTests", swiftSettings: strictSettings),
 
         // deploy/: the Kubernetes manifests and Dockerfile against the built executables, and
@@ -150,11 +152,12 @@ let package = Package(
         // What the service suites share: launching executables, their logs, accounts, expectations.
         .target(
             name: "ServiceTestSupport",
-            dependencies: ["Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
+            dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
-        .testTarget(name: "RPCTests", dependencies: ["RPC", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "RPC", "ServiceTestSupport"], path: "Tests/JSONTests", swiftSettings: strictSettings),
+        .testTarget(name: "RPCTests", dependencies: ["RPC", "JSON", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "RPCHTTP2Tests", dependencies: ["RPC", "RPCHTTP2", "SystemCalls", "Contracts", "ServiceKit", "ServiceTestSupport", log],
+            name: "RPCHTTP2Tests", dependencies: ["JSON", "RPC", "RPCHTTP2", "SystemCalls", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
             name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport", argumentParser],
@@ -163,7 +166,7 @@ let package = Package(
             name: "CredentialsTests", dependencies: ["Credentials", crypto, cryptoExtras], path: "Tests/CredentialsTests",
             swiftSettings: strictSettings),
         .testTarget(
-            name: "ContractsTests", dependencies: ["Contracts", "RPC"], path: "Tests/ContractsTests",
+            name: "ContractsTests", dependencies: ["JSON", "Contracts", "RPC"], path: "Tests/ContractsTests",
             swiftSettings: strictSettings),
         .testTarget(name: "MailTests", dependencies: ["Mail"], path: "Tests/MailTests", swiftSettings: strictSettings),
         .testTarget(
@@ -174,25 +177,25 @@ let package = Package(
             path: "Tests/AuthServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceUnitTests",
-            dependencies: ["auth-svc", "Storage", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
+            dependencies: ["JSON", "auth-svc", "Storage", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
             path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceTests",
-            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/CatalogServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceUnitTests", dependencies: ["catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
             path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "BasketServiceTests",
-            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/BasketServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "OrderServiceTests",
-            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "OrderServiceUnitTests", dependencies: ["order-svc", "Storage", "Contracts"],
+            name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "Contracts"],
             path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
     ]

@@ -1,4 +1,5 @@
 public import RPC
+public import JSON
 
 /// An amount of money in minor units (API.md §2): never a floating-point number.
 public struct Money: RPCMessage, Hashable {

@@ -1,4 +1,5 @@
 public import RPC
+public import JSON
 
 /// `shop.order.v1.OrderService` (API.md §6): placing, reading and cancelling the caller's orders.
 public enum OrderContract {

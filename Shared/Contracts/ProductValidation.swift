@@ -1,5 +1,6 @@
 import Foundation
-public import RPC
+import RPC
+public import JSON
 
 /// The rules a product written by an admin must meet (`UpsertProduct`, `ImportProducts`),
 /// in one place so that catalog-svc, which enforces them, and `shopctl admin products import

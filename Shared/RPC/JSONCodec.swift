@@ -1,9 +1,10 @@
 public import Foundation
+import JSON
 
 /// Encodes and decodes messages as JSON, turning decoding failures into
 /// `INVALID_ARGUMENT`/`MALFORMED_MESSAGE` with a field violation that names the bad field.
 ///
-/// Uses our own coders (``FastJSONEncoder``, ``FastJSONDecoder``), which cost less per call than
+/// Uses our own coders (the `JSON` module's `JSONEncoder` and `JSONDecoder`), which cost less per call than
 /// Foundation's (Benchmarks/HISTORY.md, 2026-11-22); output has sorted keys and unescaped
 /// slashes, as Foundation's would with
 /// `[.sortedKeys, .withoutEscapingSlashes]`. Thread-safe: it has no state.
@@ -18,7 +19,7 @@ public struct JSONCodec: Sendable {
     /// non-finite Double), which reaches the client as `INTERNAL`.
     public func encode<Message: Encodable>(_ message: Message) throws(RPCError) -> Data {
         do {
-            return try FastJSONEncoder.encode(message)
+            return try JSON.JSONEncoder.encode(message)
         } catch {
             throw RPCError.internalError(cause: error)
         }
@@ -27,7 +28,7 @@ public struct JSONCodec: Sendable {
     /// Decodes a message; bad JSON or a wrong field type is `MALFORMED_MESSAGE`.
     public func decode<Message: Decodable>(_ type: Message.Type, from data: Data) throws(RPCError) -> Message {
         do {
-            return try FastJSONDecoder.decode(type, from: data)
+            return try JSON.JSONDecoder.decode(type, from: data)
         } catch let error as DecodingError {
             throw Self.malformed(error)
         } catch {

@@ -1,4 +1,5 @@
 internal import Foundation
+import JSON
 
 /// How a status travels in trailers: `grpc-status`, percent-encoded `grpc-message`,
 /// `shop-error-reason` and `shop-error-details-bin` (base64 of a JSON object).

@@ -1,3 +1,5 @@
+public import JSON
+
 /// The one error type of the RPC layer: a gRPC code, a stable machine-readable reason, a
 /// human-readable message, optional structured details and the underlying cause.
 ///

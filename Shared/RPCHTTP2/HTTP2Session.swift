@@ -77,7 +77,7 @@ final class HTTP2Session {
     private let delegate: DelegateReference
     /// nghttp2's allocations for this session (free lists per size instead of malloc and free
     /// for each of a stream's blocks); freed after the session.
-    private let memory = SessionMemory()
+    private let memory = NGHTTP2Allocator()
 
     private enum DelegateReference {
         case server(Unmanaged<ServerConnection>)
@@ -379,9 +379,9 @@ private let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
 private let dataType = UInt8(NGHTTP2_DATA.rawValue)
 private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
-// nghttp2_mem hooks: the session's ``SessionMemory``, reached without retaining it.
-private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (SessionMemory) -> Result) -> Result {
-    Unmanaged<SessionMemory>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, reached without retaining it.
+private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (NGHTTP2Allocator) -> Result) -> Result {
+    Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
 private let memoryAllocate: nghttp2_malloc = { size, userData in withMemory(userData) { $0.allocate(size) } }
 private let memoryFree: nghttp2_free = { pointer, userData in withMemory(userData) { $0.free(pointer) } }

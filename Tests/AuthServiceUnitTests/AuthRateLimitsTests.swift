@@ -3,6 +3,7 @@ import Contracts
 import RPC
 import ServiceKit
 import Testing
+import JSON
 
 /// auth-svc's rate limits (README "Rate limits"), on ServiceKit's `RateLimiter`.
 @Suite("AuthRateLimits: the configured buckets")

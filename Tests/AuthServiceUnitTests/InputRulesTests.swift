@@ -1,6 +1,7 @@
 @testable import auth_svc
 import RPC
 import Testing
+import JSON
 
 /// `InputRules`: which email addresses and display names auth-svc accepts, and the errors it
 /// answers the others with.

@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// Every refusal of `AddItem` (API.md §5), and the choices README makes where API.md is silent.
 @Suite("AddItem refusals")

@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// `UpdateItemCount`, `RemoveItem` and `ClearBasket`, with every refusal (API.md §5).
 @Suite("Changing lines")

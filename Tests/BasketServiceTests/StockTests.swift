@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// Stock as a hint for the shopper (API.md §5): `AddItem` and raising a count refuse more than
 /// the catalog has, saying how many are left; a product gone from the catalog is refused.

@@ -4,6 +4,7 @@ import RPC
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// basket-svc's real code (`BasketServer.build`, its `CatalogLink`, its `AuthServiceLink`)
 /// against catalog-svc and auth-svc played from its contracts.

@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// What order-svc expects of basket-svc: the caller's basket to order, and clearing it once paid.
 enum BasketInteractions {

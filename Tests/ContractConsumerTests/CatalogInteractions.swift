@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// What basket-svc and order-svc expect of catalog-svc, as interactions of their contracts.
 enum CatalogInteractions {

@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// The streaming methods the gateway passes through, message by message: WatchAuthState and
 /// WatchBasket (server streams: the gateway relays each message as it comes and cancels

@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// What the gateway expects of each service: the calls it composes its screens from
 /// (`GetProductPage`, `GetHome`) and, for routed methods, the client's call passed through

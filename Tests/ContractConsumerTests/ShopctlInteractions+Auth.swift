@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// What `shopctl auth …` expects of the gateway: every account command, the session
 /// refresh after an expired access token, and `auth watch`.

@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// What `shopctl favorites …`, `basket …` and `order …` expect of the gateway.
 extension ShopctlInteractions {

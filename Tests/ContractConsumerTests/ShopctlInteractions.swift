@@ -1,6 +1,7 @@
 import ContractTesting
 import Contracts
 import RPC
+import JSON
 
 /// What shopctl's commands expect of the gateway, one interaction per call a command makes:
 /// the catalog here, accounts in `ShopctlInteractions+Auth`, favorites, basket and orders in

@@ -7,6 +7,7 @@ import RPC
 import RPCHTTP2
 import ServiceTestSupport
 import Storage
+import JSON
 
 /// auth-svc as a provider: its server built in-process by `AuthServer.build`, and the states
 /// of its consumers' contracts set through its store and its signing key file.

@@ -8,6 +8,7 @@ import ServiceKit
 import ServiceTestSupport
 import Storage
 import Testing
+import JSON
 
 /// basket-svc as a provider: its server built in-process by `BasketServer.build`, verifying
 /// tokens with the contract tests' key (``TestAuthority``), and the states of its consumers'

@@ -5,6 +5,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Testing
+import JSON
 
 /// The proof that provider verification catches drift: basket-svc's contract replayed against
 /// the real catalog-svc behind a proxy that serves a scratch copy of its answers with

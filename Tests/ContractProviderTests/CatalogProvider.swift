@@ -7,6 +7,7 @@ import RPCHTTP2
 import ServiceKit
 import ServiceTestSupport
 import Storage
+import JSON
 
 /// catalog-svc as a provider: its server built in-process by `CatalogServer.build` on a
 /// scratch data directory, and the states its consumers' contracts name, set through its store.

@@ -9,6 +9,7 @@ import Foundation
 @testable import order_svc
 import RPC
 import ServiceTestSupport
+import JSON
 
 /// The states of shopctl's contract with the gateway, each set up in the store of the service
 /// behind the gateway that owns the data — never through a network endpoint. Users are named

@@ -12,6 +12,7 @@ import RPCHTTP2
 import ServiceKit
 import ServiceTestSupport
 import Storage
+import JSON
 
 /// The gateway as a provider (of shopctl's contract): built in-process by `GatewayServer.build`
 /// in front of the real services, each built in-process by its own `build` on a scratch data

@@ -8,6 +8,7 @@ import ServiceKit
 import ServiceTestSupport
 import Storage
 import Testing
+import JSON
 
 /// order-svc as a provider: its server built in-process by `OrderServer.build`, verifying
 /// tokens with the contract tests' key (``TestAuthority``), its basket-svc and catalog-svc

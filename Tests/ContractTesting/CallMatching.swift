@@ -1,4 +1,5 @@
 package import RPC
+package import JSON
 
 /// What a call ended with, as the two sides of a contract test see it.
 package enum CallOutcome: Sendable, Hashable {

@@ -1,4 +1,5 @@
 package import RPC
+package import JSON
 
 /// What one consumer expects of one provider: the JSON file `Tests/Contracts/<consumer>/<provider>.json`.
 ///

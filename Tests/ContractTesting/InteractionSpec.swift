@@ -1,5 +1,6 @@
 package import Contracts
 package import RPC
+package import JSON
 
 /// An interaction as a consumer test declares it: everything but the example request, which
 /// is what the consumer's real code sends (recorded in record mode, checked otherwise).

@@ -1,5 +1,6 @@
 internal import Foundation
-package import RPC
+import RPC
+package import JSON
 
 /// Compares an actual JSON value with a contract's example under its matching rules, and
 /// lists every difference (not just the first), each with its path.

@@ -1,5 +1,6 @@
 internal import Foundation
-package import RPC
+import RPC
+package import JSON
 
 /// One difference between what a contract expects and what was sent or answered: where, what
 /// the contract asked for, and what was there.

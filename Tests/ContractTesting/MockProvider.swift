@@ -4,6 +4,7 @@ internal import RPC
 package import RPCHTTP2
 internal import Synchronization
 package import Testing
+import JSON
 
 /// A provider played from a contract, for a consumer test: an in-process ``HTTP2Server`` on
 /// a free loopback port that answers each call with the response of the interaction whose

@@ -1,5 +1,6 @@
-package import RPC
+import RPC
 package import RPCHTTP2
+package import JSON
 
 /// The hooks that put a provider into the states contracts name, keyed by state name.
 ///

@@ -1,4 +1,5 @@
 internal import RPC
+import JSON
 
 /// Replays a consumer's contract against the real provider: for each interaction a fresh
 /// provider, its states set up by the hooks, the request sent over a real loopback connection

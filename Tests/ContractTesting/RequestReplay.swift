@@ -1,6 +1,7 @@
 internal import Foundation
 package import RPC
 package import RPCHTTP2
+package import JSON
 
 /// Builds and sends the request of an interaction on the provider side.
 package enum RequestReplay {

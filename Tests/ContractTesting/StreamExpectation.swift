@@ -1,4 +1,5 @@
 package import RPC
+package import JSON
 
 /// The response of a server-streaming call as a consumer relies on it: the messages it reads,
 /// in order, each with its matchers, and how the stream ends after them.

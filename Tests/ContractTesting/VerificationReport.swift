@@ -1,5 +1,6 @@
-package import RPC
+import RPC
 package import Testing
+package import JSON
 
 /// How one interaction fared against the provider.
 package struct InteractionResult: Sendable {

@@ -1,6 +1,7 @@
 import ContractTesting
 import RPC
 import Testing
+import JSON
 
 /// The matchers of contract files, on hand-written JSON: equality by default, type, integer,
 /// regex, extra fields, cascading to deeper paths and overriding there.

@@ -4,6 +4,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Testing
+import JSON
 
 /// The mock provider of consumer tests, over real loopback connections, with contracts in a
 /// scratch directory: record mode writes what the consumer sent; verify mode answers from

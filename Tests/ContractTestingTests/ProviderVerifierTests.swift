@@ -5,6 +5,7 @@ import RPC
 import RPCHTTP2
 import Synchronization
 import Testing
+import JSON
 
 /// The provider side on a stub provider built in the test: states set through hooks, the
 /// request replayed over loopback, generators filled from the states, and a readable report.

@@ -4,6 +4,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Testing
+import JSON
 
 /// Streaming interactions end to end in the framework: the file format, the mock provider
 /// serving a response stream and checking a request stream, and the verifier reading a watch

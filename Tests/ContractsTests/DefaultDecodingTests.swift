@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import Testing
+import JSON
 
 /// Absent fields take their documented defaults, and unknown enum values are rejected.
 @Suite("Defaults and enums")

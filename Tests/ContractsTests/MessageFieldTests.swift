@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import Testing
+import JSON
 
 /// Keeps every message's `fields` honest: they must describe exactly what goes on the wire.
 @Suite("Message fields")

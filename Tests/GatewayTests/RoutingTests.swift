@@ -4,6 +4,7 @@ import RPC
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// The gateway routes every public method, unchanged, and guards what it must.
 @Suite("Gateway routing, keys, tokens and request ids")

@@ -4,6 +4,7 @@ import RPC
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// Connect and gRPC-Web through a real gateway (API.md §9), with curl as the client: over
 /// HTTP/1.1 (keep-alive, chunked streams) and HTTP/2, in front of the four services.

@@ -7,6 +7,7 @@ import RPCHTTP2
 import ServiceTestSupport
 import Synchronization
 import Testing
+import JSON
 
 // MARK: Fixture (shared with GRPCWebEdgeTests and CORSPolicyTests)
 

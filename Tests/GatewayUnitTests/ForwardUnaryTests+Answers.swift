@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Testing
+import JSON
 
 // The upstream's answers and errors, forwarded without a task.
 extension ForwardUnaryTests {

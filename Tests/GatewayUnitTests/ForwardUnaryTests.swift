@@ -6,6 +6,7 @@ import RPC
 import RPCHTTP2
 import ServiceKit
 import Testing
+import JSON
 
 /// `Upstream.forwardUnary` through a gateway router: unary routes are callback handlers, so a
 /// forwarded call needs no task on either side; the upstream's answers, errors and the

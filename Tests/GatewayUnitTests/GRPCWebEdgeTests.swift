@@ -4,6 +4,7 @@ import RPC
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import JSON
 
 /// gRPC-Web calls on the web edge, against ``EdgeFixture``'s router.
 @Suite("gRPC-Web calls on the web edge")

@@ -3,6 +3,7 @@ import RPC
 import Testing
 
 @testable import order_svc
+import JSON
 
 /// What order-svc's refusals carry: a stable reason for every field limit, messages in the
 /// shopper's words (field paths only in the details), at most 64 characters of client input

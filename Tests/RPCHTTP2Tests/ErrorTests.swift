@@ -2,6 +2,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Testing
+import JSON
 
 extension LiveTests {
     /// Statuses, reasons, messages and details as the client receives them.

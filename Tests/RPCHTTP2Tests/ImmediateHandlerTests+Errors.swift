@@ -2,6 +2,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Testing
+import JSON
 
 // Errors of immediate calls: thrown by the handler, or found before it runs.
 extension LiveTests.ImmediateHandlerTests {

@@ -1,6 +1,7 @@
 import Foundation
 import RPC
 import Testing
+import JSON
 
 @Suite("JSONCodec")
 struct JSONCodecTests {

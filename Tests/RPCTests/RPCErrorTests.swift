@@ -1,5 +1,6 @@
 import RPC
 import Testing
+import JSON
 
 @Suite("RPCError")
 struct RPCErrorTests {

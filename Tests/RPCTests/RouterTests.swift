@@ -3,6 +3,7 @@ import Logging
 import RPC
 import Synchronization
 import Testing
+import JSON
 
 /// A request of the test service.
 private struct EchoRequest: RPCMessage, Equatable {

@@ -2,6 +2,7 @@ package import Contracts
 import Foundation
 package import RPC
 package import Testing
+import JSON
 
 /// Runs `body`, expecting it to fail with an ``RPCError`` of `code` and, when given, `reason`;
 /// records an issue otherwise. Returns the error for further checks.

@@ -3,6 +3,7 @@ import RPC
 import Testing
 
 @testable import shopctl
+import JSON
 
 /// shopctl's exit statuses (Swift Testing has an `ExitStatus` of its own).
 typealias ExitStatus = shopctl.ExitStatus

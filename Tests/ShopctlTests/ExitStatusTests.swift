@@ -8,6 +8,7 @@ import Synchronization
 import Testing
 
 @testable import shopctl
+import JSON
 
 /// The exit status of answers that are not RPC errors but still fail the command: the real
 /// `shopctl` executable against a fake gateway (our `Router` + `HTTP2Server` on a loopback

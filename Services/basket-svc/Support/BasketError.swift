@@ -1,5 +1,6 @@
 import Contracts
 import RPC
+import JSON
 
 /// Why basket-svc refuses a call, each case knowing the gRPC code and reason it is sent with
 /// (API.md §5, README "Choices where API.md is silent").

@@ -1,6 +1,7 @@
 import Contracts
 import RPC
 import ServiceKit
+import JSON
 
 /// Stock for orders (internal key, checked by `APIKeyInterceptor`).
 extension CatalogService {

@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import JSON
 
 /// How an ``RPC/RPCError`` reaches a Connect client (connectrpc.com/docs/protocol, "Error
 /// Codes" and "Error and EndStreamResponse"): the code's name and HTTP status, the JSON error

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import JSON
 
 /// Connect's unary calls, JSON codec (connectrpc.com/docs/protocol, "Unary-Request" and
 /// "Unary-Get-Request"): `POST` with `content-type: application/json` and the message as the

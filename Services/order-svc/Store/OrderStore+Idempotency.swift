@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import ServiceKit
 import Storage
+import JSON
 
 /// The answer PlaceOrder gave to an idempotency key: the order, or the error.
 struct StoredAnswer: Codable, Sendable, Hashable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Contracts
 import Foundation
 import RPC
+import JSON
 
 /// `shopctl call METHOD [JSON|-]`: any method by name, like grpcurl — the JSON body as given,
 /// every response message printed as it arrives.

@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import JSON
 
 /// What shopctl prints for a failure and the status it exits with: one line on standard error,
 /// `error: REASON: message (what to do)`, naming the server's stable reason (API.md) or the
@@ -79,7 +80,7 @@ struct ErrorReport: Sendable, Equatable {
         ]
         if !problems.isEmpty { fields["problems"] = .array(problems.map { .string($0) }) }
         let object = JSONValue.object(["error": .object(fields)])
-        let data = (try? JSONEncoder.sortedKeys.encode(object)) ?? Data(#"{"error":{}}"#.utf8)
+        let data = (try? Foundation.JSONEncoder.sortedKeys.encode(object)) ?? Data(#"{"error":{}}"#.utf8)
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -195,10 +196,10 @@ struct ErrorReport: Sendable, Equatable {
     ]
 }
 
-extension JSONEncoder {
+extension Foundation.JSONEncoder {
     /// An encoder with sorted keys, so the same error prints the same bytes every time.
-    fileprivate static var sortedKeys: JSONEncoder {
-        let encoder = JSONEncoder()
+    fileprivate static var sortedKeys: Foundation.JSONEncoder {
+        let encoder = Foundation.JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }

@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import JSON
 
 /// Products read from a file for `admin products import` and `upsert --json-file`: a JSON
 /// array, or JSON lines (one product per line, blank lines skipped). Each product is either

@@ -1,5 +1,6 @@
 import Foundation
 import RPC
+import JSON
 
 /// JSON laid out for people: two-space indentation, keys sorted, whole numbers without a
 /// fraction. For `shopctl call` without `--json`, like grpcurl's output.

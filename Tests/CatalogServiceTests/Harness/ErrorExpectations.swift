@@ -1,6 +1,7 @@
 import Contracts
 import RPC
 import ServiceTestSupport
+import JSON
 
 extension RPCError {
     /// Whether a field violation names `field`, either bare (`title`) or as a path inside the

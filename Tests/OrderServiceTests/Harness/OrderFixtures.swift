@@ -1,6 +1,7 @@
 import Contracts
 import RPC
 import ServiceTestSupport
+import JSON
 
 /// The test processor's card numbers (API.md §6; order-svc README "Payments").
 enum TestCards {

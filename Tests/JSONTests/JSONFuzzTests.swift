@@ -1,12 +1,13 @@
 import Foundation
-@testable import RPC
+@testable import JSON
+import RPC
 import ServiceTestSupport
 import Testing
 
 /// Hostile input: random bytes and mutated valid messages must never crash the decoder, and
 /// every rejection must be `INVALID_ARGUMENT`/`MALFORMED_MESSAGE`.
-@Suite("Fast JSON decoder fuzzing")
-struct FastJSONFuzzTests {
+@Suite("JSON decoder fuzzing")
+struct JSONFuzzTests {
     /// Bytes that JSON is made of, plus troublemakers, so random input gets past the first byte.
     private static let alphabet = Array(#"{}[]:,"\ -+.0123456789eEtruefalsnul/bfnrtu"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xA9, 0xED, 0xF0, 0xFF]
 
@@ -76,7 +77,7 @@ struct FastJSONFuzzTests {
             let bytes = Self.mutate(seeds.randomElement(using: &random) ?? [], &random)
             guard let ours = try? JSONCodec.shared.decode(JSONValue.self, from: Data(bytes)) else { continue }
             // Foundation keeps the first of duplicate keys and we keep the last.
-            guard let foundation = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+            guard let foundation = try? Foundation.JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
                 Issue.record("Foundation rejected what we accepted: \(String(decoding: bytes, as: UTF8.self))")
                 continue
             }

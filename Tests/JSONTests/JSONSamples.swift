@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import RPC
 import ServiceTestSupport
 
@@ -122,7 +123,7 @@ enum JSONSamples {
 
     /// Foundation's encoder configured as `JSONCodec` used to be: the reference output.
     static func foundationEncode<Value: Encodable>(_ value: Value) throws -> Data {
-        let encoder = JSONEncoder()
+        let encoder = Foundation.JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(value)
     }

@@ -1,14 +1,14 @@
-import Foundation
+public import Foundation
 
-/// Encodes `Encodable` values as compact UTF-8 JSON, for ``JSONCodec``; a faster stand-in for
+/// Encodes `Encodable` values as compact UTF-8 JSON, for RPC's `JSONCodec`; a faster stand-in for
 /// Foundation's `JSONEncoder` with `[.sortedKeys, .withoutEscapingSlashes]` and default
 /// strategies, whose output it reproduces byte for byte for our message types.
 ///
 /// Values are written straight into one byte buffer as they are encoded (``JSONByteWriter``);
 /// no intermediate tree is built. A non-finite floating-point number is an `EncodingError`.
-enum FastJSONEncoder {
+public enum JSONEncoder {
     /// The JSON for `value`.
-    static func encode<Value: Encodable>(_ value: Value) throws -> Data {
+    public static func encode<Value: Encodable>(_ value: Value) throws -> Data {
         let writer = JSONByteWriter()
         try writer.encodeValue(value, isTopLevel: true)
         return writer.bytes.takeData()

@@ -1,6 +1,6 @@
 /// The output of one encode: JSON bytes appended in encode order, with the bookkeeping that
 /// sorts each object's keys when it closes and splices in containers created out of line
-/// (see `JSONByteWriter+Frames.swift`).
+/// (see `JSONByteWriter+Containers.swift`).
 ///
 /// Not thread-safe: it belongs to one encode call (and, for a nested container or super
 /// encoder, to the writer it will be spliced into). Its properties skip the runtime

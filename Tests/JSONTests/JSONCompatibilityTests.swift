@@ -1,12 +1,13 @@
 import Foundation
+import JSON
 import RPC
 import ServiceTestSupport
 import Testing
 
 /// Our codec against Foundation's, which `JSONCodec` used before: same bytes out, same values
 /// in, for message-like types and random JSON trees.
-@Suite("Fast JSON codec matches Foundation")
-struct FastJSONCompatibilityTests {
+@Suite("JSON codec matches Foundation")
+struct JSONCompatibilityTests {
     private typealias Product = JSONSamples.Product
 
     @Test("our encoder writes exactly the bytes Foundation's sorted-keys encoder writes", arguments: 0..<4)
@@ -23,13 +24,13 @@ struct FastJSONCompatibilityTests {
     @Test("our decoder reads Foundation's output, compact and pretty-printed, into equal values", arguments: 0..<4)
     func decoderReadsFoundation(seed: UInt64) throws {
         var random = SeededGenerator(seed: 0xDEC0_0000 + seed)
-        let pretty = JSONEncoder()
+        let pretty = Foundation.JSONEncoder()
         pretty.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
         for _ in 0..<100 {
             let product = JSONSamples.product(&random)
             #expect(try JSONCodec.shared.decode(Product.self, from: JSONSamples.foundationEncode(product)) == product)
             #expect(try JSONCodec.shared.decode(Product.self, from: pretty.encode(product)) == product)
-            #expect(try JSONCodec.shared.decode(Product.self, from: JSONEncoder().encode(product)) == product)
+            #expect(try JSONCodec.shared.decode(Product.self, from: Foundation.JSONEncoder().encode(product)) == product)
         }
     }
 
@@ -38,7 +39,7 @@ struct FastJSONCompatibilityTests {
         var random = SeededGenerator(seed: 0xF0F0_0000 + seed)
         for _ in 0..<100 {
             let product = JSONSamples.product(&random)
-            #expect(try JSONDecoder().decode(Product.self, from: JSONCodec.shared.encode(product)) == product)
+            #expect(try Foundation.JSONDecoder().decode(Product.self, from: JSONCodec.shared.encode(product)) == product)
         }
     }
 
@@ -52,7 +53,7 @@ struct FastJSONCompatibilityTests {
             #expect(ours == foundation, "\(String(decoding: ours, as: UTF8.self))")
             #expect(try JSONCodec.shared.decode(JSONValue.self, from: ours) == value)
             #expect(try JSONCodec.shared.decode(JSONValue.self, from: foundation) == value)
-            #expect(try JSONDecoder().decode(JSONValue.self, from: ours) == value)
+            #expect(try Foundation.JSONDecoder().decode(JSONValue.self, from: ours) == value)
         }
     }
 
@@ -77,7 +78,7 @@ struct FastJSONCompatibilityTests {
             "[-9223372036854775808,9223372036854775807,18446744073709551615,1E+2,1e-2,-0.000001]",
         ])
     func edgeNumbers(json: String) throws {
-        let values = try JSONDecoder().decode([Double].self, from: Data(json.utf8))
+        let values = try Foundation.JSONDecoder().decode([Double].self, from: Data(json.utf8))
         #expect(try JSONCodec.shared.decode([Double].self, from: Data(json.utf8)) == values)
         #expect(try JSONCodec.shared.encode(values) == JSONSamples.foundationEncode(values))
     }

@@ -1,11 +1,12 @@
 import Foundation
+import JSON
 import RPC
 import Testing
 
 /// The decoder's containers, as hand-written `init(from:)` uses them, and the field paths its
 /// errors name.
-@Suite("Fast JSON decoder containers")
-struct FastJSONDecoderContainerTests {
+@Suite("JSON decoder containers")
+struct JSONDecoderContainerTests {
     private static func decode<Value: Decodable>(_ type: Value.Type, _ json: String) throws(RPCError) -> Value {
         try JSONCodec.shared.decode(type, from: Data(json.utf8))
     }

@@ -2,9 +2,8 @@
 internal import Glibc
 #endif
 
-/// The memory of one HTTP/2 session's library allocations (nghttp2's, through its `nghttp2_mem`
-/// hooks in ``HTTP2Session``): freed blocks of the common sizes go onto a free list per size and
-/// are handed out again, instead of a `malloc` and a `free` each — nghttp2 allocates and frees
+/// The nghttp2 allocator of one HTTP/2 session (its `nghttp2_mem` hooks in ``HTTP2Session``):
+/// freed blocks of the common sizes go onto a free list per size and are handed out again, instead of a `malloc` and a `free` each — nghttp2 allocates and frees
 /// about a dozen small blocks per stream (the stream, its frames, header copies).
 ///
 /// Every block starts with a 16-byte header holding its size class (-1 for a block larger than
@@ -15,7 +14,7 @@ internal import Glibc
 ///
 /// Not thread-safe: used by its session, on the session's thread (and by the thread that ends
 /// the session, once no other uses it).
-final class SessionMemory {
+final class NGHTTP2Allocator {
     /// The payload size of the smallest class; each class is twice the one before.
     static let smallestClassSize = 64
     /// Payload sizes of the classes: 64 B to 4 KiB.
@@ -32,8 +31,8 @@ final class SessionMemory {
     /// copied once, so that an allocation reads no global (on Linux every read of a `static let`
     /// is a call into `swift_once`, and an array's a retain and bounds checks besides).
     private let slots: UnsafeMutablePointer<(first: Int, kept: Int)>
-    private let classCount = SessionMemory.classSizes.count
-    private let largestClassSize = SessionMemory.classSizes[SessionMemory.classSizes.count - 1]
+    private let classCount = NGHTTP2Allocator.classSizes.count
+    private let largestClassSize = NGHTTP2Allocator.classSizes[NGHTTP2Allocator.classSizes.count - 1]
 
     init() {
         let total = Self.keptPerClass.reduce(0, +)

@@ -1,6 +1,6 @@
-import Foundation
+public import Foundation
 
-/// Decodes `Decodable` values from UTF-8 JSON, for ``JSONCodec``; a faster stand-in for
+/// Decodes `Decodable` values from UTF-8 JSON, for RPC's `JSONCodec`; a faster stand-in for
 /// Foundation's `JSONDecoder` with its default strategies.
 ///
 /// One pass turns the bytes into tokens (``JSONScanner``); the containers then read tokens,
@@ -13,9 +13,9 @@ import Foundation
 /// wins (Foundation keeps the first); invalid UTF-8 is rejected anywhere, not only in strings
 /// that are read; nesting deeper than ``JSONScanner/maximumDepth`` is rejected (Foundation
 /// allows 512); and the input must be UTF-8 (a byte order mark is skipped).
-enum FastJSONDecoder {
+public enum JSONDecoder {
     /// Decodes a `Value` from the JSON in `data`.
-    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+    public static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
         try data.withUnsafeBytes { raw in
             var document: JSONDocument
             do {

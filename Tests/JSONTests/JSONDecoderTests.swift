@@ -1,10 +1,11 @@
 import Foundation
+import JSON
 import RPC
 import Testing
 
 /// The decoder's grammar: what is valid JSON, what is not, and what strings and numbers mean.
-@Suite("Fast JSON decoder grammar")
-struct FastJSONDecoderTests {
+@Suite("JSON decoder grammar")
+struct JSONDecoderTests {
     private static func decode<Value: Decodable>(_ type: Value.Type, _ json: String) throws(RPCError) -> Value {
         try JSONCodec.shared.decode(type, from: Data(json.utf8))
     }

@@ -1,11 +1,12 @@
 import Foundation
-@testable import RPC
+@testable import JSON
+import RPC
 import Testing
 
 /// The encoder's output: escaping, numbers, key order, and the container patterns hand-written
 /// `encode(to:)` uses, each checked against Foundation's encoder where it applies.
-@Suite("Fast JSON encoder")
-struct FastJSONEncoderTests {
+@Suite("JSON encoder")
+struct JSONEncoderTests {
     private static func json(_ value: some Encodable) throws -> String {
         String(decoding: try JSONCodec.shared.encode(value), as: UTF8.self)
     }
@@ -164,12 +165,12 @@ struct FastJSONEncoderTests {
         struct Outer: Encodable { var items: [Inner] }
         for value in [Double.nan, .infinity, -.infinity] {
             let outer = Outer(items: [Inner(value: 1), Inner(value: value)])
-            let error = try #require(throws: EncodingError.self) { try FastJSONEncoder.encode(outer) }
+            let error = try #require(throws: EncodingError.self) { try JSON.JSONEncoder.encode(outer) }
             guard case .invalidValue(_, let context) = error else { throw error }
             #expect(context.codingPath.map(\.stringValue) == ["items", "Index 1", "value"])
-            #expect(throws: EncodingError.self) { try FastJSONEncoder.encode([value]) }
-            #expect(throws: EncodingError.self) { try FastJSONEncoder.encode(value) }
-            #expect(throws: EncodingError.self) { try FastJSONEncoder.encode(["f": Float(value)]) }
+            #expect(throws: EncodingError.self) { try JSON.JSONEncoder.encode([value]) }
+            #expect(throws: EncodingError.self) { try JSON.JSONEncoder.encode(value) }
+            #expect(throws: EncodingError.self) { try JSON.JSONEncoder.encode(["f": Float(value)]) }
         }
     }
 
@@ -185,7 +186,7 @@ struct FastJSONEncoderTests {
             }
         }
         let recorder = Recorder()
-        _ = try FastJSONEncoder.encode(["outer": ["a": [recorder, recorder]]])
+        _ = try JSON.JSONEncoder.encode(["outer": ["a": [recorder, recorder]]])
         #expect(recorder.paths == [".outer.a[0]", ".outer.a[1]"])
     }
 
@@ -259,6 +260,6 @@ struct FastJSONEncoderTests {
                 try container.encode(Second(stash: stash))
             }
         }
-        #expect(throws: EncodingError.self) { try FastJSONEncoder.encode(Pair()) }
+        #expect(throws: EncodingError.self) { try JSON.JSONEncoder.encode(Pair()) }
     }
 }

@@ -2,10 +2,10 @@
 import Testing
 
 @Suite("Session memory")
-struct SessionMemoryTests {
+struct NGHTTP2AllocatorTests {
     @Test("a freed block of a class is handed out again for a request of that class")
     func reuse() throws {
-        let memory = SessionMemory()
+        let memory = NGHTTP2Allocator()
         let first = try #require(memory.allocate(100))
         #expect(Int(bitPattern: first) % 16 == 0)
         memory.free(first)
@@ -23,11 +23,11 @@ struct SessionMemoryTests {
 
     @Test("a size is served from the smallest class that holds it, from 1 byte to the largest class")
     func classBoundaries() throws {
-        #expect(SessionMemory.classSizes == [64, 128, 256, 512, 1024, 2048, 4096])
-        for (sizeClass, classSize) in SessionMemory.classSizes.enumerated() {
-            let smallest = sizeClass == 0 ? 1 : SessionMemory.classSizes[sizeClass - 1] + 1
+        #expect(NGHTTP2Allocator.classSizes == [64, 128, 256, 512, 1024, 2048, 4096])
+        for (sizeClass, classSize) in NGHTTP2Allocator.classSizes.enumerated() {
+            let smallest = sizeClass == 0 ? 1 : NGHTTP2Allocator.classSizes[sizeClass - 1] + 1
             for size in [smallest, classSize] {
-                let memory = SessionMemory()
+                let memory = NGHTTP2Allocator()
                 let block = try #require(memory.allocate(size))
                 block.initializeMemory(as: UInt8.self, repeating: 0x5A, count: size)
                 memory.free(block)
@@ -47,8 +47,8 @@ struct SessionMemoryTests {
 
     @Test("blocks larger than every class come from the system and go back to it")
     func large() throws {
-        let memory = SessionMemory()
-        let size = SessionMemory.classSizes.last! + 1
+        let memory = NGHTTP2Allocator()
+        let size = NGHTTP2Allocator.classSizes.last! + 1
         let block = try #require(memory.allocate(size))
         block.initializeMemory(as: UInt8.self, repeating: 0xAB, count: size)
         let grown = try #require(memory.reallocate(block, to: size * 4))
@@ -59,7 +59,7 @@ struct SessionMemoryTests {
 
     @Test("realloc keeps the block while the size fits its class and moves the contents when it grows past")
     func reallocate() throws {
-        let memory = SessionMemory()
+        let memory = NGHTTP2Allocator()
         let block = try #require(memory.reallocate(nil, to: 40))  // realloc(nil) is malloc
         for index in 0..<40 { block.storeBytes(of: UInt8(index), toByteOffset: index, as: UInt8.self) }
         #expect(memory.reallocate(block, to: 64) == block)
@@ -72,7 +72,7 @@ struct SessionMemoryTests {
 
     @Test("calloc zeroes a reused block, and an overflowing size is refused")
     func zeroed() throws {
-        let memory = SessionMemory()
+        let memory = NGHTTP2Allocator()
         let dirty = try #require(memory.allocate(64))
         dirty.initializeMemory(as: UInt8.self, repeating: 0xFF, count: 64)
         memory.free(dirty)
@@ -85,13 +85,13 @@ struct SessionMemoryTests {
 
     @Test("each class keeps a bounded number of free blocks, fewer of the large ones")
     func bounded() throws {
-        for (sizeClass, size) in SessionMemory.classSizes.enumerated() {
-            let memory = SessionMemory()
-            let kept = SessionMemory.keptPerClass[sizeClass]
+        for (sizeClass, size) in NGHTTP2Allocator.classSizes.enumerated() {
+            let memory = NGHTTP2Allocator()
+            let kept = NGHTTP2Allocator.keptPerClass[sizeClass]
             let blocks = try (0..<(kept + 10)).map { _ in try #require(memory.allocate(size)) }
             for block in blocks { memory.free(block) }
             #expect(memory.freeBlocks == kept)
         }
-        #expect(SessionMemory.keptPerClass == SessionMemory.keptPerClass.sorted(by: >))
+        #expect(NGHTTP2Allocator.keptPerClass == NGHTTP2Allocator.keptPerClass.sorted(by: >))
     }
 }
