@@ -1,6 +1,6 @@
 import Foundation
-import RPCHTTP2
 import ServiceKit
+import RPC
 
 /// Everything auth-svc is configured with, gathered from flags and environment by
 /// `AuthServiceCommand` (and built directly by tests).

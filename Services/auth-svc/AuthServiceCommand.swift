@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import RPCHTTP2
 import ServiceKit
+import RPC
 
 /// The `auth-svc` executable: accounts, sessions and keys (API.md §3).
 @main

@@ -1,5 +1,5 @@
-import RPCHTTP2
 import ServiceKit
+import RPC
 
 /// Everything basket-svc is configured with, gathered from flags and environment by
 /// `BasketServiceCommand` (and built directly by tests).

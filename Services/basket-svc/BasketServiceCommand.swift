@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import RPCHTTP2
 import ServiceKit
+import RPC
 
 /// The `basket-svc` executable: each user's basket, kept in sync live (API.md §5).
 @main

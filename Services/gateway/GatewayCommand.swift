@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import RPCHTTP2
 import ServiceKit
+import RPC
 
 /// The `gateway` executable: the one address clients use (API.md §7).
 @main

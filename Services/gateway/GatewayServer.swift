@@ -143,3 +143,32 @@ struct GatewayServer: Sendable {
             })
     }
 }
+
+extension Upstream {
+    /// An upstream at `address` as the gateway reaches it: unary calls over `configuration`'s
+    /// connections on `group`'s loops, streams over as many more of their own (connected when
+    /// the first stream is made: an `RPCClient` connects on demand), health checks over one
+    /// connection of their own. That connection waits at most half a second before
+    /// reconnecting, less than the checks' interval: each check after a failure tries a new
+    /// connection, so a failed check — which opens the breaker — means the upstream cannot be
+    /// reached now, not that this connection is still backing off from an outage the calls'
+    /// connections have already recovered from.
+    static func connecting(
+        name: String, address: SocketAddressText, services: [String], required: Bool,
+        configuration: ClientConfiguration, group: EventLoopGroup
+    ) -> Upstream {
+        var healthConfiguration = configuration
+        healthConfiguration.connectionCount = 1
+        healthConfiguration.reconnectMaxBackoff = min(configuration.reconnectMaxBackoff, .milliseconds(500))
+        // Watches may stay open for hours: when they take every stream the service allows on
+        // the stream client's connections, more connections are opened rather than new watches
+        // waiting for one of them to end.
+        var streamConfiguration = configuration
+        streamConfiguration.maxExtraConnections = Self.maxExtraStreamConnections
+        return Upstream(
+            name: name, services: services, required: required,
+            client: RPCClient(target: address, configuration: configuration, group: group),
+            streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
+            healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
+    }
+}

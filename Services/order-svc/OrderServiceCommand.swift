@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
 import Logging
-import RPCHTTP2
 import ServiceKit
+import RPC
 
 /// The `order-svc` executable: placing, reading and cancelling orders (API.md §6).
 @main

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RPC
 import RPCHTTP2
 
 /// The flags every command takes: the profile, where the gateway is, `--json`, and the
@@ -149,7 +150,7 @@ struct GlobalOptions: ParsableArguments {
         let store = CredentialsStore(paths: paths)
         let context = CommandContext(
             gateway: GatewayClient(
-                transport: GatewayTransport(client: client), store: store,
+                transport: GatewayTransport(client: client, gateway: gateway), store: store,
                 timeout: .milliseconds(Int(timeout * 1000))),
             output: Output(json: json), paths: paths)
         do {

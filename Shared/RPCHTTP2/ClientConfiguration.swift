@@ -1,4 +1,4 @@
-public import RPC
+internal import RPC
 
 /// How a client connects and retries. Defaults follow DESIGN.md ("The client").
 public struct ClientConfiguration: Sendable {
@@ -14,8 +14,6 @@ public struct ClientConfiguration: Sendable {
     public var reconnectMultiplier = 1.6
     /// …and cap (jittered by ±20 %).
     public var reconnectMaxBackoff: Duration = .seconds(5)
-    /// Retries of idempotent methods on `UNAVAILABLE` before any response header (gRFC A6).
-    public var retry = RetryPolicy()
     /// Event loops when the client owns its own (default 1).
     public var loopCount = 1
     /// HTTP/2 connections kept to the upstream; nil (the default) keeps one per event loop, so
@@ -47,29 +45,6 @@ public struct ClientConfiguration: Sendable {
     public init() {}
 }
 
-/// gRFC A6 retry policy for idempotent methods: attempts and exponential, jittered backoff.
-public struct RetryPolicy: Sendable {
-    /// Attempts in all, the first included (at most 5).
-    public var maxAttempts = 5
-    /// The delay before the first retry.
-    public var initialBackoff: Duration = .milliseconds(100)
-    /// The growth factor per retry.
-    public var multiplier = 2.0
-    /// The largest delay.
-    public var maxBackoff: Duration = .seconds(1)
-    /// The share of the backoff each delay takes: uniform in 0…1, as gRFC A6 specifies. A test
-    /// that must act while a retry waits fixes it, since a draw near 0 retries at once.
-    package var jitter: @Sendable () -> Double = { Double.random(in: 0...1) }
-
-    /// The defaults: 5 attempts, 0.1 s, ×2, 1 s cap.
-    public init() {}
-
-    /// The randomized delay before retry number `retry` (1-based): uniform in 0…backoff.
-    public func delay(beforeRetry retry: Int) -> Duration {
-        Duration.exponentialBackoff(initial: initialBackoff, multiplier: multiplier, step: retry, cap: maxBackoff) * jitter()
-    }
-}
-
 extension ClientConfiguration {
     /// The reconnect delay after `failures` connection attempts in a row have failed (before
     /// jitter): the initial backoff grown by the multiplier per further failure, at most the cap.
@@ -77,42 +52,5 @@ extension ClientConfiguration {
     package func reconnectBackoff(afterFailures failures: Int) -> Duration {
         Duration.exponentialBackoff(
             initial: reconnectInitialBackoff, multiplier: reconnectMultiplier, step: failures, cap: reconnectMaxBackoff)
-    }
-}
-
-
-/// Per-call options: metadata, deadline, request id.
-public struct CallOptions: Sendable {
-    /// Custom metadata to send (authorization, request id, traceparent…).
-    public var metadata: Metadata
-    /// When the call gives up; becomes `grpc-timeout`.
-    public var deadline: ContinuousClock.Instant?
-    /// The request id to send as `x-request-id`, in place of any `x-request-id` in `metadata`:
-    /// a call made while serving another passes its id on this way without copying the
-    /// caller's metadata to change one entry.
-    public var requestID: RequestID?
-
-    /// Options with metadata and an optional timeout from now.
-    public init(metadata: Metadata = Metadata(), timeout: Duration? = nil) {
-        self.metadata = metadata
-        self.deadline = timeout.map { ContinuousClock.now + $0 }
-    }
-
-    /// Options with an absolute deadline and, if given, the request id to send.
-    public init(metadata: Metadata = Metadata(), deadline: ContinuousClock.Instant?, requestID: RequestID? = nil) {
-        self.metadata = metadata
-        self.deadline = deadline
-        self.requestID = requestID
-    }
-
-    /// Options for a call made while serving `context`: the request id, trace context and
-    /// authorization are propagated, and the remaining deadline carries over.
-    public static func propagating(from context: ServerContext, extra: Metadata = Metadata()) -> CallOptions {
-        var metadata = Metadata()
-        for key in [MetadataKey.traceparent, MetadataKey.authorization, "tracestate"] {
-            if let value = context.metadata[key] { metadata.set(key, value) }
-        }
-        for entry in extra { metadata.set(entry.name, entry.value) }
-        return CallOptions(metadata: metadata, deadline: context.deadline, requestID: context.requestIDValue)
     }
 }

@@ -20,8 +20,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
     // on loop state in EventLoop).
     @exclusivity(unchecked) private var session: HTTP2Session!
-    @exclusivity(unchecked) private var calls = StreamMap<ClientCall>()
-    @exclusivity(unchecked) private var waiting: [ClientCall] = []
+    @exclusivity(unchecked) private var calls = StreamMap<HTTP2ClientCall>()
+    @exclusivity(unchecked) private var waiting: [HTTP2ClientCall] = []
     @exclusivity(unchecked) private var phase = Phase.connecting
     /// Whether the server's SETTINGS arrived: only then does the client's reconnect backoff
     /// start over when the connection closes. A TCP connect alone is not enough — something that
@@ -40,7 +40,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// after it was retired, so that a call that took it from its slot just before the client
     /// replaced it still opens its stream here rather than finding it closed.
     @exclusivity(unchecked) private var retirementSettled = false
-    private let pending = Mutex<(calls: [ClientCall], scheduled: Bool)>(([], false))
+    private let pending = Mutex<(calls: [HTTP2ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)
     /// Calls given this connection and not yet ended on it: reserved by the client as it hands
@@ -184,7 +184,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// Submits a call on this connection. Any thread: on the loop's own (a handler that stays
     /// on its loop, calling upstream) the stream opens at once, else the loop is asked to.
-    func submit(_ call: ClientCall) {
+    func submit(_ call: HTTP2ClientCall) {
         call.connection = self
         if loop.inEventLoop {
             start(call)
@@ -193,7 +193,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
     }
 
-    private func start(_ call: ClientCall) {
+    private func start(_ call: HTTP2ClientCall) {
         switch phase {
         case .connecting:
             waiting.append(call)
@@ -261,21 +261,21 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// Starts a call's deadline timer when the call reaches this connection (once: a call that
     /// waited for the connection keeps the timer it got then). The time left was measured when
     /// the call was made, on this loop or just before the hop to it.
-    private func armDeadline(_ call: ClientCall) {
+    private func armDeadline(_ call: HTTP2ClientCall) {
         guard call.deadlineTimer == nil, let timeLeft = call.timeLeft else { return }
-        // The call is the timer's target (``ClientCall/loopTimerFired()``): no closure per call.
+        // The call is the timer's target (``HTTP2ClientCall/loopTimerFired()``): no closure per call.
         call.deadlineAt = EventLoop.instant(after: timeLeft)
         call.deadlineTimer = loop.scheduleTimer(at: call.deadlineAt, target: call)
     }
 
     /// Stops a call's deadline timer, which would otherwise hold the call until it fires.
-    private func disarmDeadline(_ call: ClientCall) {
+    private func disarmDeadline(_ call: HTTP2ClientCall) {
         if let timer = call.deadlineTimer { loop.cancelTimer(timer) }
         call.deadlineTimer = nil
     }
 
     /// Asks the loop to send a call's new request bytes or grant its window. Any thread.
-    func scheduleFlush(_ call: ClientCall) {
+    func scheduleFlush(_ call: HTTP2ClientCall) {
         let schedule = pending.withLock { state -> Bool in
             state.calls.append(call)
             defer { state.scheduled = true }
@@ -285,7 +285,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     private func processPending() {
-        let ready = pending.withLock { state -> [ClientCall] in
+        let ready = pending.withLock { state -> [HTTP2ClientCall] in
             state.scheduled = false
             defer { state.calls.removeAll(keepingCapacity: true) }
             return state.calls
@@ -302,19 +302,19 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     /// Resets a call's stream with CANCEL. Any thread.
-    func reset(_ call: ClientCall) {
+    func reset(_ call: HTTP2ClientCall) {
         loop.execute { self.resetNow(call) }
     }
 
     /// A call's deadline passed before its status came: it fails `DEADLINE_EXCEEDED` and its
     /// stream is reset. Loop only.
-    func deadlinePassed(_ call: ClientCall) {
+    func deadlinePassed(_ call: HTTP2ClientCall) {
         call.deadlineTimer = nil
         call.complete(.failure(Self.deadlineExceeded))
         resetNow(call)
     }
 
-    private func resetNow(_ call: ClientCall) {
+    private func resetNow(_ call: HTTP2ClientCall) {
         guard phase == .ready, call.streamID > 0, calls[call.streamID] != nil else {
             waiting.removeAll { $0 === call }
             disarmDeadline(call)
@@ -326,7 +326,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     // MARK: HTTP2SessionDelegate
 
-    private func call(_ id: Int32) -> ClientCall? {
+    private func call(_ id: Int32) -> HTTP2ClientCall? {
         calls.unretained(id)?.takeUnretainedValue()
     }
 
@@ -390,7 +390,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         }
     }
 
-    private func finish(_ call: ClientCall, trailers: Metadata) {
+    private func finish(_ call: HTTP2ClientCall, trailers: Metadata) {
         if call.deframer.hasPartialMessage {
             call.complete(.failure(RPCError(code: .internal, message: "The response ended inside a message.")))
             return

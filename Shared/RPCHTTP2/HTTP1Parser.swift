@@ -1,3 +1,4 @@
+internal import RPC
 internal import CHTTPParser
 internal import Foundation
 

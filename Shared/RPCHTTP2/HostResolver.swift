@@ -1,3 +1,4 @@
+internal import RPC
 internal import Foundation
 internal import Synchronization
 internal import SystemCalls

@@ -1,3 +1,4 @@
+internal import RPC
 internal import Foundation
 internal import Logging
 internal import SystemCalls

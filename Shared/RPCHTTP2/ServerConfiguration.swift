@@ -1,3 +1,5 @@
+public import RPC
+
 /// How a server listens and the limits it enforces. Defaults follow API.md §1 and DESIGN.md.
 public struct ServerConfiguration: Sendable {
     /// The address to bind; port 0 picks a free port (see ``HTTP2Server/port``).

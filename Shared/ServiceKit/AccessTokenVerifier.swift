@@ -1,8 +1,7 @@
 package import Contracts
 package import Credentials
 package import Foundation
-internal import RPC
-package import RPCHTTP2
+package import RPC
 
 /// Verifies the `authorization: Bearer <accessToken>` of a call against auth-svc's public keys
 /// and the revoked sessions, and answers with the caller or with the `RPCError` API.md §3

@@ -1,8 +1,7 @@
 public import ArgumentParser
 internal import Foundation
 package import Logging
-internal import RPC
-public import RPCHTTP2
+public import RPC
 
 /// The flags of a service that serves signed-in users: where auth-svc is, and the issuer and
 /// audience its access tokens carry (auth-svc's defaults).
@@ -52,7 +51,7 @@ package struct AuthServiceLink: Sendable {
     /// A link configured by `options`, with its own client of auth-svc.
     package init(options: AuthLinkOptions, internalKey: String, logger: Logger) throws {
         self.init(
-            client: try RPCClient(target: options.authAddress, configuration: .upstream), issuer: options.authIssuer,
+            client: try .upstream(options.authAddress), issuer: options.authIssuer,
             audience: options.authAudience, internalKey: internalKey, logger: logger)
     }
 

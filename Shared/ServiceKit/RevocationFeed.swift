@@ -1,7 +1,6 @@
 internal import Contracts
 package import Logging
-internal import RPC
-package import RPCHTTP2
+package import RPC
 internal import Synchronization
 
 /// The revoked sessions as auth-svc publishes them, kept current by polling

@@ -1,6 +1,6 @@
 public import ArgumentParser
 internal import Foundation
-public import RPCHTTP2
+public import RPC
 
 /// `--catalog-addr` (env `SHOP_CATALOG_ADDR`): where catalog-svc is, for the processes that call it.
 public struct CatalogLinkOptions: ParsableArguments, Sendable {

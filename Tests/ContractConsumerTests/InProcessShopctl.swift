@@ -5,6 +5,7 @@ import ServiceTestSupport
 @testable import shopctl
 import Synchronization
 import Testing
+import RPC
 
 /// shopctl run in-process the way the executable runs it (the command line parsed by
 /// `Shopctl.parseAsRoot`, then `run()`), with a ``ProcessContext`` of its own: a scratch

@@ -1,6 +1,7 @@
 import ContractTesting
 import RPCHTTP2
 import Testing
+import RPC
 
 /// The mock providers of one consumer test, by provider name: started together from the
 /// consumer's contracts, and finished together — which records as issues of the test every

@@ -9,6 +9,7 @@ import RPCHTTP2
 import ServiceKit
 import ServiceTestSupport
 import Storage
+import RPC
 
 /// A consumer service built in-process exactly as its executable builds it (its `build`
 /// function), listening on a free loopback port, with its upstreams pointed at mock providers

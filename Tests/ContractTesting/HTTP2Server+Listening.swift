@@ -1,4 +1,5 @@
 package import RPCHTTP2
+package import RPC
 
 extension HTTP2Server {
     /// Starts listening and returns the loopback address; when that fails, runs `cleanUp`

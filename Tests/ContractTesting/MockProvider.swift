@@ -1,7 +1,7 @@
 package import Foundation
 internal import Contracts
-internal import RPC
-package import RPCHTTP2
+package import RPC
+import RPCHTTP2
 internal import Synchronization
 package import Testing
 import JSON

@@ -1,5 +1,4 @@
-import RPC
-package import RPCHTTP2
+package import RPC
 package import JSON
 
 /// The hooks that put a provider into the states contracts name, keyed by state name.

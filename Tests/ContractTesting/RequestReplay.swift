@@ -1,6 +1,6 @@
 internal import Foundation
 package import RPC
-package import RPCHTTP2
+import RPCHTTP2
 package import JSON
 
 /// Builds and sends the request of an interaction on the provider side.

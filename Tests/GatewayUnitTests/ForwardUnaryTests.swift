@@ -70,9 +70,9 @@ struct ForwardUnaryTests {
         let server = HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true)
         let port = try server.start()
         // The test's client never retries: what the gateway answers each call is what the test sees.
-        var clientConfiguration = ClientConfiguration()
-        clientConfiguration.retry.maxAttempts = 1
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), configuration: clientConfiguration)
+        var noRetries = RetryPolicy()
+        noRetries.maxAttempts = 1
+        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), retry: noRetries)
         let gateway = TestGateway(server: server, upstream: upstream, router: router, client: client)
         do {
             try await body(gateway)

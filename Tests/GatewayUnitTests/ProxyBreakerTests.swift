@@ -15,7 +15,7 @@ struct ProxyBreakerTests {
     static let ping = ProxyFixture.method(service, "Ping", kind: .unary, idempotent: true)
 
     /// Sends `{}` on `call`, half-closes, and returns the first message back.
-    static func firstMessage(on call: ClientCall) async throws -> Data? {
+    static func firstMessage(on call: any ClientCall) async throws -> Data? {
         try await call.send(Data("{}".utf8))
         call.finishSending()
         return try await call.nextMessage()

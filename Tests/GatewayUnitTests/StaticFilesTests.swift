@@ -7,6 +7,7 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import RPC
 #endif
 
 /// The web storefront's files (``StaticFiles``): what is served, with which headers, and what

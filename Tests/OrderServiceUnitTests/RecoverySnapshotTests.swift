@@ -7,6 +7,7 @@ import Storage
 import Testing
 
 @testable import order_svc
+import RPC
 
 /// The recovery pass works from a list read a moment before it acts: an order on it may have
 /// been finished since by the call placing it, which released it just before recovery claimed

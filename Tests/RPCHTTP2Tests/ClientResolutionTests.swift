@@ -21,8 +21,9 @@ extension LiveTests {
         func unresolvableName() async throws {
             var configuration = ClientConfiguration()
             configuration.connectTimeout = .milliseconds(500)
-            configuration.retry.maxAttempts = 1
-            let client = try RPCClient(target: SocketAddressText(host: "no-such-host.invalid", port: 7001), configuration: configuration)
+            var retry = RetryPolicy()
+            retry.maxAttempts = 1
+            let client = try RPCClient(target: SocketAddressText(host: "no-such-host.invalid", port: 7001), configuration: configuration, retry: retry)
             let (_, took) = await timed {
                 await expectRPCError(.unavailable) {
                     try await client.unary(EchoContract.unary, TextMessage(text: "x"))

@@ -1,6 +1,7 @@
 @testable import RPCHTTP2
 import Synchronization
 import Testing
+import RPC
 
 /// How a client's connection slots count connection failures toward the reconnect backoff:
 /// only a slot's own connection counts; one the client already replaced (retired, or given up
@@ -22,7 +23,7 @@ struct ConnectionSlotsTests {
         let group = try EventLoopGroup(count: 1, name: "slots-test")
         let all = Self.connections(4, on: group.loops[0])
         let (current0, current1, retiredConnected, retiredConnecting) = (all[0], all[1], all[2], all[3])
-        let slots = RPCClient.ConnectionSlots(count: 2, configuration: ClientConfiguration())
+        let slots = HTTP2ClientTransport.ConnectionSlots(count: 2, configuration: ClientConfiguration())
         let backoffUntil = ContinuousClock.now + .seconds(60)
         slots.state.withLock { state in
             state.connections = [current0, current1]

@@ -33,8 +33,9 @@ extension LiveTests {
             let filler = try RawSocket(port: listener.port)
             var configuration = ClientConfiguration()
             configuration.connectTimeout = .seconds(20)
-            configuration.retry.maxAttempts = 1
-            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port), configuration: configuration)
+            var retry = RetryPolicy()
+            retry.maxAttempts = 1
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port), configuration: configuration, retry: retry)
             let (_, elapsed) = await timed {
                 await expectRPCError(.deadlineExceeded) {
                     try await client.unary(EchoContract.unary, TextMessage(text: "x"), options: CallOptions(timeout: .milliseconds(300)))

@@ -4,6 +4,7 @@ import ServiceTestSupport
 import Synchronization
 import SystemCalls
 import Testing
+import RPC
 
 /// `HostResolver`: one lookup at a time per upstream, its answer shared by every connection
 /// attempt that asked meanwhile.

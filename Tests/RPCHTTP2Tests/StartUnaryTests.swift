@@ -57,7 +57,7 @@ final class RawUnaryServerState: Sendable {
 final class UnaryCompletionRecorder: Sendable {
     struct Completion: Sendable {
         let result: Result<Data, RPCError>
-        let attempt: ClientCall?
+        let attempt: (any ClientCall)?
         let thread: String
         let onClientLoop: Bool
     }
@@ -68,7 +68,7 @@ final class UnaryCompletionRecorder: Sendable {
     init(group: EventLoopGroup? = nil) { self.group = group }
 
     /// The completion to hand `startUnary`.
-    var completion: @Sendable (Result<Data, RPCError>, ClientCall?) -> Void {
+    var completion: @Sendable (Result<Data, RPCError>, (any ClientCall)?) -> Void {
         { [self] result, attempt in
             let completion = Completion(
                 result: result, attempt: attempt, thread: Thread.current.name ?? "",
@@ -111,13 +111,13 @@ final class UnaryCompletionRecorder: Sendable {
 
 /// What `mayRetry` was told, and what it answers. Thread-safe.
 final class UnaryRetryVeto: Sendable {
-    private let state = Mutex<[(error: RPCError, attempt: ClientCall?)]>([])
+    private let state = Mutex<[(error: RPCError, attempt: (any ClientCall)?)]>([])
     private let answer: @Sendable (Int) -> Bool
 
     /// A veto that answers `answer(n)` to the n-th question (1-based).
     init(_ answer: @escaping @Sendable (Int) -> Bool = { _ in true }) { self.answer = answer }
 
-    var mayRetry: @Sendable (RPCError, ClientCall?) -> Bool {
+    var mayRetry: @Sendable (RPCError, (any ClientCall)?) -> Bool {
         { [self] error, attempt in
             let asked = state.withLock { state -> Int in
                 state.append((error, attempt))
@@ -127,7 +127,7 @@ final class UnaryRetryVeto: Sendable {
         }
     }
 
-    var questions: [(error: RPCError, attempt: ClientCall?)] { state.withLock { $0 } }
+    var questions: [(error: RPCError, attempt: (any ClientCall)?)] { state.withLock { $0 } }
 }
 
 extension LiveTests {
@@ -195,20 +195,36 @@ extension LiveTests {
         }
 
         /// A client on a loop group named "unary" (its thread "unary-0") that the caller closes.
-        static func makeClient(port: Int, configure: (inout ClientConfiguration) -> Void = { _ in }) throws -> (RPCClient, EventLoopGroup) {
-            var configuration = ClientConfiguration()
-            configure(&configuration)
+        static func makeClient(port: Int, configure: (inout ClientSetup) -> Void = { _ in }) throws -> (RPCClient, EventLoopGroup) {
+            var setup = ClientSetup()
+            configure(&setup)
             let group = try EventLoopGroup(count: 1, name: "unary")
-            let client = RPCClient(
-                target: SocketAddressText(host: "127.0.0.1", port: port), configuration: configuration, group: group, ownsGroup: true)
-            return (client, group)
+            let transport = HTTP2ClientTransport(
+                target: SocketAddressText(host: "127.0.0.1", port: port), configuration: setup.configuration, group: group, ownsGroup: true)
+            return (RPCClient(transport: transport, retry: setup.retry), group)
+        }
+
+        /// How a test's client is set up: its transport's configuration (whose settings read as
+        /// the setup's own) and its retry policy.
+        @dynamicMemberLookup
+        struct ClientSetup {
+            /// The HTTP/2 transport's configuration.
+            var configuration = ClientConfiguration()
+            /// The client's retry policy.
+            var retry = RetryPolicy()
+
+            /// A setting of ``configuration``.
+            subscript<Value>(dynamicMember path: WritableKeyPath<ClientConfiguration, Value>) -> Value {
+                get { configuration[keyPath: path] }
+                set { configuration[keyPath: path] = newValue }
+            }
         }
 
         /// Starts the fixture server and a client of it (see ``makeClient(port:configure:)``),
         /// runs `body`, then closes both.
         static func withServer<Result>(
             configureServer: (inout ServerConfiguration) -> Void = { _ in },
-            configureClient: (inout ClientConfiguration) -> Void = { _ in },
+            configureClient: (inout ClientSetup) -> Void = { _ in },
             _ body: (_ client: RPCClient, _ group: EventLoopGroup, _ state: RawUnaryServerState, _ port: Int) async throws -> Result
         ) async throws -> Result {
             let state = RawUnaryServerState()

@@ -1,6 +1,6 @@
 public import Foundation
 public import RPC
-public import RPCHTTP2
+import RPCHTTP2
 import Synchronization
 
 /// A ``WebResponse`` that records what a ``WebHandler`` answered, for tests of the web edge

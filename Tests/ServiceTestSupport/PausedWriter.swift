@@ -1,7 +1,7 @@
 package import Foundation
-package import RPCHTTP2
 internal import Synchronization
 internal import Testing
+package import RPC
 
 /// What a writer did while its reader was not reading: how far it got, and whether it stalled
 /// there (flow control held it back) or went on.
@@ -50,7 +50,7 @@ extension PausedWriter {
     /// gets (up to `limit`), then calls `release` to let the handler read, and returns its
     /// answer (the call's first response message) with what the watch saw.
     package static func watchUpload(
-        on call: ClientCall, chunkSize: Int, count: Int, limit: Int,
+        on call: any ClientCall, chunkSize: Int, count: Int, limit: Int,
         started: @escaping @Sendable () -> Bool, release: () -> Void
     ) async throws -> (answer: Data?, paused: PausedWriter) {
         let sent = SentBytes()

@@ -1,5 +1,6 @@
 package import Foundation
-package import RPCHTTP2
+package import RPC
+import RPCHTTP2
 package import Testing
 internal import Synchronization
 

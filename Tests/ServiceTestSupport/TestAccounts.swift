@@ -1,7 +1,6 @@
 package import Contracts
 package import Foundation
-import RPC
-package import RPCHTTP2
+package import RPC
 package import Testing
 
 /// Verified, signed-in accounts made through a real auth-svc the way a person would: SignUp,

@@ -43,11 +43,12 @@ struct GatewayRetryTests {
     @Test("GetBasket against a gateway that accepts, then closes every connection gets its 4 attempts")
     func getBasketRetriedOverLostConnections() async throws {
         let listener = try SlammingListener()
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port))
+        let address = SocketAddressText(host: "127.0.0.1", port: listener.port)
+        let client = try RPCClient(target: address)
         let root = try TestScratch.makeDirectory(prefix: "shopctl-gateway-retry")
         let store = CredentialsStore(paths: ConfigPaths(environment: ["XDG_CONFIG_HOME": root.path]))
         try store.save(StoredCredentials(Session.sample(access: "access-0", refresh: "refresh-1")))
-        let gateway = GatewayClient(transport: GatewayTransport(client: client), store: store, timeout: .seconds(10))
+        let gateway = GatewayClient(transport: GatewayTransport(client: client, gateway: address), store: store, timeout: .seconds(10))
         let failure = await #expect(throws: RPCError.self) { try await gateway.unary(BasketContract.getBasket, Empty()) }
         await client.close()
         await listener.stop()

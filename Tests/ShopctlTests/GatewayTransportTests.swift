@@ -72,13 +72,14 @@ struct GatewayTransportTests {
         logger.logLevel = .critical
         let server = try HTTP2Server(configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: logger)
         let port = try server.start()
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
+        let address = SocketAddressText(host: "127.0.0.1", port: port)
+        let client = try RPCClient(target: address)
         let root = try TestScratch.makeDirectory(prefix: "shopctl-transport")
         let store = CredentialsStore(paths: ConfigPaths(environment: ["XDG_CONFIG_HOME": root.path]))
         var failure: (any Error)?
         do {
             try store.save(StoredCredentials(Session.sample(access: "access-0", refresh: "refresh-1")))
-            try await body(GatewayClient(transport: GatewayTransport(client: client), store: store, timeout: .seconds(10)), auth)
+            try await body(GatewayClient(transport: GatewayTransport(client: client, gateway: address), store: store, timeout: .seconds(10)), auth)
         } catch {
             failure = error
         }
@@ -151,8 +152,9 @@ struct GatewayTransportTests {
             #expect(answered?.reason == "UPSTREAM_UNAVAILABLE" && answered?.message == "catalog-svc is unavailable.")
         }
         let port = try #require(try FreePorts.take(1).first)
-        let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port))
-        let transport = GatewayTransport(client: client)
+        let address = SocketAddressText(host: "127.0.0.1", port: port)
+        let client = try RPCClient(target: address)
+        let transport = GatewayTransport(client: client, gateway: address)
         let failure = await #expect(throws: RPCError.self) {
             try await transport.call(path: CatalogContract.listCategories.path, requests: [Data("{}".utf8)], options: CallOptions()) { _ in }
         }

@@ -6,6 +6,7 @@ import ServiceTestSupport
 import Testing
 
 @testable import shopctl
+import RPC
 
 /// Profiles: one backend's session, shipping address and gateway each; `config use` chooses
 /// one; the default profile keeps the files where they always were.

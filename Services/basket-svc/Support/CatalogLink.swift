@@ -1,6 +1,5 @@
 import Contracts
 import RPC
-import RPCHTTP2
 
 /// basket-svc's view of catalog-svc: the product a line is made from, and its stock when a
 /// line is added or its count raised.

@@ -1,7 +1,6 @@
 import Contracts
 import Logging
 import RPC
-import RPCHTTP2
 import ServiceKit
 
 /// `shop.gateway.v1.StorefrontService` (API.md §7): screens composed from several services
@@ -109,7 +108,7 @@ struct StorefrontService: Sendable {
 
     /// One typed unary exchange on a raw call (the breaker-guarded calls of ``Upstream`` are raw).
     static func unary<Request, Response>(
-        _ method: MethodDescriptor<Request, Response>, _ request: Request, on call: ClientCall
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, on call: any ClientCall
     ) async throws -> Response {
         try await call.send(try JSONCodec.shared.encode(request))
         call.finishSending()

@@ -1,5 +1,4 @@
 import RPC
-import RPCHTTP2
 
 /// What the gateway adds to every call it makes upstream on behalf of a client (API.md §1
 /// and §7): the client's metadata unchanged (authorization, x-api-key, idempotency-key,

@@ -1,6 +1,5 @@
 import Foundation
 import RPC
-import RPCHTTP2
 
 extension Router {
     /// Registers `method` to be served by `upstream`, unchanged in path and messages: the
@@ -61,7 +60,7 @@ extension Router {
     }
 
     /// Sends the client's messages upstream as they arrive, then half-closes.
-    private static func relayRequests(from io: any ServerCallIO, to call: ClientCall) async throws {
+    private static func relayRequests(from io: any ServerCallIO, to call: any ClientCall) async throws {
         while let message = try await io.nextMessage() {
             try await call.send(message)
         }
@@ -71,7 +70,7 @@ extension Router {
     /// Writes the upstream's messages to the client until its status; a failed status is thrown.
     /// The upstream's response headers tell its breaker it answered: a half-open breaker whose
     /// probe is a watch closes then, not when the watch ends (other calls wait on the probe).
-    private static func relayResponses(from call: ClientCall, to io: any ServerCallIO, of upstream: Upstream) async throws {
+    private static func relayResponses(from call: any ClientCall, to io: any ServerCallIO, of upstream: Upstream) async throws {
         _ = try await call.responseHeaders()
         upstream.breaker.recordSuccess()
         while let message = try await call.nextMessage() {

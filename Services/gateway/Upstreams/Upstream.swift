@@ -1,7 +1,6 @@
 import Contracts
 import Foundation
 import RPC
-import RPCHTTP2
 import Synchronization
 
 /// One service behind the gateway: the API services it serves, its clients, and the circuit
@@ -40,7 +39,7 @@ final class Upstream: Sendable {
     /// Whether a failed attempt of a task-free unary call may be retried: it counts against the
     /// breaker unless the upstream answered, and retries stop once the breaker opens. One
     /// closure for every call.
-    private let mayRetryUnary: @Sendable (RPCError, ClientCall?) -> Bool
+    private let mayRetryUnary: @Sendable (RPCError, (any ClientCall)?) -> Bool
 
     /// An upstream reached through `client`, its streams through `streamClient` and its checks
     /// through `healthClient` (each by default the same client).
@@ -59,33 +58,6 @@ final class Upstream: Sendable {
             if attempt?.serverAnswered != true { breaker.recordFailure() }
             return !breaker.isOpen
         }
-    }
-
-    /// An upstream at `address` as the gateway reaches it: unary calls over `configuration`'s
-    /// connections on `group`'s loops, streams over as many more of their own (connected when
-    /// the first stream is made: an `RPCClient` connects on demand), health checks over one
-    /// connection of their own. That connection waits at most half a second before
-    /// reconnecting, less than the checks' interval: each check after a failure tries a new
-    /// connection, so a failed check — which opens the breaker — means the upstream cannot be
-    /// reached now, not that this connection is still backing off from an outage the calls'
-    /// connections have already recovered from.
-    static func connecting(
-        name: String, address: SocketAddressText, services: [String], required: Bool,
-        configuration: ClientConfiguration, group: EventLoopGroup
-    ) -> Upstream {
-        var healthConfiguration = configuration
-        healthConfiguration.connectionCount = 1
-        healthConfiguration.reconnectMaxBackoff = min(configuration.reconnectMaxBackoff, .milliseconds(500))
-        // Watches may stay open for hours: when they take every stream the service allows on
-        // the stream client's connections, more connections are opened rather than new watches
-        // waiting for one of them to end.
-        var streamConfiguration = configuration
-        streamConfiguration.maxExtraConnections = Self.maxExtraStreamConnections
-        return Upstream(
-            name: name, services: services, required: required,
-            client: RPCClient(target: address, configuration: configuration, group: group),
-            streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
-            healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
     }
 
     /// Connections the stream client may open beside its own when their streams are all taken
@@ -114,7 +86,7 @@ final class Upstream: Sendable {
     /// any response header while the breaker stays closed. Every attempt that cannot reach
     /// the upstream counts against the breaker, so a dead upstream opens it within one call.
     func forward<Result: Sendable>(
-        _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
+        _ method: MethodInfo, options: CallOptions, _ body: (any ClientCall) async throws -> Result
     ) async throws -> Result {
         try await guarded { attempt in
             try await client(for: method).withRetries(method, options: options, mayRetry: { [breaker] _ in
@@ -152,7 +124,7 @@ final class Upstream: Sendable {
     /// Runs `body` on one call of `method` whose request messages stream from the client
     /// (client-streaming, bidirectional): never retried, since the messages are consumed.
     func stream<Result: Sendable>(
-        _ method: MethodInfo, options: CallOptions, _ body: (ClientCall) async throws -> Result
+        _ method: MethodInfo, options: CallOptions, _ body: (any ClientCall) async throws -> Result
     ) async throws -> Result {
         try await guarded { attempt in
             try await streamClient.withCall(path: method.path, options: options) { call in

@@ -1,7 +1,6 @@
 import Contracts
 import Logging
 import RPC
-import RPCHTTP2
 import ServiceKit
 import Synchronization
 

@@ -1,7 +1,6 @@
 import Contracts
 import Foundation
 import RPC
-import RPCHTTP2
 import JSON
 
 /// `GET|POST /reset-password` and the form that asks for a new reset link.

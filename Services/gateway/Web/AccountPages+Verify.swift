@@ -1,7 +1,6 @@
 import Contracts
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// `GET /verify-email?token=…` and the form that asks for a new verification link.
 extension AccountPages {

@@ -2,7 +2,6 @@ import Contracts
 import Foundation
 import Logging
 import RPC
-import RPCHTTP2
 
 /// The pages a mailed link opens (API.md §9): `/verify-email` verifies an address,
 /// `/reset-password` sets a new password, each with a form asking for a new link when the

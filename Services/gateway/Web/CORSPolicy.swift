@@ -1,6 +1,5 @@
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// Cross-origin access for the origins given by `--cors-origin` (API.md §9; the Fetch
 /// standard's CORS protocol): a preflight from an allowed origin is answered with the methods

@@ -1,6 +1,5 @@
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// Connect's streaming calls, JSON codec (connectrpc.com/docs/protocol, "Streaming-Request"
 /// and "Streaming-Response"): `POST` with `content-type: application/connect+json` and the

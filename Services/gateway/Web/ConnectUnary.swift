@@ -1,7 +1,6 @@
 import Contracts
 import Foundation
 import RPC
-import RPCHTTP2
 import JSON
 
 /// Connect's unary calls, JSON codec (connectrpc.com/docs/protocol, "Unary-Request" and

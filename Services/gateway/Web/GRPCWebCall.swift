@@ -1,6 +1,5 @@
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// gRPC-Web calls, JSON codec (grpc/grpc doc/PROTOCOL-WEB.md): `POST` with
 /// `application/grpc-web+json` or `application/grpc-web` (JSON too, as the gRPC path treats

@@ -1,5 +1,5 @@
 import Foundation
-import RPCHTTP2
+import RPC
 
 /// A piece of HTML markup. Built from a string literal, whose interpolations escape every
 /// `String` (`&`, `<`, `>`, `"`, `'`) and insert only other `HTML` as it is — so a value from

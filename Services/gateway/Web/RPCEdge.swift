@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import RPC
-import RPCHTTP2
 import Synchronization
 
 /// Connect (JSON) and gRPC-Web calls, translated into calls of the gateway's own router

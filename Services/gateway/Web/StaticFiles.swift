@@ -1,5 +1,5 @@
 import Foundation
-import RPCHTTP2
+import RPC
 import ServiceKit
 
 /// The web storefront's files (API.md §9): `GET`/`HEAD` of the files under a root directory,

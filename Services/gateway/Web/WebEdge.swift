@@ -2,7 +2,6 @@ import Contracts
 import Foundation
 import Logging
 import RPC
-import RPCHTTP2
 import ServiceKit
 
 /// What the gateway serves on its port besides gRPC (API.md §9): `/healthz`, CORS preflights,

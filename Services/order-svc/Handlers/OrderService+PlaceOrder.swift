@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import Logging
 import RPC
-import RPCHTTP2
 import ServiceKit
 
 /// PlaceOrder, step by step (README): idempotency, basket, re-pricing, reservation, charge,

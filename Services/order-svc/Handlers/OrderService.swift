@@ -3,7 +3,6 @@ import Crypto
 import Foundation
 import Logging
 import RPC
-import RPCHTTP2
 import ServiceKit
 import Synchronization
 

@@ -1,7 +1,6 @@
 import Contracts
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// A response message, decoded, together with the bytes the server sent (what `--json` prints).
 struct Reply<Message: Sendable>: Sendable {

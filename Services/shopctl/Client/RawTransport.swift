@@ -1,6 +1,5 @@
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// The one primitive every shopctl call goes through: open a call on `path`, send `requests`
 /// and half-close, hand each response message to `onMessage` as it arrives, and throw the
@@ -24,6 +23,8 @@ protocol RawTransport: Sendable {
 struct GatewayTransport: RawTransport {
     /// The client of the gateway.
     let client: RPCClient
+    /// The gateway's address, for the failures it is named in.
+    let gateway: SocketAddressText
 
     /// Sends the requests while reading the responses, so a bidirectional method that answers
     /// as it reads works too.
@@ -46,7 +47,7 @@ struct GatewayTransport: RawTransport {
                 }
             }
         } catch let error as RPCError where !answered {
-            throw GatewayFailure.classify(error, gateway: client.target)
+            throw GatewayFailure.classify(error, gateway: gateway)
         }
     }
 }

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import RPCHTTP2
+import RPC
 
 /// `shopctl config`: profiles — one backend's session, shipping address and gateway address
 /// each, as `firebase use` keeps one project's — and which one commands use.

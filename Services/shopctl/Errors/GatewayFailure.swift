@@ -1,5 +1,4 @@
 import RPC
-import RPCHTTP2
 
 /// The gateway itself failing a call, as opposed to a service behind it: its host name does
 /// not resolve (`GATEWAY_HOST_UNKNOWN`), or no connection to its address could be made

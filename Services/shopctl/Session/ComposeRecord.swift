@@ -1,6 +1,5 @@
 import Foundation
 import RPC
-import RPCHTTP2
 
 /// What `deploy/compose up` last started, as it records it in ``ConfigPaths/composeRecord``:
 /// `{"gateway": "127.0.0.1:8080", "mailDir": "/abs/.data/auth-svc/mail", "adminKeyFile": …,

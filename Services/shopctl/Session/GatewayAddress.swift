@@ -1,5 +1,5 @@
 import Foundation
-import RPCHTTP2
+import RPC
 
 /// The gateway's address as a person writes it — `host:port`, `http://host:port`, or a bare
 /// `host` — read into the `host:port` shopctl connects to.

@@ -3,6 +3,7 @@ import Foundation
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import RPC
 
 /// The auth-svc processes of this suite running at once: at most four, so a parallel test run
 /// does not starve two cores.

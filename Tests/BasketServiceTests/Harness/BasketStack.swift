@@ -2,6 +2,7 @@ import Foundation
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import RPC
 
 /// Bounds how many stacks (three processes each) run at once.
 let stackSlots = ConcurrencySlots(limit: 2)

@@ -2,18 +2,12 @@ public import Foundation
 public import RPC
 internal import Synchronization
 
-/// Told when a unary call made without a task ends (``RPCClient/startUnary(_:request:options:mayRetry:completion:)``):
-/// an object rather than a closure, so no context is allocated per attempt.
-protocol UnaryCallObserver: AnyObject, Sendable {
-    /// `call` ended with its single response message, or the error.
-    func unaryCall(_ call: ClientCall, endedWith result: Result<Data, RPCError>)
-}
-
-/// One outgoing call: request messages out, response messages in, and the final status.
+/// One outgoing call on an HTTP/2 stream: request messages out, response messages in, and the
+/// final status.
 ///
 /// Thread-safe: the calling task uses the public methods; the connection's loop thread
 /// feeds responses and drains requests. Loop-only fields are marked as such.
-public final class ClientCall: @unchecked Sendable {
+public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     // Invariant for @unchecked Sendable: `shared` is behind a Mutex; the loop-only fields are
     // touched only on the loop of `connection` once the call is submitted.
     struct Shared {
@@ -24,7 +18,7 @@ public final class ClientCall: @unchecked Sendable {
         var responseHead: (contentType: String, rest: Metadata)?
         var headersWaiters: [HeadersWaiter] = []
         var status: Result<Void, RPCError>?
-        /// For a call made with ``RPCClient/startUnary(_:request:options:mayRetry:completion:)``:
+        /// For a unary call made without a task (``HTTP2ClientTransport/startUnaryCall(path:request:options:observer:prepare:)``):
         /// told the single response message, or the error, when the call ends.
         var observer: (any UnaryCallObserver)?
     }
@@ -145,7 +139,7 @@ public final class ClientCall: @unchecked Sendable {
 
     /// Cancels the call: RST_STREAM(CANCEL) to the server, `CANCELLED` to readers.
     public func cancel() {
-        complete(.failure(Self.cancelledError), resetStream: true)
+        complete(.failure(.callCancelled), resetStream: true)
     }
 
     /// Sets up a unary call made without a task before it is submitted: the one request
@@ -161,17 +155,10 @@ public final class ClientCall: @unchecked Sendable {
     /// The single response message of a finished unary call; its error otherwise.
     private static func unaryOutcome(_ status: Result<Void, RPCError>, buffers: inout StreamBuffers) -> Result<Data, RPCError> {
         if case .failure(let error) = status { return .failure(error) }
-        guard case .message(let message, _) = buffers.take(nil) else { return .failure(noResponseMessage) }
-        guard case .end = buffers.take(nil) else { return .failure(extraResponseMessage) }
+        guard case .message(let message, _) = buffers.take(nil) else { return .failure(.noResponseMessage) }
+        guard case .end = buffers.take(nil) else { return .failure(.extraResponseMessage) }
         return .success(message)
     }
-
-    /// What a cancelled call ends with.
-    static let cancelledError = RPCError(code: .cancelled, message: "The call was cancelled.")
-    /// What a unary call whose server sent no response message ends with.
-    static let noResponseMessage = RPCError(code: .internal, message: "The server sent no response message.")
-    /// What a unary call whose server sent more than one response message ends with.
-    static let extraResponseMessage = RPCError(code: .internal, message: "The server sent more than one response message.")
 
     // MARK: Loop side
 
@@ -251,7 +238,7 @@ public final class ClientCall: @unchecked Sendable {
             return (state.buffers.deliver(message), state.buffers.belowInboundMark, false)
         }
         if extra {
-            complete(.failure(Self.extraResponseMessage), resetStream: true)
+            complete(.failure(.extraResponseMessage), resetStream: true)
             return true
         }
         if let (reader, message) = handoff { reader.resume(returning: message) }
@@ -280,7 +267,7 @@ public final class ClientCall: @unchecked Sendable {
     }
 }
 
-extension ClientCall: LoopTimerTarget {
+extension HTTP2ClientCall: LoopTimerTarget {
     /// The deadline timer fired (see ``ClientConnection/deadlinePassed(_:)``). Loop only.
     func loopTimerFired() {
         connection?.deadlinePassed(self)

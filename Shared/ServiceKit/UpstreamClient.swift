@@ -1,4 +1,7 @@
+public import RPC
 public import RPCHTTP2
+
+// Start-up: where ServiceKit chooses the transport that carries a service's calls to another.
 
 extension ClientConfiguration {
     /// How Storefront's processes call each other: the defaults, plus keepalive PINGs every
@@ -11,5 +14,13 @@ extension ClientConfiguration {
         configuration.keepaliveInterval = .seconds(30)
         configuration.keepaliveTimeout = .seconds(10)
         return configuration
+    }
+}
+
+extension RPCClient {
+    /// A client of another Storefront process at `address`: HTTP/2 with the
+    /// ``ClientConfiguration/upstream`` settings, on an event loop of its own.
+    public static func upstream(_ address: SocketAddressText) throws -> RPCClient {
+        try RPCClient(target: address, configuration: .upstream)
     }
 }

@@ -1,5 +1,3 @@
-internal import SystemCalls
-
 /// A `host:port` pair as written in flags (`127.0.0.1:7002`, `[::1]:7002`, `localhost:7002`).
 public struct SocketAddressText: Sendable, Hashable, CustomStringConvertible {
     /// Host name or literal address.
@@ -25,18 +23,4 @@ public struct SocketAddressText: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-}
-
-extension Socket {
-    /// Resolves `address` (``Socket/resolve(host:port:passive:numericOnly:)``).
-    static func resolve(
-        _ address: SocketAddressText, passive: Bool, numericOnly: Bool = false
-    ) throws(SystemError) -> [ResolvedAddress] {
-        try resolve(host: address.host, port: address.port, passive: passive, numericOnly: numericOnly)
-    }
-
-    /// Opens a non-blocking listening socket on `address` (``Socket/listen(host:port:backlog:)``).
-    static func listen(on address: SocketAddressText, backlog: Int32 = 1024) throws(SystemError) -> (fd: Int32, port: Int) {
-        try listen(host: address.host, port: address.port, backlog: backlog)
-    }
 }

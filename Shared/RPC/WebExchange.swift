@@ -1,5 +1,4 @@
 public import Foundation
-public import RPC
 
 /// A request that is not a gRPC call — HTTP/1.1, or HTTP/2 with a content type other than
 /// `application/grpc*` — handed whole (head and body) to the server's ``WebHandler``.
