@@ -48,7 +48,7 @@ struct NeighbourTests {
 
     /// Opens a WatchBasket through `client` and reads its first message (the stream is then
     /// open up to basket-svc); a refusal is thrown.
-    static func watch(_ shopper: Shopper, through client: RPCClient) async throws -> ClientCall {
+    static func watch(_ shopper: Shopper, through client: RPCClient) async throws -> any ClientCall {
         let call = try client.makeCall(
             path: BasketContract.watchBasket.path, options: CallOptions(metadata: shopper.metadata(), timeout: .seconds(120)))
         do {
@@ -71,7 +71,7 @@ struct NeighbourTests {
 
     /// A watch opened as soon as the gateway lets `shopper` have one (within 10 s), or nil: a
     /// place is given back once the gateway's handler of an ended watch has finished.
-    static func watchOnceFree(_ shopper: Shopper, through client: RPCClient) async -> ClientCall? {
+    static func watchOnceFree(_ shopper: Shopper, through client: RPCClient) async -> (any ClientCall)? {
         for _ in 0..<100 {
             if let call = try? await watch(shopper, through: client) { return call }
             try? await Task.sleep(for: .milliseconds(100))
@@ -84,7 +84,7 @@ struct NeighbourTests {
         try await withGateway(gatewayArguments: ["--max-watches-per-user", "3"]) { stack in
             let gateway = try stack.gateway
             let shopper = try await stack.newShopper()
-            var watches: [ClientCall] = []
+            var watches: [any ClientCall] = []
             for _ in 0..<3 { watches.append(try await Self.watch(shopper, through: gateway)) }
             await expectRPCError(.resourceExhausted, reason: "TOO_MANY_WATCHES") {
                 try await Self.watch(shopper, through: gateway)
@@ -124,7 +124,7 @@ struct NeighbourTests {
             try await stack.service(.basket).kill()
             for watch in watches { _ = try? await watch.nextMessage() }
             try await stack.restart(.basket)
-            var reopened: [ClientCall] = []
+            var reopened: [any ClientCall] = []
             for _ in 0..<3 { reopened.append(try #require(await Self.watchOnceFree(shopper, through: gateway))) }
             for watch in reopened + watches { watch.cancel() }
         }
@@ -141,11 +141,11 @@ struct NeighbourTests {
             let address = try #require(SocketAddressText(try stack.address(of: .gateway)))
             // Two connections to the gateway, each under its own limit of 256 streams.
             let clients = [try RPCClient(target: address), try RPCClient(target: address)]
-            let watches = try await withThrowingTaskGroup(of: ClientCall.self) { group in
+            let watches = try await withThrowingTaskGroup(of: (any ClientCall).self) { group in
                 for index in 0..<256 {
                     group.addTask { try await Self.watch(watcher, through: clients[index % 2]) }
                 }
-                return try await group.reduce(into: [ClientCall]()) { $0.append($1) }
+                return try await group.reduce(into: [any ClientCall]()) { $0.append($1) }
             }
             for _ in 0..<5 {
                 let start = ContinuousClock.now

@@ -102,7 +102,7 @@ struct StreamAndScreenTests {
 }
 
 /// The next message of an open stream, decoded; fails the test when the stream ended.
-func next<Message: Decodable>(_ type: Message.Type, from call: ClientCall) async throws -> Message {
+func next<Message: Decodable>(_ type: Message.Type, from call: any ClientCall) async throws -> Message {
     let data = try #require(try await call.nextMessage(), "the stream ended early")
     return try JSONCodec.shared.decode(type, from: data)
 }
