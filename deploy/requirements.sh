@@ -7,7 +7,7 @@
 
 APT_BUILD=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev nghttp2-client)
 APT_RUN=(libnghttp2-14 libsqlite3-0 libhttp-parser2.9 nghttp2-client)
-# procps: pgrep, for DeployTests; chromium, chromium-driver, python3-selenium: BrowserJourneyTests
+# procps: pgrep, for DeployTests; chromium, chromium-driver, python3-selenium: BrowserJourneyLiveTests
 # (Debian's selenium is for Debian's /usr/bin/python3, which the test prefers).
 APT_TEST=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev nghttp2-client sqlite3 procps chromium chromium-driver python3-selenium)
 # Python packages as pip-name:import-name. pyyaml: DeployTests reads the Kubernetes manifests.

@@ -36,12 +36,12 @@ struct StaticFileServer {
         throw StaticFileServerError(description: "python3 -m http.server did not start on 127.0.0.1")
     }
 
-    /// Kills the child process and waits for it to exit.
+    /// Kills the child process. Foundation reaps it in the background; nothing needs it gone
+    /// sooner (every server has a port of its own), so no thread waits for the exit.
     func stop() {
         // SIGKILL, not `terminate()`: the child inherits the blocked signal mask of the
         // concurrency thread that spawned it, so a SIGTERM would stay pending forever.
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
     }
 
     /// Polls the server's root until it answers or `timeout` passes (or the child exits).

@@ -9,14 +9,12 @@ import Testing
 /// the gateway listening there serves them over HTTP/1.1, and curl opens them as they are.
 @Suite("Account pages, live")
 struct AccountPagesLiveTests {
-    static let password = "amber-orchard-violin-58"
-
     @Test("a verification link from the mailed .eml, opened with curl, verifies the address; opened again it says it was used")
     func verificationLink() async throws {
         try await withPublicGateway { stack, publicURL in
             let email = "pages-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             _ = try await stack.gateway.unary(
-                AuthContract.signUp, SignUpRequest(email: email, password: Self.password), options: plain())
+                AuthContract.signUp, SignUpRequest(email: email, password: ServiceStack.shopperPassword), options: plain())
             let mail = try await AuthMailbox(authDataDirectory: stack.dataDirectory(.auth)).latestMail(to: email, kind: .verifyEmail)
             let link = try #require(Self.link(in: mail, startingWith: "\(publicURL)/verify-email?token="), "\(mail.body)")
             let token = try #require(mail.token)
@@ -31,7 +29,7 @@ struct AccountPagesLiveTests {
             #expect(page.headers["cache-control"] == "no-store")
 
             let session = try await stack.gateway.unary(
-                AuthContract.signIn, SignInRequest(email: email, password: Self.password), options: plain())
+                AuthContract.signIn, SignInRequest(email: email, password: ServiceStack.shopperPassword), options: plain())
             #expect(session.user.emailVerified, "signing in works only once the address is verified")
 
             let again = try await Self.curl(link)
@@ -51,7 +49,7 @@ struct AccountPagesLiveTests {
     func resetLink() async throws {
         try await withPublicGateway { stack, publicURL in
             let email = "pages-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-            let accounts = TestAccounts(client: try stack.gateway, authDataDirectory: stack.dataDirectory(.auth), password: Self.password)
+            let accounts = try stack.accounts(through: .gateway)
             _ = try await accounts.signedInUser(email)
 
             // Asked for from the page's own form, as a person whose link expired would.
@@ -79,7 +77,7 @@ struct AccountPagesLiveTests {
                 AuthContract.signIn, SignInRequest(email: email, password: newPassword), options: plain())
             _ = await expectRPCError(AuthReason.invalidCredentials) {
                 _ = try await stack.gateway.unary(
-                    AuthContract.signIn, SignInRequest(email: email, password: Self.password), options: plain())
+                    AuthContract.signIn, SignInRequest(email: email, password: ServiceStack.shopperPassword), options: plain())
             }
             let used = try await Self.curl("\(publicURL)/reset-password", form: ["token": token, "password": newPassword, "confirm": newPassword])
             #expect(used.status == 400 && used.body.contains("already used"))
@@ -130,18 +128,10 @@ func withPublicGateway(
 ) async throws {
     let port = try #require(try FreePorts.take(1).first)
     let publicURL = "http://127.0.0.1:\(port)"
-    await stackSlots.acquire()
-    let stack = ServiceStack(extraArguments: [.auth: ["--public-url", publicURL]])
-    var failure: (any Error)?
-    do {
-        for name in ServiceName.services { try await stack.launch(name, sourceLocation: sourceLocation) }
-        try await stack.launch(.gateway, port: port, sourceLocation: sourceLocation)
+    try await withServiceStack(
+        ServiceName.allCases, extraArguments: [.auth: ["--public-url", publicURL]], ports: [.gateway: port],
+        sourceLocation: sourceLocation
+    ) { stack in
         try await body(stack, publicURL)
-    } catch {
-        FileHandle.standardError.write(Data("service stack logs after \(error):\n\(stack.logTails())\n".utf8))
-        failure = error
     }
-    await stack.shutDown()
-    await stackSlots.release()
-    if let failure { throw failure }
 }

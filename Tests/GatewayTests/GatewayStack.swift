@@ -14,33 +14,14 @@ func withGateway(
         ServiceName.allCases, extraArguments: [.gateway: gatewayArguments], sourceLocation: sourceLocation, body)
 }
 
-/// A signed-in, verified user, signed up and in through the gateway.
-struct Shopper: Sendable {
-    let email: String
-    let accessToken: String
-
-    /// Metadata with `authorization: Bearer <accessToken>`, plus `extra`.
-    func metadata(_ extra: Metadata = [:]) -> Metadata {
-        var metadata: Metadata = [MetadataKey.authorization: "Bearer \(accessToken)"]
-        for entry in extra { metadata.set(entry.name, entry.value) }
-        return metadata
-    }
-
-    /// Options with the authorization and a 15 s timeout.
-    var options: CallOptions { CallOptions(metadata: metadata(), timeout: .seconds(15)) }
-}
-
 extension ServiceStack {
     /// The client of the gateway.
     var gateway: RPCClient { get throws { try client(.gateway) } }
 
-    /// Signs up a fresh account through the gateway, verifies it from the delivered email, signs in.
+    /// Signs up a fresh account through the gateway, verifies it from the delivered email,
+    /// signs in; the shopper calls the gateway.
     func newShopper(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Shopper {
-        let email = "gw-\(UUID().uuidString.prefix(8).lowercased())@example.com"
-        let accounts = TestAccounts(
-            client: try gateway, authDataDirectory: dataDirectory(.auth), password: "amber-orchard-violin-58")
-        let session = try await accounts.signedInUser(email, sourceLocation: sourceLocation)
-        return Shopper(email: email, accessToken: session.accessToken)
+        try await newShopper(signingUpThrough: .gateway, calling: .gateway, sourceLocation: sourceLocation)
     }
 
     /// Whether `name` logged a call line of `method` (its last path segment) with `requestID`.

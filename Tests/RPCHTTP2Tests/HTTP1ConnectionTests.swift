@@ -272,9 +272,13 @@ struct HTTP1ConnectionTests {
         try await Self.withServer { port, web in
             let socket = try RawSocket(port: port)
             socket.send(Array("GET /hold HTTP/1.1\r\nhost: x\r\n\r\n".utf8))
-            try await Task.sleep(for: .milliseconds(200))
+            // Closed only once the handler holds the request: a close that comes first has no
+            // answer in progress to cancel. (`serve` runs on the loop that will see the close.)
+            let held = await eventually(within: .seconds(15)) { web.served.load(ordering: .relaxed) == 1 }
+            try #require(held, "the /hold request never reached the handler")
             socket.close()
-            #expect(await eventually { web.cancelled.load(ordering: .relaxed) == 1 })
+            let cancelled = await eventually(within: .seconds(15)) { web.cancelled.load(ordering: .relaxed) == 1 }
+            #expect(cancelled)
             let (text, _) = try await Self.exchange(port, "GET /echo HTTP/1.1\r\nhost: x\r\n\r\n")
             #expect(Self.statuses(text) == [200])
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import RPC
+import ServiceTestSupport
 import Synchronization
 import Testing
 
@@ -161,7 +162,7 @@ struct RouterCallbackTests {
         let io = FakeServerCallIO(requests: [Data("hang".utf8)])
         let context = Self.context(for: method.info)
         let task = Task { try await method.handler(io, context) }
-        let started = await poll { trail.contains("returned(hang)") }
+        let started = await eventually(every: .milliseconds(5)) { trail.contains("returned(hang)") }
         try #require(started, "the handler never started")
         #expect(!trail.contains("cancelled"))
         task.cancel()
@@ -196,14 +197,4 @@ struct RouterCallbackTests {
         #expect(seen.value.actionRan)
         #expect(await io.responses == [Data("answered anyway".utf8)])
     }
-}
-
-/// Polls `condition` every 5 ms until it holds or `timeout` passes; returns whether it held.
-private func poll(within timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { return false }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return true
 }

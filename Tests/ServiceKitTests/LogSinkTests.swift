@@ -26,7 +26,7 @@ struct LogSinkTests {
         }
 
         /// Reads until `done` holds for what was read, or `limit` passes; returns the lines.
-        func lines(within limit: Duration, until done: ([String]) -> Bool) -> [String] {
+        func lines(within limit: Duration, until done: ([String]) -> Bool) async -> [String] {
             let deadline = ContinuousClock.now + limit
             var bytes: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 65_536)
@@ -37,7 +37,7 @@ struct LogSinkTests {
                     bytes.append(contentsOf: chunk[0..<count])
                     if done(Self.split(bytes)) { break }
                 } else {
-                    usleep(2_000)
+                    try? await Task.sleep(for: .milliseconds(2))
                 }
             }
             return Self.split(bytes)
@@ -95,7 +95,7 @@ struct LogSinkTests {
         let accounted = { (lines: [String]) -> Int in
             lines.reduce(0) { sum, line in sum + (Self.number(of: line) != nil ? 1 : Self.droppedCount(in: line) ?? 0) }
         }
-        let lines = pipe.lines(within: .seconds(10)) { accounted($0) >= total }
+        let lines = await pipe.lines(within: .seconds(10)) { accounted($0) >= total }
         let numbers = lines.compactMap(Self.number(of:))
         let reports = lines.compactMap(Self.droppedCount(in:))
         let torn = lines.count - numbers.count - reports.count
@@ -107,12 +107,12 @@ struct LogSinkTests {
     }
 
     @Test("flush returns once every queued line is written, and the lines arrive whole and in order")
-    func flushWritesEverything() throws {
+    func flushWritesEverything() async throws {
         let pipe = try Pipe()
         let sink = LogSink(fd: pipe.write)
         for number in 0..<100 { sink.write(Self.line(number)) }
         #expect(sink.flush(within: .seconds(5)))
-        let lines = pipe.lines(within: .seconds(5)) { $0.count == 100 }
+        let lines = await pipe.lines(within: .seconds(5)) { $0.count == 100 }
         let expected = Self.lines(upTo: 100)
         #expect(lines == expected)
     }

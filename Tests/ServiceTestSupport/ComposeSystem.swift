@@ -126,8 +126,19 @@ package struct ComposeSystem: Sendable {
 /// Runs `body` with a fresh ``ComposeSystem`` on `ports` (default: five the kernel picks) whose
 /// commands get `environment` too, then runs `down`, kills whatever is still left (recording
 /// an issue if anything was) and removes the scratch directory, whether `body` succeeded or not.
+/// Holds one of ``serviceProcessSlots`` per service while the system may run.
 package func withComposeSystem(
     ports chosen: [String: Int] = [:], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (ComposeSystem) async throws -> Void
+) async throws {
+    try await serviceProcessSlots.withSlots(ServiceName.allCases.count) {
+        try await runComposeSystem(ports: chosen, environment: environment, sourceLocation: sourceLocation, body)
+    }
+}
+
+/// ``withComposeSystem(ports:environment:sourceLocation:_:)`` once its slots are taken.
+private func runComposeSystem(
+    ports chosen: [String: Int], environment: [String: String], sourceLocation: SourceLocation,
     _ body: (ComposeSystem) async throws -> Void
 ) async throws {
     let scratch = try TestScratch.makeDirectory(prefix: "deploy-compose")

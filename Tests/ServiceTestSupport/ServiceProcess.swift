@@ -81,7 +81,7 @@ package final class ServiceProcess: @unchecked Sendable {
 
         guard let port = await log.first(within: .seconds(30), listeningPort(in:)) else {
             if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
             Issue.record("\(name) never logged its listening address:\n\(log.tail())", sourceLocation: sourceLocation)
             throw ServiceLaunchError.noListeningAddress(name)
         }

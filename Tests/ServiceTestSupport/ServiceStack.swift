@@ -1,3 +1,4 @@
+package import Credentials
 package import Foundation
 package import RPC
 import RPCHTTP2
@@ -16,36 +17,38 @@ package enum ServiceName: String, CaseIterable, Sendable {
     package static let services: [ServiceName] = [.auth, .catalog, .basket, .order]
 }
 
-/// Bounds how many stacks run at once across a test process: each is four or five
-/// processes, and there are two cores.
-package let stackSlots = ConcurrencySlots(limit: 2)
-
 /// Runs `body` against a fresh stack of `members` (in start order), each with an empty data
 /// directory under one temporary root, then stops every process (SIGTERM, SIGKILL when slow)
 /// and removes the root, whether `body` succeeded or not. On failure the services' last log
 /// lines go to standard error.
-package func withServiceStack(
+///
+/// `extraArguments` and `environment` add to a service's command line and variables; `ports`
+/// fixes a service's port (the rest the OS chooses). The stack holds one of
+/// ``serviceProcessSlots`` per member while it runs, so that a parallel run does not start
+/// more services than two cores bring up in time.
+@discardableResult
+package func withServiceStack<Result>(
     _ members: [ServiceName], extraArguments: [ServiceName: [String]] = [:],
-    sourceLocation: SourceLocation = #_sourceLocation, _ body: (ServiceStack) async throws -> Void
-) async throws {
-    await stackSlots.acquire()
-    let stack = ServiceStack(extraArguments: extraArguments)
-    var failure: (any Error)?
-    do {
+    environment: [ServiceName: [String: String]] = [:], ports: [ServiceName: Int] = [:],
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: (ServiceStack) async throws -> Result
+) async throws -> Result {
+    try await serviceProcessSlots.run(
+        slots: members.count,
+        launch: { ServiceStack(extraArguments: extraArguments, environment: environment) },
+        report: { stack, error in "service stack logs after \(error):\n\(stack.logTails())\n" },
+        shutDown: { await $0.shutDown() }
+    ) { stack in
         for name in members {
-            try await stack.launch(name, sourceLocation: sourceLocation)
+            try await stack.launch(name, port: ports[name] ?? 0, sourceLocation: sourceLocation)
         }
-        try await body(stack)
-    } catch {
-        FileHandle.standardError.write(Data("service stack logs after \(error):\n\(stack.logTails())\n".utf8))
-        failure = error
+        return try await body(stack)
     }
-    await stack.shutDown()
-    await stackSlots.release()
-    if let failure { throw failure }
 }
 
-/// A running stack: the processes (each with a client), and the keys they were given.
+/// A running stack: the processes (each with a client), and the keys they were given. The one
+/// harness of every suite that runs services as processes; a suite adds its own conveniences
+/// (its service's calls, accounts, products) as an extension. Tests reach a service through
+/// ``client(_:)``, which does not say what carries the calls.
 ///
 /// Thread-safe: the processes, which a restart replaces, live behind a `Mutex`.
 package final class ServiceStack: Sendable {
@@ -57,13 +60,16 @@ package final class ServiceStack: Sendable {
     package let adminKey = TestScratch.randomKey()
     /// Flags added to a service's command line, after the standard ones.
     package let extraArguments: [ServiceName: [String]]
+    /// Variables added to a service's environment, after the keys.
+    package let extraEnvironment: [ServiceName: [String: String]]
 
     private let members = Mutex<[ServiceName: ServiceProcess]>([:])
 
     /// Makes a stack with nothing running yet.
-    package init(extraArguments: [ServiceName: [String]] = [:]) {
+    package init(extraArguments: [ServiceName: [String]] = [:], environment: [ServiceName: [String: String]] = [:]) {
         root = TestScratch.directoryURL(prefix: "service-stack")
         self.extraArguments = extraArguments
+        extraEnvironment = environment
     }
 
     /// The data directory of `name`.
@@ -80,7 +86,8 @@ package final class ServiceStack: Sendable {
     package func launch(_ name: ServiceName, port: Int = 0, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let directory = dataDirectory(name)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var arguments = ["--port", "\(port)", "--data-dir", directory.path, "--log-level", "info"]
+        // A short grace period: stopping a service that holds watches takes 2 s, not 10.
+        var arguments = ["--port", "\(port)", "--data-dir", directory.path, "--log-level", "info", "--grace-seconds", "2"]
         var environment = ["SHOP_INTERNAL_API_KEY": internalKey]
         switch name {
         case .auth:
@@ -103,16 +110,36 @@ package final class ServiceStack: Sendable {
             environment["SHOP_ADMIN_API_KEY"] = adminKey
         }
         arguments += extraArguments[name] ?? []
+        environment.merge(extraEnvironment[name] ?? [:]) { _, extra in extra }
         let service = try await ServiceProcess.launch(
             name.rawValue, arguments: arguments, environment: environment, sourceLocation: sourceLocation)
         let replaced = members.withLock { $0.updateValue(service, forKey: name) }
         await replaced?.closeClient()
     }
 
-    /// Starts `name` again on the port and data directory it had, after it was stopped or killed.
-    package func restart(_ name: ServiceName, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    /// Stops `name` (SIGTERM, or SIGKILL when `crashing`) unless it has stopped already, and
+    /// starts it again on the port and data directory it had; returns the exit status of the
+    /// stop (nil when it was killed).
+    @discardableResult
+    package func restart(
+        _ name: ServiceName, crashing: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Int32? {
         let previous = try service(name)
+        await previous.closeClient()
+        var status: Int32?
+        if crashing {
+            await previous.kill()
+        } else {
+            status = await previous.stop()
+        }
         try await launch(name, port: previous.port, sourceLocation: sourceLocation)
+        return status
+    }
+
+    /// The key auth-svc signs access tokens with, as it keeps it in its data directory: tests
+    /// mint tokens with it (expired, re-addressed) whose signatures are valid.
+    package func signingKey() throws -> SigningKey {
+        try ExpiredAccessToken.signingKey(ofAuthDataDirectory: dataDirectory(.auth))
     }
 
     /// The last log lines of `name`, for failure messages ("" when it never started).

@@ -5,20 +5,16 @@ import ServiceTestSupport
 import Testing
 import RPC
 
-/// The auth-svc processes of this suite running at once: at most four, so a parallel test run
-/// does not starve two cores.
-let authServiceSlots = ConcurrencySlots(limit: 4)
-
 /// Runs `body` against a freshly launched `auth-svc` with its own empty data directory, then
 /// stops the process (SIGTERM) and removes the directory, whether `body` succeeded or not.
 ///
-/// At most four services run at once (``authServiceSlots``).
+/// The service holds one of ``serviceProcessSlots`` while it runs.
 @discardableResult
 func withAuthService<Result>(
     extraArguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (AuthServiceProcess) async throws -> Result
 ) async throws -> Result {
-    try await authServiceSlots.run(
+    try await serviceProcessSlots.run(
         launch: { try await AuthServiceProcess.launch(extraArguments: extraArguments, sourceLocation: sourceLocation) },
         report: { service, error in "auth-svc log tail after \(error):\n\(service.log.tail())\n" },
         shutDown: { await $0.stop() }, body)

@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 import RPCHTTP2
+import ServiceTestSupport
 
 /// The catalog as the tests see and shape it: products read like any client, products added
 /// with the admin key.

@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import RPCHTTP2
 import Synchronization
+import ServiceTestSupport
 
 /// A `WatchBasket` call read in the background: every basket received, with when it arrived.
 ///

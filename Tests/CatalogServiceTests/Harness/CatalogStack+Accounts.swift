@@ -8,28 +8,20 @@ import Testing
 
 /// Accounts and access tokens, made through the real auth-svc of a ``CatalogStack``.
 extension CatalogStack {
-    /// A password every test account uses: long, uncommon, not an email.
-    static let password = "amber-orchard-kettle-93"
-
-    /// The accounts of this stack's auth-svc, all with ``password``.
-    var accounts: TestAccounts {
-        TestAccounts(client: auth.client, authDataDirectory: authDataDirectory, password: Self.password)
-    }
-
     /// A fresh verified account's session: SignUp, the verification email's token,
     /// VerifyEmail, then SignIn.
     func signedInUser(_ email: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Session {
-        try await accounts.signedInUser(email, sourceLocation: sourceLocation)
+        try await accounts().signedInUser(email, sourceLocation: sourceLocation)
     }
 
     /// A new session of an existing verified account.
     func signIn(_ email: String) async throws -> Session {
-        try await accounts.signIn(email)
+        try await accounts().signIn(email)
     }
 
     /// Signs `session` out through auth-svc with `scope`.
     func signOut(_ session: Session, scope: SignOutScope) async throws {
-        _ = try await auth.client.unary(
+        _ = try await authClient.unary(
             AuthContract.signOut, SignOutRequest(scope: scope), options: bearer(session.accessToken))
     }
 
@@ -42,7 +34,7 @@ extension CatalogStack {
         }
         var claims = try JSONDecoder().decode(AccessTokenClaims.self, from: payload)
         change(&claims)
-        return try JWTSigner(key: signingKey).sign(claims)
+        return try JWTSigner(key: try signingKey()).sign(claims)
     }
 }
 

@@ -35,7 +35,7 @@ extension CatalogStack {
 
     /// One `ListProducts` page.
     func listProducts(_ request: ListProductsRequest = ListProductsRequest()) async throws -> ListProductsResponse {
-        try await catalog.client.unary(CatalogContract.listProducts, request, options: plain())
+        try await catalogClient.unary(CatalogContract.listProducts, request, options: plain())
     }
 
     /// Every product `request` matches, page after page of `pageSize`; records an issue if
@@ -60,30 +60,30 @@ extension CatalogStack {
 
     /// `GetProduct`.
     func product(_ id: Int) async throws -> Product {
-        try await catalog.client.unary(CatalogContract.getProduct, GetProductRequest(id: id), options: plain()).product
+        try await catalogClient.unary(CatalogContract.getProduct, GetProductRequest(id: id), options: plain()).product
     }
 
     /// `ListCategories`.
     func categories() async throws -> [Category] {
-        try await catalog.client.unary(CatalogContract.listCategories, Empty(), options: plain()).categories
+        try await catalogClient.unary(CatalogContract.listCategories, Empty(), options: plain()).categories
     }
 
     /// `UpsertProduct` with the admin key; returns the stored product.
     @discardableResult
     func upsert(_ product: Product) async throws -> Product {
-        try await catalog.client.unary(CatalogContract.upsertProduct, UpsertProductRequest(product: product), options: asAdmin)
+        try await catalogClient.unary(CatalogContract.upsertProduct, UpsertProductRequest(product: product), options: asAdmin)
             .product
     }
 
     /// `DeleteProduct` with the admin key.
     func delete(_ id: Int) async throws {
-        _ = try await catalog.client.unary(CatalogContract.deleteProduct, DeleteProductRequest(id: id), options: asAdmin)
+        _ = try await catalogClient.unary(CatalogContract.deleteProduct, DeleteProductRequest(id: id), options: asAdmin)
     }
 
     /// `ImportProducts` with the admin key: streams `products` in order.
     @discardableResult
     func importProducts(_ products: [Product], timeout: Duration = .seconds(60)) async throws -> ImportProductsResponse {
-        try await catalog.client.clientStreaming(CatalogContract.importProducts, options: apiKey(adminKey, timeout: timeout)) {
+        try await catalogClient.clientStreaming(CatalogContract.importProducts, options: apiKey(adminKey, timeout: timeout)) {
             sender in
             for product in products { try await sender.send(ImportProductsRequest(product: product)) }
         }
@@ -91,7 +91,7 @@ extension CatalogStack {
 
     /// `ImportProducts` with the admin key, of messages as they are sent: JSON or not.
     func importRawMessages(_ messages: [Data]) async throws -> ImportProductsResponse {
-        try await catalog.client.withCall(path: CatalogContract.importProducts.path, options: asAdmin) { call in
+        try await catalogClient.withCall(path: CatalogContract.importProducts.path, options: asAdmin) { call in
             for message in messages { try await call.send(message) }
             call.finishSending()
             guard let answer = try await call.nextMessage() else { throw RPCError(code: .internal, message: "no answer") }
@@ -102,26 +102,26 @@ extension CatalogStack {
     /// `ReserveStock` with the internal key; `items` are (product id, count) pairs.
     func reserve(_ reservationId: String, _ items: [(productId: Int, count: Int)]) async throws {
         let lines = items.map { StockReservationItem(productId: $0.productId, count: $0.count) }
-        _ = try await catalog.client.unary(
+        _ = try await catalogClient.unary(
             CatalogContract.reserveStock, ReserveStockRequest(reservationId: reservationId, items: lines),
             options: asInternal)
     }
 
     /// `ReleaseStock` with the internal key.
     func release(_ reservationId: String) async throws {
-        _ = try await catalog.client.unary(
+        _ = try await catalogClient.unary(
             CatalogContract.releaseStock, ReleaseStockRequest(reservationId: reservationId), options: asInternal)
     }
 
     /// `AddFavorite` as `session`'s user.
     func addFavorite(_ productId: Int, as session: Session) async throws {
-        _ = try await catalog.client.unary(
+        _ = try await catalogClient.unary(
             CatalogContract.addFavorite, AddFavoriteRequest(productId: productId), options: signedIn(session))
     }
 
     /// `RemoveFavorite` as `session`'s user.
     func removeFavorite(_ productId: Int, as session: Session) async throws {
-        _ = try await catalog.client.unary(
+        _ = try await catalogClient.unary(
             CatalogContract.removeFavorite, RemoveFavoriteRequest(productId: productId), options: signedIn(session))
     }
 
@@ -129,7 +129,7 @@ extension CatalogStack {
     func favorites(
         of session: Session, pageSize: Int? = nil, pageToken: String? = nil
     ) async throws -> ListFavoritesResponse {
-        try await catalog.client.unary(
+        try await catalogClient.unary(
             CatalogContract.listFavorites, PageRequest(pageSize: pageSize, pageToken: pageToken),
             options: signedIn(session))
     }
@@ -152,7 +152,7 @@ extension CatalogStack {
     func rawCall(
         _ path: String, _ messages: [String], metadata: Metadata = Metadata(), timeout: Duration = .seconds(15)
     ) async throws -> [Data] {
-        try await catalog.client.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) { call in
+        try await catalogClient.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) { call in
             for message in messages { try await call.send(Data(message.utf8)) }
             call.finishSending()
             var responses: [Data] = []
@@ -163,7 +163,7 @@ extension CatalogStack {
 
     /// Whether catalog-svc still answers: its health check says SERVING and a public read works.
     func isServing() async -> Bool {
-        guard let health = try? await catalog.client.unary(HealthContract.check, HealthCheckRequest(), options: plain()),
+        guard let health = try? await catalogClient.unary(HealthContract.check, HealthCheckRequest(), options: plain()),
             health.status == .serving
         else { return false }
         return (try? await categories()) != nil

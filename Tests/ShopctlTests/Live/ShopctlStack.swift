@@ -3,27 +3,15 @@ import Foundation
 import ServiceTestSupport
 import Testing
 
-/// At most one stack at a time: five processes each, on two cores.
-let shopctlStackSlots = ConcurrencySlots(limit: 1)
-
 /// Runs `body` against auth-, catalog-, basket-, order-svc and the gateway, started as real
-/// processes by ``ServiceStack`` with empty data directories under one temporary root, and a
-/// `shopctl` runner pointed at the gateway with its own config home. Stops every process and
-/// removes the root afterwards, whether `body` succeeded or not; on failure the services' log
-/// tails go to standard error.
+/// processes by ``withServiceStack``, and a `shopctl` runner pointed at the gateway with its
+/// own config home.
 func withShopctlStack(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: (ShopctlStack) async throws -> Void
 ) async throws {
-    await shopctlStackSlots.acquire()
-    do {
-        try await withServiceStack(ServiceName.allCases, sourceLocation: sourceLocation) { services in
-            try await body(try ShopctlStack(services: services))
-        }
-    } catch {
-        await shopctlStackSlots.release()
-        throw error
+    try await withServiceStack(ServiceName.allCases, sourceLocation: sourceLocation) { services in
+        try await body(try ShopctlStack(services: services))
     }
-    await shopctlStackSlots.release()
 }
 
 /// A running stack as the shopctl tests use it: the services, their admin key, auth-svc's
@@ -38,7 +26,7 @@ struct ShopctlStack: Sendable {
     /// Wraps the running `services`.
     init(services: ServiceStack) throws {
         self.services = services
-        signingKey = try ExpiredAccessToken.signingKey(ofAuthDataDirectory: services.dataDirectory(.auth))
+        signingKey = try services.signingKey()
     }
 
     /// `SHOP_ADMIN_API_KEY` of catalog-svc and the gateway.
