@@ -1,7 +1,6 @@
 package import Contracts
 import Foundation
 package import RPC
-package import RPCHTTP2
 package import Testing
 
 /// One signed-in session of a verified test user: who they are, the token their calls carry,

@@ -2,6 +2,7 @@ import Foundation
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
+import RPC
 
 /// The stack catalog-svc's tests run against: auth-svc, and catalog-svc pointed at it.
 typealias CatalogStack = ServiceStack
