@@ -1,35 +1,41 @@
 import ArgumentParser
-import Foundation
-import Logging
-import RPCHTTP2
 import ServiceKit
 
 /// The `order-svc` executable: placing, reading and cancelling orders (API.md §6).
 @main
-struct OrderServiceCommand: AsyncParsableCommand {
+struct OrderCommand: AsyncParsableCommand {
+    /// The command's name and help.
     static let configuration = CommandConfiguration(
         commandName: "order-svc",
         abstract: "Serves shop.order.v1.OrderService: orders with re-pricing, stock reservation, payment and idempotency.")
 
+    /// `--host`, `--port`, `--data-dir`, `--log-level`, `--grace-seconds` and the server limits.
     @OptionGroup var options: ServiceOptions
+    /// `--auth-addr`, `--auth-issuer`, `--auth-audience`.
     @OptionGroup var auth: AuthLinkOptions
 
+    /// `--catalog-addr`: where catalog-svc is.
     @OptionGroup var catalog: CatalogLinkOptions
+    /// `--basket-addr`: where basket-svc is.
     @OptionGroup var basket: BasketLinkOptions
 
-    func run() async throws {
-        ServiceRunner.bootstrapLogging(options)
-        let logger = Logger(label: "order-svc")
-        var configuration = OrderServer.Configuration(
+    /// The configuration the flags describe.
+    var orderConfiguration: OrderConfiguration {
+        var configuration = OrderConfiguration(
             dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog.catalogAddress,
             basketAddress: basket.basketAddress)
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7004)
         configuration.gracePeriod = .seconds(options.graceSeconds)
         configuration.serverLimits = options.serverLimits()
-        try await ServiceHost.launch(logger: logger) {
-            let server = try await OrderServer.build(configuration: configuration, logger: logger)
-            try await server.run()
+        return configuration
+    }
+
+    /// Builds the server and serves until SIGTERM or SIGINT (``ServiceMain``).
+    func run() async throws {
+        let configuration = orderConfiguration
+        try await ServiceMain.serve("order-svc", options: options) { logger in
+            try await OrderServer.build(configuration: configuration, logger: logger)
         }
     }
 }
