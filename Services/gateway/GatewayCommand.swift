@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import RPCHTTP2
 import ServiceKit
 
 /// The `gateway` executable: the one address clients use (API.md §7).
