@@ -12,11 +12,12 @@ struct StandardDescriptorTests {
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         defer { ends.forEach(System.close) }
-        // A number far above what the process holds, so no other test's open takes it meanwhile.
+        // The highest closed number below the limit: far above what the process opens, so no
+        // other test's open takes it meanwhile (the kernel hands out the lowest free number).
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-        let closed = Int32(min(limit.rlim_cur, 1024)) - 1
-        try #require(fcntl(closed, F_GETFD) == -1)
+        let top = Int32(min(limit.rlim_cur, 4096)) - 1
+        let closed = try #require((3...top).reversed().first { fcntl($0, F_GETFD) == -1 })
         let pipeBefore = try Self.identity(of: ends[0])
 
         System.openNullOntoClosedDescriptors([ends[0], closed])
