@@ -48,7 +48,7 @@ package protocol ServiceServer: Sendable {
 /// failed start, the server, signals and memory trimming. A command parses its own flags into
 /// its configuration and calls ``serve(_:options:build:)`` with a closure that builds its server.
 package enum ServiceMain {
-    /// Runs the executable `name`: opens /dev/null onto a closed standard descriptor, sets up
+    /// Runs the executable `name`: opens /dev/null onto a standard descriptor still closed, sets up
     /// logging from `options`, builds the server with a logger labelled `name`, and serves
     /// until SIGTERM or SIGINT (``run(_:logger:)``). A `StartupError` from `build` is logged as
     /// critical and the process exits with status 78 (EX_CONFIG), so supervisors can tell it
@@ -56,8 +56,10 @@ package enum ServiceMain {
     package static func serve(
         _ name: String, options: ServiceOptions, build: (Logger) async throws -> some ServiceServer
     ) async throws {
-        // Before anything opens a file: a file opened onto a closed descriptor 1 or 2 would
-        // receive the log lines.
+        // Before the service opens a file: one opened onto a closed descriptor 1 or 2 would
+        // receive the log lines. libdispatch opens its eventfd and epoll descriptors before an
+        // async main runs, so it may already hold a closed 0 or 2; only a synchronous entry
+        // point, ahead of the concurrency runtime, could come before it.
         System.openNullOntoClosedDescriptors(0...2)
         bootstrapLogging(options)
         let logger = Logger(label: name)
