@@ -17,7 +17,6 @@ struct EchoMessage: RPCMessage {
 }
 
 /// Serves the benchmark method on our runtime, with health and Describe like every process.
-@main
 struct BenchServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-server", abstract: "Serves bench.v1.BenchService/Echo for Benchmarks/run.")
@@ -70,4 +69,11 @@ struct BenchServerProcess: ServiceServer {
     let server: HTTP2Server
     /// The router.
     let core: BenchCore
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``BenchServer``.
+@main
+enum BenchServerMain {
+    /// Fills closed standard descriptors, then runs ``BenchServer``.
+    static func main() { ServiceMain.main(BenchServer.self) }
 }

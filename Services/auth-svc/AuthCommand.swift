@@ -4,7 +4,6 @@ import RPCHTTP2
 import ServiceKit
 
 /// The `auth-svc` executable: accounts, sessions and keys (API.md §3).
-@main
 struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth-svc",
@@ -143,4 +142,11 @@ struct AuthCommand: AsyncParsableCommand {
     static func list(_ text: String) -> Set<String> {
         Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``AuthCommand``.
+@main
+enum AuthMain {
+    /// Fills closed standard descriptors, then runs ``AuthCommand``.
+    static func main() { ServiceMain.main(AuthCommand.self) }
 }

@@ -3,7 +3,6 @@ import Foundation
 import ServiceKit
 
 /// The `basket-svc` executable: each user's basket, kept in sync live (API.md §5).
-@main
 struct BasketCommand: AsyncParsableCommand {
     /// The command's name and help.
     static let configuration = CommandConfiguration(
@@ -54,4 +53,11 @@ struct BasketCommand: AsyncParsableCommand {
             try await BasketServer.build(configuration: configuration, logger: logger)
         }
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``BasketCommand``.
+@main
+enum BasketMain {
+    /// Fills closed standard descriptors, then runs ``BasketCommand``.
+    static func main() { ServiceMain.main(BasketCommand.self) }
 }

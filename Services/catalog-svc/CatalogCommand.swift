@@ -3,7 +3,6 @@ import Foundation
 import ServiceKit
 
 /// The `catalog-svc` executable: products, search, favorites, stock (API.md §4).
-@main
 struct CatalogCommand: AsyncParsableCommand {
     /// The command's name and help.
     static let configuration = CommandConfiguration(
@@ -39,4 +38,11 @@ struct CatalogCommand: AsyncParsableCommand {
             try await CatalogServer.build(configuration: configuration, logger: logger)
         }
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``CatalogCommand``.
+@main
+enum CatalogMain {
+    /// Fills closed standard descriptors, then runs ``CatalogCommand``.
+    static func main() { ServiceMain.main(CatalogCommand.self) }
 }

@@ -3,7 +3,6 @@ import Foundation
 import ServiceKit
 
 /// The `gateway` executable: the one address clients use (API.md §7).
-@main
 struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
@@ -101,4 +100,11 @@ struct GatewayCommand: AsyncParsableCommand {
             try GatewayServer.build(configuration: configuration, logger: logger)
         }
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``GatewayCommand``.
+@main
+enum GatewayMain {
+    /// Fills closed standard descriptors, then runs ``GatewayCommand``.
+    static func main() { ServiceMain.main(GatewayCommand.self) }
 }

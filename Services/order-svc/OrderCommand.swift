@@ -2,7 +2,6 @@ import ArgumentParser
 import ServiceKit
 
 /// The `order-svc` executable: placing, reading and cancelling orders (API.md §6).
-@main
 struct OrderCommand: AsyncParsableCommand {
     /// The command's name and help.
     static let configuration = CommandConfiguration(
@@ -38,4 +37,11 @@ struct OrderCommand: AsyncParsableCommand {
             try await OrderServer.build(configuration: configuration, logger: logger)
         }
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``OrderCommand``.
+@main
+enum OrderMain {
+    /// Fills closed standard descriptors, then runs ``OrderCommand``.
+    static func main() { ServiceMain.main(OrderCommand.self) }
 }

@@ -1,8 +1,9 @@
-internal import ArgumentParser
+package import ArgumentParser
 package import Logging
 package import RPC
 package import RPCHTTP2
 internal import SystemCalls
+internal import Dispatch
 #if canImport(Glibc)
 internal import Glibc
 #endif
@@ -45,22 +46,34 @@ package protocol ServiceServer: Sendable {
 }
 
 /// The one start-up of every executable: standard descriptors, logging, the exit status of a
-/// failed start, the server, signals and memory trimming. A command parses its own flags into
-/// its configuration and calls ``serve(_:options:build:)`` with a closure that builds its server.
+/// failed start, the server, signals and memory trimming. An executable's `@main` calls
+/// ``main(_:)`` with its command; the command parses its own flags into its configuration and
+/// calls ``serve(_:options:build:)`` with a closure that builds its server.
 package enum ServiceMain {
-    /// Runs the executable `name`: opens /dev/null onto a standard descriptor still closed, sets up
-    /// logging from `options`, builds the server with a logger labelled `name`, and serves
+    /// The entry point of every executable (its `@main`): opens /dev/null onto a closed
+    /// standard descriptor, then runs `command` — parsing its flags, then its `run`, which
+    /// calls ``serve(_:options:build:)`` — and exits with its status.
+    ///
+    /// Synchronous on purpose: the concurrency runtime's libdispatch opens its own descriptors
+    /// (an eventfd, an epoll) as the first task starts, and with standard input or error closed
+    /// they would take 0 or 2 — standard error's log lines would go into an eventfd. So the
+    /// descriptors are filled here, before any task exists.
+    package static func main(_ command: (some AsyncParsableCommand).Type) -> Never {
+        System.openNullOntoClosedDescriptors(0...2)
+        Task {
+            await command.main()
+            exit(0)
+        }
+        dispatchMain()
+    }
+
+    /// Runs the executable `name`: sets up logging from `options`, builds the server with a logger labelled `name`, and serves
     /// until SIGTERM or SIGINT (``run(_:logger:)``). A `StartupError` from `build` is logged as
     /// critical and the process exits with status 78 (EX_CONFIG), so supervisors can tell it
     /// from a crash.
     package static func serve(
         _ name: String, options: ServiceOptions, build: (Logger) async throws -> some ServiceServer
     ) async throws {
-        // Before the service opens a file: one opened onto a closed descriptor 1 or 2 would
-        // receive the log lines. libdispatch opens its eventfd and epoll descriptors before an
-        // async main runs, so it may already hold a closed 0 or 2; only a synchronous entry
-        // point, ahead of the concurrency runtime, could come before it.
-        System.openNullOntoClosedDescriptors(0...2)
         bootstrapLogging(options)
         let logger = Logger(label: name)
         do {
