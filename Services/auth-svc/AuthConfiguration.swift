@@ -3,7 +3,7 @@ import ServiceKit
 import RPC
 
 /// Everything auth-svc is configured with, gathered from flags and environment by
-/// `AuthServiceCommand` (and built directly by tests).
+/// `AuthCommand` (and built directly by tests).
 struct AuthConfiguration: Sendable {
     /// Address to listen on.
     var host = "127.0.0.1"

@@ -8,31 +8,47 @@ import RPCHTTP2
 import ServiceKit
 
 /// auth-svc wired together: the store, the keys, the handlers behind their interceptors, the
-/// server, and the loops that run beside it (mail delivery, pruning).
-struct AuthServer: Sendable {
-    /// The RPC server (not yet listening).
+/// server, and the loops that run beside it (mail delivery, pruning). Reads ``Core``'s
+/// members as its own (`server.store`).
+@dynamicMemberLookup
+struct AuthServer: ServiceServer {
+    /// The RPC server (not yet listening), serving ``Core/router``.
     let server: HTTP2Server
-    /// The health of the process.
-    let health: HealthMonitor
-    /// The database.
-    let store: AuthStore
-    /// The mail delivery loop.
-    let outbox: MailOutbox
-    /// Wakes `WatchAuthState` streams when sessions are revoked.
-    let events: SessionEvents
-    /// The threads that hash passwords.
-    let hashPool: BlockingPool
-    /// The handlers, for the deferred email requests.
-    let service: AuthService
-    /// The logger.
-    let logger: Logger
+    /// Everything but the socket.
+    let core: Core
 
-    /// Builds everything `configuration` describes: creates the data directory (0700), opens
-    /// and migrates the database, loads or generates the signing key and the internal key.
+    /// ``core``'s member at `path`: `server.store` is `server.core.store`.
+    subscript<Value>(dynamicMember path: KeyPath<Core, Value>) -> Value { core[keyPath: path] }
+
+    /// auth-svc without its socket: the complete router (interceptors, every method, health
+    /// and Describe) and what it serves from. The process serves it over HTTP/2; tests can
+    /// call ``router`` in-process.
+    struct Core: ServiceCore {
+        /// Every method auth-svc serves, behind its interceptors.
+        let router: Router
+        /// The health of the process.
+        let health: HealthMonitor
+        /// The database.
+        let store: AuthStore
+        /// The mail delivery loop.
+        let outbox: MailOutbox
+        /// Wakes `WatchAuthState` streams when sessions are revoked.
+        let events: SessionEvents
+        /// The threads that hash passwords.
+        let hashPool: BlockingPool
+        /// The handlers, for the deferred email requests.
+        let service: AuthService
+        /// The logger.
+        let logger: Logger
+    }
+
+    /// Builds auth-svc without a socket: creates the data directory (0700), opens and migrates
+    /// the database, loads or generates the signing key and the internal key, starts the
+    /// hashing threads (ended by ``Core/close()``), makes the router.
     ///
     /// - Throws: `StartupError` with an actionable message.
-    static func build(configuration: AuthConfiguration, logger: Logger) async throws -> AuthServer {
-        try ServiceHost.prepareDataDirectory(configuration.dataDirectory)
+    static func make(configuration: AuthConfiguration, logger: Logger) async throws -> Core {
+        try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
         let keys: SigningKeys
         do {
             keys = try SigningKeys.load(configuration)
@@ -94,24 +110,30 @@ struct AuthServer: Sendable {
         router.addInterceptor(APIKeyInterceptor(adminKey: nil, internalKey: internalKey))
         router.addInterceptor(AuthenticationInterceptor(verifier: verifier))
         service.register(on: &router)
-        let (server, health) = try ServiceHost.makeServer(
-            router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
-        return AuthServer(
-            server: server, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool,
+        let health = HealthMonitor()
+        router.addStandardServices(health: health)
+        return Core(
+            router: router, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool,
             service: service, logger: logger)
     }
 
-    /// Serves until SIGTERM or SIGINT, with mail delivery, the deferred email requests and
-    /// pruning beside the server; then drains, stops the loops and closes the database.
-    func run() async throws {
-        try await ServiceHost.run(
-            server, health: health, logger: logger, companions: [outbox.run, handleEmailRequests, pruneStore],
-            cleanup: { await closeResources() })
+    /// Builds everything, the server included; nothing listens until
+    /// ``ServiceMain/run(_:logger:)`` starts it.
+    static func build(configuration: AuthConfiguration, logger: Logger) async throws -> AuthServer {
+        let core = try await make(configuration: configuration, logger: logger)
+        let server = try ServiceMain.makeServer(
+            router: core.router, host: configuration.host, port: configuration.port,
+            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        return AuthServer(server: server, core: core)
     }
+}
 
-    /// Closes the database and ends the hashing threads; after the server has stopped.
-    func closeResources() async {
+extension AuthServer.Core {
+    /// Mail delivery, the deferred email requests and pruning, beside the server.
+    var companions: [@Sendable () async -> Void] { [outbox.run, handleEmailRequests, pruneStore] }
+
+    /// Ends the hashing threads and closes the database; after the server has stopped.
+    func close() async {
         hashPool.shutdown()
         await store.database.close()
     }

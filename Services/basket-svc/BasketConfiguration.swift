@@ -2,7 +2,7 @@ import ServiceKit
 import RPC
 
 /// Everything basket-svc is configured with, gathered from flags and environment by
-/// `BasketServiceCommand` (and built directly by tests).
+/// `BasketCommand` (and built directly by tests).
 struct BasketConfiguration: Sendable {
     /// Address to listen on.
     var host = "127.0.0.1"

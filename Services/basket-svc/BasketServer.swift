@@ -7,29 +7,47 @@ import ServiceKit
 import Storage
 
 /// basket-svc wired together: the store, the watchers' hub, the links to auth-svc and
-/// catalog-svc, the handlers behind the authentication interceptor, and the server.
-struct BasketServer: Sendable {
-    /// The RPC server (not yet listening).
+/// catalog-svc, the handlers behind the authentication interceptor, and the server. Reads
+/// ``Core``'s members as its own (`server.store`).
+@dynamicMemberLookup
+struct BasketServer: ServiceServer {
+    /// The RPC server (not yet listening), serving ``Core/router``.
     let server: HTTP2Server
-    /// The health of the process.
-    let health: HealthMonitor
-    /// The database.
-    let store: BasketStore
-    /// The open `WatchBasket` streams.
-    let hub: BasketHub
-    /// Verifies access tokens and follows auth-svc's revocation feed.
-    let authLink: AuthServiceLink
-    /// The client of catalog-svc.
-    let catalogClient: RPCClient
-    /// The logger.
-    let logger: Logger
+    /// Everything but the socket.
+    let core: Core
 
-    /// Builds everything `configuration` describes: creates the data directory (0700), opens
-    /// and migrates the database, resolves the internal key, makes the upstream clients.
+    /// ``core``'s member at `path`: `server.store` is `server.core.store`.
+    subscript<Value>(dynamicMember path: KeyPath<Core, Value>) -> Value { core[keyPath: path] }
+
+    /// basket-svc without its socket: the complete router (interceptor, every method, health
+    /// and Describe) and what it serves from. The process serves it over HTTP/2; tests can
+    /// call ``router`` in-process.
+    struct Core: ServiceCore {
+        /// Every method basket-svc serves, behind its interceptor.
+        let router: Router
+        /// The health of the process.
+        let health: HealthMonitor
+        /// The database.
+        let store: BasketStore
+        /// The open `WatchBasket` streams.
+        let hub: BasketHub
+        /// Verifies access tokens and follows auth-svc's revocation feed.
+        let authLink: AuthServiceLink
+        /// The client of catalog-svc.
+        let catalogClient: RPCClient
+        /// The logger.
+        let logger: Logger
+    }
+
+    /// Builds basket-svc without a socket: creates the data directory (0700), opens and
+    /// migrates the database, resolves the internal key, makes the router; `auth` and `catalog`
+    /// are the clients of auth-svc and catalog-svc, closed by ``Core/close()``.
     ///
     /// - Throws: `StartupError` with an actionable message.
-    static func build(configuration: BasketConfiguration, logger: Logger) async throws -> BasketServer {
-        try ServiceHost.prepareDataDirectory(configuration.dataDirectory)
+    static func make(
+        configuration: BasketConfiguration, auth authClient: RPCClient, catalog catalogClient: RPCClient, logger: Logger
+    ) async throws -> Core {
+        try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
         let internalKey: String
         do {
             internalKey = try configuration.internalKey
@@ -45,11 +63,8 @@ struct BasketServer: Sendable {
         }
 
         let authLink = AuthServiceLink(
-            client: try RPCClient(target: configuration.authAddress, configuration: .upstream), issuer: configuration.authIssuer,
-            audience: configuration.authAudience, internalKey: internalKey, logger: Logger(label: "basket-svc.auth"))
-        var catalogConfiguration = ClientConfiguration.upstream
-        catalogConfiguration.connectTimeout = configuration.catalogTimeout
-        let catalogClient = try RPCClient(target: configuration.catalogAddress, configuration: catalogConfiguration)
+            client: authClient, issuer: configuration.authIssuer, audience: configuration.authAudience,
+            internalKey: internalKey, logger: Logger(label: "basket-svc.auth"))
         let hub = BasketHub()
         let service = BasketService(
             store: store, catalog: CatalogLink(client: catalogClient, timeoutCap: configuration.catalogTimeout), hub: hub,
@@ -58,29 +73,43 @@ struct BasketServer: Sendable {
         var router = Router()
         router.addInterceptor(authLink.interceptor)
         service.register(on: &router)
-        let (server, health) = try ServiceHost.makeServer(
-            router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
-        return BasketServer(
-            server: server, health: health, store: store, hub: hub, authLink: authLink, catalogClient: catalogClient,
+        let health = HealthMonitor()
+        router.addStandardServices(health: health)
+        return Core(
+            router: router, health: health, store: store, hub: hub, authLink: authLink, catalogClient: catalogClient,
             logger: logger)
     }
 
-    /// Serves until SIGTERM or SIGINT, following the revocation feed beside the server; then
-    /// ends the open watches, drains, closes the upstream clients and the database.
-    func run() async throws {
-        try await ServiceHost.run(
-            server, health: health, logger: logger, companions: [authLink.run, endWatchesOnShutdown],
-            cleanup: {
-                await catalogClient.close()
-                await authLink.client.close()
-                await store.database.close()
-            })
+    /// Builds everything, the clients of auth-svc and catalog-svc at their configured
+    /// addresses and the server included; nothing listens until ``ServiceMain/run(_:logger:)``
+    /// starts it.
+    static func build(configuration: BasketConfiguration, logger: Logger) async throws -> BasketServer {
+        let authClient = try RPCClient(target: configuration.authAddress, configuration: .upstream)
+        var catalogConfiguration = ClientConfiguration.upstream
+        catalogConfiguration.connectTimeout = configuration.catalogTimeout
+        let catalogClient = try RPCClient(target: configuration.catalogAddress, configuration: catalogConfiguration)
+        let core = try await make(configuration: configuration, auth: authClient, catalog: catalogClient, logger: logger)
+        let server = try ServiceMain.makeServer(
+            router: core.router, host: configuration.host, port: configuration.port,
+            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        return BasketServer(server: server, core: core)
+    }
+}
+
+extension BasketServer.Core {
+    /// The revocation feed, and the end of the open watches once a shutdown starts.
+    var companions: [@Sendable () async -> Void] { [authLink.run, endWatchesOnShutdown] }
+
+    /// Closes the upstream clients and the database; after the server has stopped.
+    func close() async {
+        await catalogClient.close()
+        await authLink.client.close()
+        await store.database.close()
     }
 
     /// Closes the hub as soon as the process stops serving (the start of a shutdown), so that
     /// open `WatchBasket` calls end at once rather than hold the drain for its grace period.
-    private func endWatchesOnShutdown() async {
+    func endWatchesOnShutdown() async {
         for await status in health.updates(for: "") where status != .serving {
             logger.info("ending open watches", metadata: ["count": "\(hub.watcherCount)"])
             hub.close()

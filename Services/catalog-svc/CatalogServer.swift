@@ -7,70 +7,83 @@ import Storage
 
 /// catalog-svc wired together: the store (seeded on first start), the handlers behind the
 /// API-key and access-token interceptors, the server, and the revocation feed beside it.
-struct CatalogServer: Sendable {
-    /// The RPC server (not yet listening).
+/// Reads ``Core``'s members as its own (`server.store`).
+@dynamicMemberLookup
+struct CatalogServer: ServiceServer {
+    /// The RPC server (not yet listening), serving ``Core/router``.
     let server: HTTP2Server
-    /// The health of the process.
-    let health: HealthMonitor
-    /// The database.
-    let store: CatalogStore
-    /// auth-svc: keys and the revocation feed.
-    let auth: AuthServiceLink
-    /// The logger.
-    let logger: Logger
+    /// Everything but the socket.
+    let core: Core
 
-    /// What `build` needs.
-    struct Configuration: Sendable {
-        /// Address and port to listen on.
-        var host = "127.0.0.1", port = 7002
-        /// The data directory.
-        var dataDirectory: String
-        /// How to reach auth-svc.
-        var auth: AuthLinkOptions
-        /// Whether to load the seed catalog on the first start.
-        var seed = true
-        /// How long in-flight calls get to finish on shutdown.
-        var gracePeriod: Duration = .seconds(10)
-        /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
-        var serverLimits = ServerLimits()
+    /// ``core``'s member at `path`: `server.store` is `server.core.store`.
+    subscript<Value>(dynamicMember path: KeyPath<Core, Value>) -> Value { core[keyPath: path] }
+
+    /// catalog-svc without its socket: the complete router (interceptors, every method,
+    /// health and Describe) and what it serves from. The process serves it over HTTP/2;
+    /// tests can call ``router`` in-process.
+    struct Core: ServiceCore {
+        /// Every method catalog-svc serves, behind its interceptors.
+        let router: Router
+        /// The health of the process.
+        let health: HealthMonitor
+        /// The database.
+        let store: CatalogStore
+        /// auth-svc: keys and the revocation feed.
+        let auth: AuthServiceLink
+        /// The logger.
+        let logger: Logger
     }
 
-    /// Builds everything: data directory (0700), database, keys (generated into the data
-    /// directory when not in the environment), seed catalog.
-    static func build(configuration: Configuration, logger: Logger) async throws -> CatalogServer {
+    /// Builds catalog-svc without a socket: data directory (0700), keys (generated into it when
+    /// not in the environment), database, seed catalog, the router; `auth` is the client of
+    /// auth-svc (keys and the revocation feed), closed by ``Core/close()``.
+    ///
+    /// - Throws: `StartupError` with an actionable message.
+    static func make(configuration: CatalogConfiguration, auth authClient: RPCClient, logger: Logger) async throws -> Core {
         let directory = configuration.dataDirectory
-        try ServiceHost.prepareDataDirectory(directory)
+        try ServiceMain.prepareDataDirectory(directory)
         let adminKey = try ServiceSecret.resolve(environmentName: "SHOP_ADMIN_API_KEY", path: "\(directory)/admin-api-key")
         let internalKey = try ServiceSecret.resolve(
             environmentName: "SHOP_INTERNAL_API_KEY", path: "\(directory)/internal-api-key")
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_CATALOG_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
-        let store = try await CatalogStore.open(path: "\(directory)/catalog.sqlite")
+        let store = try await CatalogStore.open(path: configuration.databasePath)
         if configuration.seed, try await store.seedIfNeeded(with: SeedCatalog.products) {
             logger.info("seed catalog loaded", metadata: ["products": "\(SeedCatalog.products.count)"])
         }
-        let auth = try AuthServiceLink(
-            options: configuration.auth, internalKey: internalKey, logger: Logger(label: "catalog-svc.auth"))
+        let auth = AuthServiceLink(
+            client: authClient, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
+            internalKey: internalKey, logger: Logger(label: "catalog-svc.auth"))
         let service = CatalogService(store: store, pageTokens: PageTokens(secret: tokenSecret))
 
         var router = Router()
         router.addInterceptor(APIKeyInterceptor(adminKey: adminKey, internalKey: internalKey))
         router.addInterceptor(auth.interceptor)
         service.register(on: &router)
-        let (server, health) = try ServiceHost.makeServer(
-            router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger, limits: configuration.serverLimits)
-        return CatalogServer(server: server, health: health, store: store, auth: auth, logger: logger)
+        let health = HealthMonitor()
+        router.addStandardServices(health: health)
+        return Core(router: router, health: health, store: store, auth: auth, logger: logger)
     }
 
-    /// Serves until SIGTERM or SIGINT with the revocation feed beside the server; then drains
-    /// and closes the database.
-    func run() async throws {
-        try await ServiceHost.run(
-            server, health: health, logger: logger, companions: [auth.run],
-            cleanup: {
-                await auth.client.close()
-                await store.database.close()
-            })
+    /// Builds everything, the client of auth-svc at its configured address and the server
+    /// included; nothing listens until ``ServiceMain/run(_:logger:)`` starts it.
+    static func build(configuration: CatalogConfiguration, logger: Logger) async throws -> CatalogServer {
+        let authClient = try RPCClient(target: configuration.auth.authAddress, configuration: .upstream)
+        let core = try await make(configuration: configuration, auth: authClient, logger: logger)
+        let server = try ServiceMain.makeServer(
+            router: core.router, host: configuration.host, port: configuration.port,
+            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        return CatalogServer(server: server, core: core)
+    }
+}
+
+extension CatalogServer.Core {
+    /// The revocation feed, beside the server.
+    var companions: [@Sendable () async -> Void] { [auth.run] }
+
+    /// Closes the client of auth-svc and the database; after the server has stopped.
+    func close() async {
+        await auth.client.close()
+        await store.database.close()
     }
 }

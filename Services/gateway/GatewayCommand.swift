@@ -1,11 +1,9 @@
 import ArgumentParser
 import Foundation
-import Logging
 import ServiceKit
 import RPC
 
 /// The `gateway` executable: the one address clients use (API.md §7).
-@main
 struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
@@ -72,10 +70,9 @@ struct GatewayCommand: AsyncParsableCommand {
         guard maxWatchesPerUser >= 1 else { throw ValidationError("--max-watches-per-user must be at least 1.") }
     }
 
-    func run() async throws {
-        ServiceRunner.bootstrapLogging(options)
-        let logger = Logger(label: "gateway")
-        var configuration = GatewayServer.Configuration(dataDirectory: options.dataDir, auth: auth)
+    /// The configuration the flags describe.
+    var gatewayConfiguration: GatewayConfiguration {
+        var configuration = GatewayConfiguration(dataDirectory: options.dataDir, auth: auth)
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 8080)
         configuration.gracePeriod = .seconds(options.graceSeconds)
@@ -94,9 +91,21 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.web = WebEdge.Configuration(corsOrigins: corsOrigins, webRoot: webRoot.isEmpty ? nil : webRoot, serveWeb: !noWeb)
         // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.
         configuration.handlersStayOnLoop = Self.environment["SHOP_GATEWAY_POOL_HANDLERS"] != "1"
-        try await ServiceHost.launch(logger: logger) {
-            let server = try GatewayServer.build(configuration: configuration, logger: logger)
-            try await server.run()
+        return configuration
+    }
+
+    /// Builds the server and serves until SIGTERM or SIGINT (``ServiceMain``).
+    func run() async throws {
+        let configuration = gatewayConfiguration
+        try await ServiceMain.serve("gateway", options: options) { logger in
+            try GatewayServer.build(configuration: configuration, logger: logger)
         }
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``GatewayCommand``.
+@main
+enum GatewayMain {
+    /// Fills closed standard descriptors, then runs ``GatewayCommand``.
+    static func main() { ServiceMain.main(GatewayCommand.self) }
 }

@@ -8,76 +8,97 @@ import SystemCalls
 
 /// The gateway wired together: one client and circuit breaker per upstream on the server's
 /// own event loops, the interceptors (admin key, access tokens, rate limits), a proxy for
-/// every public method, the composed StorefrontService, and the health aggregator and
-/// revocation feed beside the server.
-struct GatewayServer: Sendable {
-    /// The RPC server (not yet listening).
+/// every public method, the composed StorefrontService, the web edge, and the health
+/// aggregator and revocation feed beside the server. Reads ``Core``'s members as its own
+/// (`gateway.upstreams`).
+@dynamicMemberLookup
+struct GatewayServer: ServiceServer {
+    /// The RPC server (not yet listening), serving ``Core/router`` and the web edge.
     let server: HTTP2Server
-    /// The gateway's health, aggregated from its upstreams.
-    let health: HealthMonitor
-    /// The services behind the gateway, auth-svc first.
-    let upstreams: [Upstream]
-    /// Polls the upstreams' health.
-    let upstreamHealth: UpstreamHealth
-    /// auth-svc: keys and the revocation feed, for verifying access tokens here.
-    let auth: AuthServiceLink
-    /// The logger.
-    let logger: Logger
+    /// Everything but the socket.
+    let core: Core
 
-    /// What `build` needs.
-    struct Configuration: Sendable {
-        /// Address and port to listen on.
-        var host = "127.0.0.1", port = 8080
-        /// The data directory (the generated internal key lives there when not in the environment).
-        var dataDirectory: String
-        /// How to reach auth-svc, and the issuer and audience of its tokens.
-        var auth: AuthLinkOptions
-        /// The other upstreams.
-        var catalogAddress = SocketAddressText(host: "127.0.0.1", port: 7002)
-        var basketAddress = SocketAddressText(host: "127.0.0.1", port: 7003)
-        var orderAddress = SocketAddressText(host: "127.0.0.1", port: 7004)
-        /// Deadlines of forwarded calls.
-        var policy = ForwardingPolicy()
-        /// Requests a second per client (0: no limit), and the burst allowed.
-        var rateLimit = 50.0, rateBurst = 100
-        /// Streams of one streaming method (a watch) one user may hold open at once.
-        var maxWatchesPerUser = 10
-        /// The server's deadline for calls without one and its answer-buffer bounds; the
-        /// deadline is ``policy``'s default timeout whatever this says.
-        var serverLimits = ServerLimits()
+    /// ``core``'s member at `path`: `server.store` is `server.core.store`.
+    subscript<Value>(dynamicMember path: KeyPath<Core, Value>) -> Value { core[keyPath: path] }
 
-        /// ``serverLimits`` with the policy's default timeout.
-        var serverLimitsWithPolicy: ServerLimits {
-            var limits = serverLimits
-            limits.defaultUnaryTimeout = policy.defaultTimeout
-            return limits
-        }
-        /// How long in-flight calls get to finish on shutdown.
-        var gracePeriod: Duration = .seconds(10)
-        /// Time between upstream health checks.
-        var healthInterval: Duration = .seconds(1)
-        /// HTTP/2 connections to each upstream; nil keeps one per event loop.
-        var upstreamConnections: Int?
-        /// Whether forwarding runs on the event loops (no thread hand-offs; the gateway's
-        /// handlers only wait on upstreams) rather than on the cooperative pool.
-        var handlersStayOnLoop = true
-        /// Whether each event loop runs on a core of its own. The gateway's threads are its
-        /// loops and nothing else, each woken by a socket; unpinned, the kernel tends to wake
-        /// a loop on the core of the process that woke it, and two loops end up queued on one
-        /// core while the other idles, and the idle CPU per forwarded call grows (seen with
-        /// `Benchmarks/gateway-overhead`; Benchmarks/HISTORY.md, 2026-11-25, second session).
-        var pinLoops = true
-        /// The web edge: CORS origins, the storefront's files (API.md §9).
-        var web = WebEdge.Configuration()
+    /// The services behind the gateway, each reached through an ``Upstream``.
+    struct Upstreams: Sendable {
+        /// auth-svc: its methods, and the keys and revocation feed that verify tokens here.
+        var auth: Upstream
+        /// catalog-svc.
+        var catalog: Upstream
+        /// basket-svc.
+        var basket: Upstream
+        /// order-svc.
+        var order: Upstream
+
+        /// All of them, auth-svc first.
+        var all: [Upstream] { [auth, catalog, basket, order] }
     }
 
-    /// Builds everything; nothing listens until `run`.
-    static func build(configuration: Configuration, logger: Logger) throws -> GatewayServer {
-        try ServiceHost.prepareDataDirectory(configuration.dataDirectory)
+    /// The gateway without its socket: the complete router (interceptors, a proxy for every
+    /// public method, StorefrontService, health and Describe) and what it forwards to. The
+    /// process serves it over HTTP/2 with the web edge in front; tests can call ``router``
+    /// in-process.
+    struct Core: ServiceCore {
+        /// Every method the gateway serves, behind its interceptors.
+        let router: Router
+        /// The gateway's health, aggregated from its upstreams.
+        let health: HealthMonitor
+        /// The services behind the gateway, auth-svc first.
+        let upstreams: [Upstream]
+        /// Polls the upstreams' health.
+        let upstreamHealth: UpstreamHealth
+        /// auth-svc: keys and the revocation feed, for verifying access tokens here.
+        let auth: AuthServiceLink
+        /// The logger.
+        let logger: Logger
+    }
+
+    /// Builds the gateway without a socket: the data directory (0700), the keys, the router in
+    /// front of `upstreams` (closed by ``Core/close()``). The health is not serving until the
+    /// first round of upstream checks (``Core/companions``).
+    ///
+    /// - Throws: `StartupError` with an actionable message.
+    static func make(configuration: GatewayConfiguration, upstreams: Upstreams, logger: Logger) throws -> Core {
+        try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
         // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
         let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
         let internalKey = try ServiceSecret.resolve(
             environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
+        let auth = AuthServiceLink(
+            client: upstreams.auth.client, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
+            internalKey: internalKey, logger: Logger(label: "gateway.auth"))
+
+        var router = Router()
+        router.addInterceptor(AdminKeyInterceptor(adminKey: adminKey))
+        router.addInterceptor(TokenFailureThrottle(authentication: auth.interceptor))
+        router.addInterceptor(RateLimitInterceptor(perSecond: configuration.rateLimit, burst: configuration.rateBurst))
+        RouteTable.register(
+            on: &router,
+            routes: [
+                (AuthContract.all, upstreams.auth, configuration.policy.vouchingForClients(with: internalKey)),
+                (CatalogContract.all, upstreams.catalog, configuration.policy),
+                (BasketContract.all, upstreams.basket, configuration.policy),
+                (OrderContract.all, upstreams.order, configuration.policy),
+            ], watches: WatchLimiter(perUser: configuration.maxWatchesPerUser))
+        StorefrontService(catalog: upstreams.catalog, basket: upstreams.basket, policy: configuration.policy)
+            .register(on: &router)
+        let health = HealthMonitor()
+        health.setStatus(.notServing)  // until the first round of upstream checks
+        router.addStandardServices(health: health, servedHere: [StorefrontContract.service])
+        let upstreamHealth = UpstreamHealth(
+            upstreams: upstreams.all, health: health, interval: configuration.healthInterval,
+            logger: Logger(label: "gateway.health"))
+        return Core(
+            router: router, health: health, upstreams: upstreams.all, upstreamHealth: upstreamHealth, auth: auth,
+            logger: logger)
+    }
+
+    /// Builds everything: the event loops, the upstreams at their configured addresses on
+    /// them, the server on the same loops with the web edge; nothing listens until
+    /// ``ServiceMain/run(_:logger:)`` starts it.
+    static func build(configuration: GatewayConfiguration, logger: Logger) throws -> GatewayServer {
         let group: EventLoopGroup
         do {
             group = try EventLoopGroup(count: System.coreCount, name: "gateway", pinned: configuration.pinLoops)
@@ -91,56 +112,30 @@ struct GatewayServer: Sendable {
                 name: name, address: address, services: services, required: required, configuration: clientConfiguration,
                 group: group)
         }
-        let authUpstream = upstream("auth-svc", configuration.auth.authAddress, [AuthContract.service], required: true)
-        let catalog = upstream("catalog-svc", configuration.catalogAddress, [CatalogContract.service], required: true)
-        let basket = upstream("basket-svc", configuration.basketAddress, [BasketContract.service], required: false)
-        let order = upstream("order-svc", configuration.orderAddress, [OrderContract.service], required: false)
-        let auth = AuthServiceLink(
-            client: authUpstream.client, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
-            internalKey: internalKey, logger: Logger(label: "gateway.auth"))
-
-        var router = Router()
-        router.addInterceptor(AdminKeyInterceptor(adminKey: adminKey))
-        router.addInterceptor(TokenFailureThrottle(authentication: auth.interceptor))
-        router.addInterceptor(RateLimitInterceptor(perSecond: configuration.rateLimit, burst: configuration.rateBurst))
-        RouteTable.register(
-            on: &router,
-            routes: [
-                (AuthContract.all, authUpstream, configuration.policy.vouchingForClients(with: internalKey)),
-                (CatalogContract.all, catalog, configuration.policy), (BasketContract.all, basket, configuration.policy),
-                (OrderContract.all, order, configuration.policy),
-            ], watches: WatchLimiter(perUser: configuration.maxWatchesPerUser))
-        StorefrontService(catalog: catalog, basket: basket, policy: configuration.policy).register(on: &router)
-
-        let health = HealthMonitor()
-        health.setStatus(.notServing)  // until the first round of upstream checks
-        let (server, _) = try ServiceHost.makeServer(
-            router: router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, logger: logger, health: health, group: group,
-            handlersStayOnLoop: configuration.handlersStayOnLoop, limits: configuration.serverLimitsWithPolicy,
-            servedHere: [StorefrontContract.service],
-            web: { router in
-                try WebEdge(
-                    configuration: configuration.web, router: router, health: health,
-                    defaultUnaryTimeout: configuration.policy.defaultTimeout, logger: logger)
-            })
-        let upstreams = [authUpstream, catalog, basket, order]
-        let upstreamHealth = UpstreamHealth(
-            upstreams: upstreams, health: health, interval: configuration.healthInterval,
-            logger: Logger(label: "gateway.health"))
-        return GatewayServer(
-            server: server, health: health, upstreams: upstreams, upstreamHealth: upstreamHealth, auth: auth,
-            logger: logger)
+        let upstreams = Upstreams(
+            auth: upstream("auth-svc", configuration.auth.authAddress, [AuthContract.service], required: true),
+            catalog: upstream("catalog-svc", configuration.catalogAddress, [CatalogContract.service], required: true),
+            basket: upstream("basket-svc", configuration.basketAddress, [BasketContract.service], required: false),
+            order: upstream("order-svc", configuration.orderAddress, [OrderContract.service], required: false))
+        let core = try make(configuration: configuration, upstreams: upstreams, logger: logger)
+        let web = try WebEdge(
+            configuration: configuration.web, router: core.router, health: core.health,
+            defaultUnaryTimeout: configuration.policy.defaultTimeout, logger: logger)
+        let server = try ServiceMain.makeServer(
+            router: core.router, host: configuration.host, port: configuration.port,
+            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimitsWithPolicy, logger: logger,
+            group: group, handlersStayOnLoop: configuration.handlersStayOnLoop, web: web)
+        return GatewayServer(server: server, core: core)
     }
+}
 
-    /// Serves until SIGTERM or SIGINT with the health aggregator and revocation feed beside
-    /// the server; then drains and closes the upstream connections.
-    func run() async throws {
-        try await ServiceHost.run(
-            server, health: health, logger: logger, companions: [upstreamHealth.run, auth.run],
-            cleanup: {
-                for upstream in upstreams { await upstream.close() }
-            })
+extension GatewayServer.Core {
+    /// The health aggregator and the revocation feed, beside the server.
+    var companions: [@Sendable () async -> Void] { [upstreamHealth.run, auth.run] }
+
+    /// Closes the upstream connections; after the server has stopped.
+    func close() async {
+        for upstream in upstreams { await upstream.close() }
     }
 }
 

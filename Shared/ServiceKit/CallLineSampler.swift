@@ -16,7 +16,7 @@ internal import Synchronization
 package final class CallLineSampler: Sendable {
     /// The process's sampler, used by every ``LogLineHandler`` and the log sink's writer;
     /// ``perSecond`` from `SHOP_LOG_REFUSED_PER_SECOND`, else ``defaultPerSecond``, until
-    /// `--log-refused-per-second` sets it (``ServiceRunner/bootstrapLogging(_:)``).
+    /// `--log-refused-per-second` sets it (``ServiceMain/bootstrapLogging(_:)``).
     package static let process = CallLineSampler(
         perSecond: ProcessInfo.processInfo.environment["SHOP_LOG_REFUSED_PER_SECOND"].flatMap { Int($0) } ?? defaultPerSecond)
 

@@ -7,17 +7,17 @@ import Testing
 struct PublicURLTests {
     @Test("--public-url, and its older name --link-base-url, set the base of mailed links", arguments: ["--public-url", "--link-base-url"])
     func flag(name: String) throws {
-        let command = try AuthServiceCommand.parse([name, "https://shop.example.com"])
+        let command = try AuthCommand.parse([name, "https://shop.example.com"])
         #expect(command.publicURL == "https://shop.example.com")
     }
 
     @Test("without the flag: SHOP_PUBLIC_URL, else SHOP_LINK_BASE_URL, else http://127.0.0.1:8080")
     func precedence() {
         let both = ["SHOP_PUBLIC_URL": "https://new.example", "SHOP_LINK_BASE_URL": "https://old.example"]
-        #expect(AuthServiceCommand.publicURL(flag: "https://flag.example", environment: both) == "https://flag.example")
-        #expect(AuthServiceCommand.publicURL(flag: nil, environment: both) == "https://new.example")
-        #expect(AuthServiceCommand.publicURL(flag: nil, environment: ["SHOP_LINK_BASE_URL": "https://old.example"]) == "https://old.example")
-        #expect(AuthServiceCommand.publicURL(flag: nil, environment: [:]) == "http://127.0.0.1:8080")
+        #expect(AuthCommand.publicURL(flag: "https://flag.example", environment: both) == "https://flag.example")
+        #expect(AuthCommand.publicURL(flag: nil, environment: both) == "https://new.example")
+        #expect(AuthCommand.publicURL(flag: nil, environment: ["SHOP_LINK_BASE_URL": "https://old.example"]) == "https://old.example")
+        #expect(AuthCommand.publicURL(flag: nil, environment: [:]) == "http://127.0.0.1:8080")
     }
 
     @Test(
@@ -25,7 +25,7 @@ struct PublicURLTests {
         arguments: ["http://127.0.0.1:8080", "https://shop.example.com/", "https://shop.example.com/store", "HTTPS://Shop.Example.COM:8443"])
     func accepted(url: String) throws {
         #expect(AuthConfiguration.problem(withPublicURL: url) == nil)
-        #expect(try AuthServiceCommand.parse(["--public-url", url]).publicURL == url)
+        #expect(try AuthCommand.parse(["--public-url", url]).publicURL == url)
     }
 
     @Test(
@@ -37,10 +37,10 @@ struct PublicURLTests {
         ])
     func refused(url: String) {
         do {
-            _ = try AuthServiceCommand.parse(["--public-url", url])
+            _ = try AuthCommand.parse(["--public-url", url])
             Issue.record("--public-url \(url) was accepted")
         } catch {
-            let message = AuthServiceCommand.message(for: error)
+            let message = AuthCommand.message(for: error)
             #expect(message.contains("--public-url"), "\(message)")
             #expect(!message.contains("secret"), "a password in the URL is not repeated")
         }

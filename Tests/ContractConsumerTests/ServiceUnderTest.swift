@@ -114,7 +114,7 @@ struct ServiceUnderTest: Sendable {
     ) async throws -> ServiceUnderTest {
         let directory = try dataDirectory("order")
         let built = try await OrderServer.build(
-            configuration: OrderServer.Configuration(
+            configuration: OrderConfiguration(
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogAddress: catalog,
                 basketAddress: basket, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
@@ -132,7 +132,7 @@ struct ServiceUnderTest: Sendable {
     ) async throws -> ServiceUnderTest {
         let directory = try dataDirectory("gateway")
         let built = try GatewayServer.build(
-            configuration: GatewayServer.Configuration(
+            configuration: GatewayConfiguration(
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogAddress: catalog,
                 basketAddress: basket, orderAddress: order, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
@@ -145,7 +145,7 @@ struct ServiceUnderTest: Sendable {
     static func catalog(auth: SocketAddressText) async throws -> ServiceUnderTest {
         let directory = try dataDirectory("catalog")
         let built = try await CatalogServer.build(
-            configuration: CatalogServer.Configuration(
+            configuration: CatalogConfiguration(
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.auth, directory: directory) {

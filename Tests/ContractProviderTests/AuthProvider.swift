@@ -96,7 +96,7 @@ enum AuthProvider {
         }
         let stop: @Sendable () async -> Void = {
             await server.server.shutdown()
-            await server.closeResources()
+            await server.core.close()
             try? FileManager.default.removeItem(at: directory)
         }
         let address = try await server.server.startListening(orCleanUp: stop)

@@ -59,7 +59,7 @@ enum CatalogProvider {
         let server: CatalogServer
         do {
             server = try await CatalogServer.build(
-                configuration: CatalogServer.Configuration(
+                configuration: CatalogConfiguration(
                     port: 0, dataDirectory: directory.path, auth: auth, gracePeriod: .seconds(2)),
                 logger: ContractLogging.quiet)
         } catch {

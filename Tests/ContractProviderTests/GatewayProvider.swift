@@ -61,7 +61,7 @@ enum GatewayProvider {
             let internalKey = TestScratch.randomKey()
             func dataDirectory(_ name: String) throws -> URL {
                 let directory = root.appendingPathComponent(name)
-                try ServiceHost.prepareDataDirectory(directory.path)
+                try ServiceMain.prepareDataDirectory(directory.path)
                 try internalKey.write(to: directory.appendingPathComponent("internal-api-key"), atomically: true, encoding: .utf8)
                 return directory
             }
@@ -76,7 +76,7 @@ enum GatewayProvider {
                 logger: quiet)
             started.stops.append {
                 await auth.server.shutdown()
-                await auth.closeResources()
+                await auth.core.close()
             }
             let authAddress = try auth.server.listen()
             var authLink = AuthLinkOptions()
@@ -87,7 +87,7 @@ enum GatewayProvider {
 
             let catalogDirectory = try dataDirectory("catalog")
             let catalog = try await CatalogServer.build(
-                configuration: CatalogServer.Configuration(
+                configuration: CatalogConfiguration(
                     port: 0, dataDirectory: catalogDirectory.path, auth: authLink, gracePeriod: .seconds(2)),
                 logger: quiet)
             started.stops.append {
@@ -111,7 +111,7 @@ enum GatewayProvider {
             let basketAddress = try basket.server.listen()
 
             let order = try await OrderServer.build(
-                configuration: OrderServer.Configuration(
+                configuration: OrderConfiguration(
                     port: 0, dataDirectory: try dataDirectory("order").path, auth: authLink, catalogAddress: catalogAddress,
                     basketAddress: basketAddress, gracePeriod: .seconds(2)),
                 logger: quiet)
@@ -125,7 +125,7 @@ enum GatewayProvider {
             let orderAddress = try order.server.listen()
 
             let gateway = try GatewayServer.build(
-                configuration: GatewayServer.Configuration(
+                configuration: GatewayConfiguration(
                     port: 0, dataDirectory: try dataDirectory("gateway").path, auth: authLink, catalogAddress: catalogAddress,
                     basketAddress: basketAddress, orderAddress: orderAddress, gracePeriod: .seconds(2)),
                 logger: quiet)

@@ -50,7 +50,7 @@ enum OrderProvider {
             auth.authIssuer = TestAuthority.issuer
             auth.authAudience = TestAuthority.audience
             server = try await OrderServer.build(
-                configuration: OrderServer.Configuration(
+                configuration: OrderConfiguration(
                     port: 0, dataDirectory: directory.path, auth: auth, catalogAddress: mocks[1].address,
                     basketAddress: mocks[0].address, gracePeriod: .seconds(2)),
                 logger: ContractLogging.quiet)

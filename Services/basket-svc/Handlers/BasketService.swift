@@ -10,7 +10,8 @@ import ServiceKit
 /// read or change another user's basket. Reads (`GetBasket`, `WatchBasket`) serve the stored
 /// lines and never ask the catalog, so they keep working while catalog-svc is down.
 ///
-/// The methods are in `BasketService+Reads.swift` and `BasketService+Changes.swift`.
+/// The methods are in `BasketService+Reads.swift` and `BasketService+Changes.swift`, registered
+/// on the router in `BasketService+Routes.swift`.
 struct BasketService: Sendable {
     /// The database.
     let store: BasketStore
@@ -22,16 +23,6 @@ struct BasketService: Sendable {
     let revocations: any RevocationChecker
     /// How often an open watch checks whether its session was revoked.
     var revocationCheckInterval: Duration = .seconds(5)
-
-    /// Registers every method of `BasketService` on `router`.
-    func register(on router: inout Router) {
-        router.unary(BasketContract.getBasket, getBasket)
-        router.unary(BasketContract.addItem, addItem)
-        router.unary(BasketContract.updateItemCount, updateItemCount)
-        router.unary(BasketContract.removeItem, removeItem)
-        router.unary(BasketContract.clearBasket, clearBasket)
-        router.serverStreaming(BasketContract.watchBasket, watchBasket)
-    }
 
     // MARK: Helpers shared by the handlers
 

@@ -1,12 +1,10 @@
 import ArgumentParser
 import Foundation
-import Logging
 import ServiceKit
 import RPC
 
 /// The `auth-svc` executable: accounts, sessions and keys (API.md §3).
-@main
-struct AuthServiceCommand: AsyncParsableCommand {
+struct AuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "auth-svc",
         abstract: "Serves shop.auth.v1.AuthService: accounts, email verification, sessions, Google and Apple sign-in.")
@@ -98,9 +96,8 @@ struct AuthServiceCommand: AsyncParsableCommand {
         guard (10...22).contains(scryptLogN) else { throw ValidationError("--scrypt-log-n must be 10...22.") }
     }
 
-    func run() async throws {
-        ServiceRunner.bootstrapLogging(options)
-        let logger = Logger(label: "auth-svc")
+    /// The configuration the flags describe.
+    var authConfiguration: AuthConfiguration {
         var configuration = AuthConfiguration(dataDirectory: options.dataDir)
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7001)
@@ -124,9 +121,14 @@ struct AuthServiceCommand: AsyncParsableCommand {
         configuration.hashLimits.maxWait = .milliseconds(Int64(hashMaxWait * 1000))
         configuration.gracePeriod = .seconds(options.graceSeconds)
         configuration.serverLimits = options.serverLimits()
-        try await ServiceHost.launch(logger: logger) {
-            let server = try await AuthServer.build(configuration: configuration, logger: logger)
-            try await server.run()
+        return configuration
+    }
+
+    /// Builds the server and serves until SIGTERM or SIGINT (``ServiceMain``).
+    func run() async throws {
+        let configuration = authConfiguration
+        try await ServiceMain.serve("auth-svc", options: options) { logger in
+            try await AuthServer.build(configuration: configuration, logger: logger)
         }
     }
 
@@ -140,4 +142,11 @@ struct AuthServiceCommand: AsyncParsableCommand {
     static func list(_ text: String) -> Set<String> {
         Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``AuthCommand``.
+@main
+enum AuthMain {
+    /// Fills closed standard descriptors, then runs ``AuthCommand``.
+    static func main() { ServiceMain.main(AuthCommand.self) }
 }

@@ -1,12 +1,10 @@
 import ArgumentParser
 import Foundation
-import Logging
 import ServiceKit
 import RPC
 
 /// The `basket-svc` executable: each user's basket, kept in sync live (API.md §5).
-@main
-struct BasketServiceCommand: AsyncParsableCommand {
+struct BasketCommand: AsyncParsableCommand {
     /// The command's name and help.
     static let configuration = CommandConfiguration(
         commandName: "basket-svc",
@@ -14,7 +12,7 @@ struct BasketServiceCommand: AsyncParsableCommand {
 
     private static let environment = ProcessInfo.processInfo.environment
 
-    /// `--host`, `--port`, `--data-dir`, `--log-level`, `--grace-seconds`.
+    /// `--host`, `--port`, `--data-dir`, `--log-level`, `--grace-seconds` and the server limits.
     @OptionGroup var options: ServiceOptions
 
     /// `--auth-addr`, `--auth-issuer`, `--auth-audience`.
@@ -34,10 +32,8 @@ struct BasketServiceCommand: AsyncParsableCommand {
         }
     }
 
-    /// Builds the server and serves until SIGTERM or SIGINT; exits 78 (EX_CONFIG) when it cannot start.
-    func run() async throws {
-        ServiceRunner.bootstrapLogging(options)
-        let logger = Logger(label: "basket-svc")
+    /// The configuration the flags describe.
+    var basketConfiguration: BasketConfiguration {
         var configuration = BasketConfiguration(dataDirectory: options.dataDir)
         configuration.host = options.host
         configuration.port = options.resolvedPort(default: 7003)
@@ -48,9 +44,21 @@ struct BasketServiceCommand: AsyncParsableCommand {
         configuration.catalogTimeout = .milliseconds(catalogTimeoutMs)
         configuration.gracePeriod = .seconds(options.graceSeconds)
         configuration.serverLimits = options.serverLimits()
-        try await ServiceHost.launch(logger: logger) {
-            let server = try await BasketServer.build(configuration: configuration, logger: logger)
-            try await server.run()
+        return configuration
+    }
+
+    /// Builds the server and serves until SIGTERM or SIGINT (``ServiceMain``).
+    func run() async throws {
+        let configuration = basketConfiguration
+        try await ServiceMain.serve("basket-svc", options: options) { logger in
+            try await BasketServer.build(configuration: configuration, logger: logger)
         }
     }
+}
+
+/// The process entry: ``ServiceMain/main(_:)`` with ``BasketCommand``.
+@main
+enum BasketMain {
+    /// Fills closed standard descriptors, then runs ``BasketCommand``.
+    static func main() { ServiceMain.main(BasketCommand.self) }
 }

@@ -1,0 +1,21 @@
+import ServiceKit
+
+/// Everything catalog-svc is configured with, gathered from flags and environment by
+/// `CatalogCommand` (and built directly by tests).
+struct CatalogConfiguration: Sendable {
+    /// Address and port to listen on; port 0 picks a free one.
+    var host = "127.0.0.1", port = 7002
+    /// The data directory: `catalog.sqlite` and, when generated, the keys.
+    var dataDirectory: String
+    /// How to reach auth-svc, and the issuer and audience of its tokens.
+    var auth: AuthLinkOptions
+    /// Whether to load the seed catalog on the first start.
+    var seed = true
+    /// How long in-flight calls get to finish on shutdown.
+    var gracePeriod: Duration = .seconds(10)
+    /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+    var serverLimits = ServerLimits()
+
+    /// The database file.
+    var databasePath: String { "\(dataDirectory)/catalog.sqlite" }
+}

@@ -1,0 +1,22 @@
+import ServiceKit
+import RPC
+
+/// Everything order-svc is configured with, gathered from flags and environment by
+/// `OrderCommand` (and built directly by tests).
+struct OrderConfiguration: Sendable {
+    /// Address and port to listen on; port 0 picks a free one.
+    var host = "127.0.0.1", port = 7004
+    /// The data directory: `order.sqlite` and, when generated, the keys.
+    var dataDirectory: String
+    /// How to reach auth-svc, and the issuer and audience of its tokens.
+    var auth: AuthLinkOptions
+    /// catalog-svc and basket-svc.
+    var catalogAddress: SocketAddressText, basketAddress: SocketAddressText
+    /// How long in-flight calls get to finish on shutdown.
+    var gracePeriod: Duration = .seconds(10)
+    /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+    var serverLimits = ServerLimits()
+
+    /// The database file.
+    var databasePath: String { "\(dataDirectory)/order.sqlite" }
+}
