@@ -68,36 +68,31 @@ public struct HTTP2Limits: Sendable {
 /// One nghttp2 session: the only place that sees nghttp2 (with its callbacks). Not
 /// thread-safe: owned by one connection on one loop.
 final class HTTP2Session {
-    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
-    // on loop state in EventLoop).
-    @exclusivity(unchecked) private var session: OpaquePointer?
-    // Unretained: the delegate (a connection) owns this session and outlives it, and callbacks
-    // only run inside calls the delegate makes. Held by its concrete type, so a callback reaches
-    // it without the retain and release that loading a protocol-typed reference costs.
-    private let delegate: DelegateReference
+    private var session: OpaquePointer?
+    /// The connection this session reports to. Unowned (checked): the connection owns this
+    /// session and outlives it, and callbacks run only inside calls the connection makes.
+    private unowned let delegate: any HTTP2SessionDelegate
+    /// The loop the session is confined to: every nghttp2 callback asserts it runs there.
+    private let loop: EventLoop
     /// nghttp2's allocations for this session (free lists per size instead of malloc and free
     /// for each of a stream's blocks); freed after the session.
     private let memory = NGHTTP2Allocator()
 
-    private enum DelegateReference {
-        case server(Unmanaged<ServerConnection>)
-        case client(Unmanaged<ClientConnection>)
-    }
-
     /// A server session reporting to `connection`.
     convenience init(limits: HTTP2Limits, serving connection: ServerConnection) {
-        self.init(server: true, limits: limits, delegate: .server(.passUnretained(connection)))
+        self.init(server: true, limits: limits, delegate: connection, loop: connection.loop)
     }
 
     /// A client session reporting to `connection`.
     convenience init(limits: HTTP2Limits, calling connection: ClientConnection) {
-        self.init(server: false, limits: limits, delegate: .client(.passUnretained(connection)))
+        self.init(server: false, limits: limits, delegate: connection, loop: connection.loop)
     }
     private let isServer: Bool
 
     /// Creates a server or client session reporting to `delegate`, and queues our SETTINGS.
-    private init(server: Bool, limits: HTTP2Limits, delegate: DelegateReference) {
+    private init(server: Bool, limits: HTTP2Limits, delegate: any HTTP2SessionDelegate, loop: EventLoop) {
         self.delegate = delegate
+        self.loop = loop
         self.isServer = server
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
@@ -300,24 +295,21 @@ final class HTTP2Session {
         }
     }
 
-    /// Runs `body` with the session a C callback's user data points at, without retaining it:
-    /// no retain and release per nghttp2 callback (`Benchmarks/run`; Benchmarks/HISTORY.md,
-    /// 2026-11-23, 5fb4e35..715eb8a). The session outlives every callback nghttp2 makes into it.
-    fileprivate static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
-        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+    /// The session a C callback's user data points at (nghttp2 hands back the pointer the
+    /// session was created with: Unmanaged is the only way across C). The session outlives
+    /// every callback nghttp2 makes into it; debug builds check the callback runs on its loop.
+    fileprivate static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
+        let session = Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
+        session.loop.assertInLoop()
+        return session
     }
 
-    /// Runs `body` with the session's delegate, without retaining it.
+    /// Runs `body` with the delegate of the session a C callback's user data points at.
     @inline(__always)
     fileprivate static func withDelegate<Result>(
         _ userData: UnsafeMutableRawPointer?, _ body: (any HTTP2SessionDelegate) -> Result
     ) -> Result {
-        with(userData) { session in
-            switch session.delegate {
-            case .server(let connection): connection._withUnsafeGuaranteedRef { body($0) }
-            case .client(let connection): connection._withUnsafeGuaranteedRef { body($0) }
-            }
-        }
+        body(from(userData).delegate)
     }
 
     fileprivate func submitTrailers(streamID: Int32, _ trailers: HTTP2HeaderBlock) {
@@ -379,9 +371,10 @@ private let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
 private let dataType = UInt8(NGHTTP2_DATA.rawValue)
 private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
-// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, reached without retaining it.
+// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, from the user data the session gave
+// nghttp2 (it outlives the session's nghttp2 state, which it frees last).
 private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (NGHTTP2Allocator) -> Result) -> Result {
-    Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+    body(Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!).takeUnretainedValue())
 }
 private let memoryAllocate: nghttp2_malloc = { size, userData in withMemory(userData) { $0.allocate(size) } }
 private let memoryFree: nghttp2_free = { pointer, userData in withMemory(userData) { $0.free(pointer) } }
@@ -484,7 +477,7 @@ private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer,
             flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
             if let trailers {
                 flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
-                HTTP2Session.with(userData) { $0.submitTrailers(streamID: streamID, trailers) }
+                HTTP2Session.from(userData).submitTrailers(streamID: streamID, trailers)
             }
         }
         return count

@@ -9,20 +9,16 @@ internal import SystemCalls
 final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, ServedConnection, @unchecked Sendable {
     // Invariant for @unchecked Sendable: only `pending` (a Mutex) is touched off the loop.
     private let socket: HTTP2Socket
-    /// Held strongly, as a client connection holds its loop: read through the socket's unowned
-    /// reference, every use (several per call) would cost an atomic unowned-to-strong retain.
     /// The loop holds the connection only while it is registered.
     let loop: EventLoop
     let peer: String
     private let server: HTTP2ServerCore
-    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
-    // on loop state in EventLoop).
-    @exclusivity(unchecked) private var session: HTTP2Session!
-    @exclusivity(unchecked) private var streams = StreamMap<ServerStream>()
+    private var session: HTTP2Session!
+    private var streams = StreamMap<ServerStream>()
     /// The `:path` of the latest request and its route: clients call the same few methods over
     /// and over, so a request for the same path reuses the string and skips the lookup.
-    @exclusivity(unchecked) private var recentPath = ""
-    @exclusivity(unchecked) private var recentRoute: RegisteredMethod?
+    private var recentPath = ""
+    private var recentRoute: RegisteredMethod?
     /// Limits read on every call, copied out of the server's configuration once.
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
@@ -35,12 +31,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// When (monotonic ns) a stream last opened or closed: idle time is counted from it, not
     /// from the socket's traffic, so a peer that keeps answering PINGs is still idle.
     private var lastStreamActivity = System.monotonicNanoseconds()
-    @exclusivity(unchecked) private var closed = false
+    private var closed = false
     /// When (monotonic ns) our keepalive PING went out, while it is unanswered.
-    @exclusivity(unchecked) private var pingSentAt: UInt64?
-    @exclusivity(unchecked) private var housekeepingTimer: UInt64?
-    @exclusivity(unchecked) private var draining = false
-    @exclusivity(unchecked) private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
+    private var pingSentAt: UInt64?
+    private var housekeepingTimer: UInt64?
+    private var draining = false
+    private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
     private let pending = Mutex<(streams: [ServerStream], scheduled: Bool)>(([], false))
 
     init(fd: Int32, peer: String, loop: EventLoop, server: HTTP2ServerCore) {
@@ -56,6 +52,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Registers with the loop and sends our SETTINGS. Loop thread.
     func start() {
+        loop.assertInLoop()
         session = HTTP2Session(limits: server.configuration.limits, serving: self)
         do {
             try loop.register(socket.fd, readable: true, writable: false, handler: self)
@@ -71,6 +68,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     // MARK: Socket events
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+
+        loop.assertInLoop()
         if writable { flushOutput() }
         guard readable || hangup, !closed else { return }
         if case .closed(let reason) = socket.readAvailable(into: session) {
@@ -87,6 +86,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Writes everything nghttp2 has queued; closes when the session is done.
     func flushOutput() {
+        loop.assertInLoop()
         guard !closed else { return }
         if let failure = socket.flush(session) {
             close(reason: failure)
@@ -116,6 +116,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     }
 
     private func processPending() {
+
+        loop.assertInLoop()
         let ready = pending.withLock { state -> [ServerStream] in
             state.scheduled = false
             defer { state.streams.removeAll(keepingCapacity: true) }
@@ -224,7 +226,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     // MARK: HTTP2SessionDelegate
 
     private func stream(_ id: Int32) -> ServerStream? {
-        streams.unretained(id)?.takeUnretainedValue()
+        streams.recentLookup(id)
     }
 
     func sessionBeginHeaders(streamID: Int32) {
@@ -235,9 +237,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        // Unretained: storing a header closes nothing, so `streams` holds the stream throughout.
-        streams.unretained(streamID)?._withUnsafeGuaranteedRef { stream in
-            guard !stream.headersComplete else { return }
+        guard let stream = stream(streamID), !stream.headersComplete else { return }
+        do {
             stream.headerBytes += name.count + value.count + 32
             guard stream.headerBytes <= maxHeaderListSize else { return }
             // Known names are matched on bytes: most headers never become Strings.
@@ -504,6 +505,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// slot and its unsent response for as long as the connection lives (a client that never
     /// reads could pile them up by the thousand).
     func deadlinePassed(_ stream: ServerStream) {
+        loop.assertInLoop()
         stream.deadlineTimer = nil
         let passed = RPCError(code: .deadlineExceeded, message: "The deadline passed.")
         stream.abort(passed)
@@ -662,6 +664,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Starts a graceful shutdown: the GOAWAY notice now, the final GOAWAY a moment later.
     func beginDrain() {
+        loop.assertInLoop()
         guard !closed, !draining else { return }
         draining = true
         session.submitShutdownNotice()
@@ -675,6 +678,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Closes at once, cancelling every call still running.
     func close(reason: String?) {
+        loop.assertInLoop()
         guard !closed else { return }
         closed = true
         if let reason { server.logger.debug("connection from \(peer) closed: \(reason)") }
@@ -711,6 +715,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// the peer is gone), and gives up on answers the peer does not take
     /// (``ServerConfiguration/sendTimeout``).
     private func housekeeping() {
+        loop.assertInLoop()
         guard !closed else { return }
         let configuration = server.configuration
         let now = System.monotonicNanoseconds()

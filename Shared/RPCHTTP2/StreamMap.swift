@@ -16,11 +16,10 @@ struct StreamMap<Value: AnyObject> {
     private var mask: Int
     /// How many streams are in the map.
     private(set) var count = 0
-    /// The stream ``unretained(_:)`` found or ``insert(_:for:)`` added last, and its id (0 for
+    /// The stream ``recentLookup(_:)`` found or ``insert(_:for:)`` added last, and its id (0 for
     /// none): nghttp2 reports a stream's headers, data and end one callback after another, so
-    /// most lookups need no probe. Unretained: the table holds it until it is removed, which
-    /// forgets it here too.
-    private var recent: Unmanaged<Value>?
+    /// most lookups need no probe. Removing the stream forgets it here too.
+    private var recent: Value?
     private var recentID: Int32 = 0
 
     /// An empty map with room for `capacity` streams before it grows.
@@ -45,17 +44,14 @@ struct StreamMap<Value: AnyObject> {
         }
     }
 
-    /// The stream with id `id`, unretained, if it is in the map: valid until it is removed.
-    /// Reaching it through `_withUnsafeGuaranteedRef` costs no retain and release (per header
-    /// field, per data chunk) — only for work that cannot remove it from the map. What that buys
-    /// shows in the gateway's CPU per forwarded call under `Benchmarks/gateway-overhead`
-    /// (Benchmarks/HISTORY.md, 2026-11-27, ninth session).
-    mutating func unretained(_ id: Int32) -> Unmanaged<Value>? {
+    /// The stream with id `id`, if it is in the map, remembered for the next lookup: the one
+    /// for nghttp2's callbacks, which come one after another for the same stream.
+    mutating func recentLookup(_ id: Int32) -> Value? {
         if id == recentID, let recent { return recent }
         guard let found = self[id] else { return nil }
-        recent = .passUnretained(found)
+        recent = found
         recentID = id
-        return recent
+        return found
     }
 
     /// Adds the stream with id `id` (a positive stream id), or replaces the one it had.
@@ -67,8 +63,7 @@ struct StreamMap<Value: AnyObject> {
             let found = slots[slot].id
             if found == id || found == 0 {
                 if found == 0 { count += 1 }
-                // Remembered before the store releases any stream this one replaces.
-                recent = .passUnretained(value)
+                recent = value
                 recentID = id
                 slots[slot] = Slot(id: id, value: value)
                 return
@@ -107,7 +102,7 @@ struct StreamMap<Value: AnyObject> {
 
     /// Empties the map, keeping its table.
     mutating func removeAll() {
-        forgetRecent()  // before the streams are released
+        forgetRecent()
         for slot in slots.indices where slots[slot].id != 0 {
             slots[slot] = Slot(id: 0, value: nil)
         }
