@@ -147,10 +147,10 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         }
     }
 
-    /// Queues the response message of an immediate call. One message is buffered whatever
-    /// its size, as a handler's single write would be.
+    /// Queues the response message of an immediate or callback call. One message is buffered
+    /// whatever its size, as a handler's single write would be. Any thread: a callback
+    /// handler answers from wherever its work ends.
     func writeNow(_ message: Data) throws {
-        connection.loop.assertInLoop()
         _ = try enqueue(message)
     }
 
