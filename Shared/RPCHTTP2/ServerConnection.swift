@@ -28,14 +28,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// added by handlers as they write (any thread) and taken off as the loop sends them, plus
     /// a charge per open stream. Relaxed: it is a bound checked at admission, not a sequence.
     private let heldBytes = Atomic<Int>(0)
-    /// When (monotonic ns) a stream last opened or closed: idle time is counted from it, not
-    /// from the socket's traffic, so a peer that keeps answering PINGs is still idle.
-    private var lastStreamActivity = System.monotonicNanoseconds()
-    private var closed = false
-    /// When (monotonic ns) our keepalive PING went out, while it is unanswered.
-    private var pingSentAt: UInt64?
+    /// The connection's life cycle: open, draining, closed, and its housekeeping.
+    private var lifecycle = ServerConnectionStateMachine(now: System.monotonicNanoseconds())
     private var housekeepingTimer: UInt64?
-    private var draining = false
     private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
     private let pending = Mutex<(streams: [ServerStream], scheduled: Bool)>(([], false))
 
@@ -71,7 +66,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
         loop.assertInLoop()
         if writable { flushOutput() }
-        guard readable || hangup, !closed else { return }
+        guard readable || hangup, !lifecycle.isClosed else { return }
         if case .closed(let reason) = socket.readAvailable(into: session) {
             close(reason: reason)
             return
@@ -87,7 +82,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// Writes everything nghttp2 has queued; closes when the session is done.
     func flushOutput() {
         loop.assertInLoop()
-        guard !closed else { return }
+        guard !lifecycle.isClosed else { return }
         if let failure = socket.flush(session) {
             close(reason: failure)
         } else if !session.isAlive {
@@ -103,7 +98,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// once, without a queued task; the socket write still waits for the end of the iteration.
     func scheduleFlush(_ stream: ServerStream) {
         if loop.inEventLoop {
-            guard !closed else { return }
+            guard !lifecycle.isClosed else { return }
             push(stream)
             return flushSoon()
         }
@@ -123,7 +118,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             defer { state.streams.removeAll(keepingCapacity: true) }
             return state.streams
         }
-        guard !closed else { return }
+        guard !lifecycle.isClosed else { return }
         for stream in ready { push(stream) }
         flushSoon()
     }
@@ -233,7 +228,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
-        lastStreamActivity = System.monotonicNanoseconds()
+        lifecycle.streamActivity(at: System.monotonicNanoseconds())
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
@@ -319,9 +314,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         let reset: RPCError? = errorCode != 0 ? (stream.resetStatus ?? Self.clientCancelled) : nil
         logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled), answered: answered)
         releaseHeld(by: stream)
-        lastStreamActivity = System.monotonicNanoseconds()
+        lifecycle.streamActivity(at: System.monotonicNanoseconds())
         // Not flushOutput(): this runs inside nghttp2's callback, which must not re-enter the session.
-        if draining && streams.isEmpty { flushSoon() }
+        if lifecycle.streamClosed(streamsLeft: streams.count) { flushSoon() }
     }
 
     /// The status of a call the client reset before its answer was all sent.
@@ -368,7 +363,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32) {}
 
-    func sessionPingAcknowledged() { pingSentAt = nil }
+    func sessionPingAcknowledged() { lifecycle.pingAcknowledged() }
 
     func sessionSettingsReceived() {}
 
@@ -486,7 +481,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard loop.inEventLoop else {
             return loop.execute { self.scheduleWebDeadline(stream, at: deadline, action) }
         }
-        guard !closed, !stream.streamClosed else { return }
+        guard !lifecycle.isClosed, !stream.streamClosed else { return }
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
         stream.deadlineTimer = loop.scheduleTimer(after: max(.zero, deadline - .now)) { [weak stream] in
             guard let stream else { return }
@@ -510,7 +505,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         let passed = RPCError(code: .deadlineExceeded, message: "The deadline passed.")
         stream.abort(passed)
         flushOutput()
-        guard !closed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
+        guard !lifecycle.isClosed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
         resetAnswer(stream, because: passed)
         flushOutput()
     }
@@ -665,12 +660,11 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// Starts a graceful shutdown: the GOAWAY notice now, the final GOAWAY a moment later.
     func beginDrain() {
         loop.assertInLoop()
-        guard !closed, !draining else { return }
-        draining = true
+        guard lifecycle.beginDrain() else { return }
         session.submitShutdownNotice()
         flushOutput()
         loop.scheduleTimer(after: .milliseconds(100)) { [self] in
-            guard !closed else { return }
+            guard !lifecycle.isClosed else { return }
             session.submitGoAway()
             flushOutput()
         }
@@ -679,8 +673,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// Closes at once, cancelling every call still running.
     func close(reason: String?) {
         loop.assertInLoop()
-        guard !closed else { return }
-        closed = true
+        guard lifecycle.close() else { return }
         if let reason { server.logger.debug("connection from \(peer) closed: \(reason)") }
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
         socket.close()
@@ -716,26 +709,31 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// (``ServerConfiguration/sendTimeout``).
     private func housekeeping() {
         loop.assertInLoop()
-        guard !closed else { return }
         let configuration = server.configuration
         let now = System.monotonicNanoseconds()
-        let idleFor = now &- socket.lastActivity
-        if streams.isEmpty && now &- lastStreamActivity >= configuration.idleTimeout.clockNanoseconds {
+        let timeouts = ServerConnectionStateMachine.Timeouts(
+            idle: configuration.idleTimeout.clockNanoseconds, keepalive: configuration.keepaliveInterval.clockNanoseconds,
+            send: configuration.sendTimeout.clockNanoseconds)
+        let ping: Bool
+        switch lifecycle.housekeeping(
+            now: now, streamsOpen: !streams.isEmpty, lastRead: socket.lastActivity,
+            outputStalledSince: socket.outputStalledSince, timeouts: timeouts)
+        {
+        case .none:
+            return
+        case .closeIdle:
             session.submitGoAway()
             flushOutput()
-            close(reason: "idle")
-            return
-        }
-        if let sentAt = pingSentAt, now &- sentAt >= configuration.keepaliveInterval.clockNanoseconds {
-            close(reason: "keepalive ping unanswered")
-            return
-        }
-        let sendTimeout = configuration.sendTimeout.clockNanoseconds
-        if let since = socket.outputStalledSince, now &- since >= sendTimeout {
+            return close(reason: "idle")
+        case .closeUnanswered:
+            return close(reason: "keepalive ping unanswered")
+        case .closeSendTimeout:
             server.logger.info("closing the connection from \(peer): it took no data for \(configuration.sendTimeout)")
-            close(reason: "send timeout")
-            return
+            return close(reason: "send timeout")
+        case .carryOn(let pingNow):
+            ping = pingNow
         }
+        let sendTimeout = timeouts.send
         let stalled = streams.allValues.filter {
             $0.sendStalled(now: now, for: sendTimeout, windowShut: session.sendWindow(streamID: $0.id) <= 0)
         }
@@ -749,11 +747,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             stream.abort(untaken)
             resetAnswer(stream, because: untaken)
         }
-        if pingSentAt == nil && idleFor >= configuration.keepaliveInterval.clockNanoseconds {
-            pingSentAt = now
-            session.submitPing()
-        }
+        if ping { session.submitPing() }
         flushOutput()
-        if !closed { scheduleHousekeeping() }
+        if !lifecycle.isClosed { scheduleHousekeeping() }
     }
 }
