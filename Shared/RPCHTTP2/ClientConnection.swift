@@ -322,14 +322,15 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     // MARK: HTTP2SessionDelegate
 
     private func call(_ id: Int32) -> ClientCall? {
-        calls.recentLookup(id)
+        calls.unretained(id)?.takeUnretainedValue()
     }
 
     func sessionBeginHeaders(streamID: Int32) {}
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let call = call(streamID) else { return }
-        do {
+        // Unretained: storing a header ends nothing, so `calls` holds the call throughout.
+        // What skipping the retain buys: see ``StreamMap/unretained(_:)``.
+        calls.unretained(streamID)?._withUnsafeGuaranteedRef { call in
             if !call.receivedHeaders && KnownHeader.isStatus(name) {
                 call.httpStatus = KnownHeader.decimal(value)
                 return

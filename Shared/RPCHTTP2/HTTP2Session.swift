@@ -69,28 +69,36 @@ public struct HTTP2Limits: Sendable {
 /// thread-safe: owned by one connection on one loop.
 final class HTTP2Session {
     private var session: OpaquePointer?
-    /// The connection this session reports to. Unowned (checked): the connection owns this
-    /// session and outlives it, and callbacks run only inside calls the connection makes.
-    private unowned let delegate: any HTTP2SessionDelegate
+    /// The connection this session reports to, unretained: the connection owns this session and
+    /// outlives it, and callbacks run only inside calls the connection makes. Held by its
+    /// concrete type, so a callback reaches it with no retain and release (what that buys:
+    /// ``HTTP2Session/with(_:_:)``).
+    private let delegate: DelegateReference
     /// The loop the session is confined to: every nghttp2 callback asserts it runs there.
     private let loop: EventLoop
     /// nghttp2's allocations for this session (free lists per size instead of malloc and free
     /// for each of a stream's blocks); freed after the session.
     private let memory = NGHTTP2Allocator()
 
+    /// The connection a session reports to, by its concrete type.
+    private enum DelegateReference {
+        case server(Unmanaged<ServerConnection>)
+        case client(Unmanaged<ClientConnection>)
+    }
+
     /// A server session reporting to `connection`.
     convenience init(limits: HTTP2Limits, serving connection: ServerConnection) {
-        self.init(server: true, limits: limits, delegate: connection, loop: connection.loop)
+        self.init(server: true, limits: limits, delegate: .server(.passUnretained(connection)), loop: connection.loop)
     }
 
     /// A client session reporting to `connection`.
     convenience init(limits: HTTP2Limits, calling connection: ClientConnection) {
-        self.init(server: false, limits: limits, delegate: connection, loop: connection.loop)
+        self.init(server: false, limits: limits, delegate: .client(.passUnretained(connection)), loop: connection.loop)
     }
     private let isServer: Bool
 
     /// Creates a server or client session reporting to `delegate`, and queues our SETTINGS.
-    private init(server: Bool, limits: HTTP2Limits, delegate: any HTTP2SessionDelegate, loop: EventLoop) {
+    private init(server: Bool, limits: HTTP2Limits, delegate: DelegateReference, loop: EventLoop) {
         self.delegate = delegate
         self.loop = loop
         self.isServer = server
@@ -295,21 +303,29 @@ final class HTTP2Session {
         }
     }
 
-    /// The session a C callback's user data points at (nghttp2 hands back the pointer the
-    /// session was created with: Unmanaged is the only way across C). The session outlives
-    /// every callback nghttp2 makes into it; debug builds check the callback runs on its loop.
-    fileprivate static func from(_ userData: UnsafeMutableRawPointer?) -> HTTP2Session {
-        let session = Unmanaged<HTTP2Session>.fromOpaque(userData!).takeUnretainedValue()
-        session.loop.assertInLoop()
-        return session
+    /// Runs `body` with the session a C callback's user data points at (nghttp2 hands back the
+    /// pointer the session was created with: Unmanaged is the only way across C), without
+    /// retaining it; debug builds check the callback runs on the session's loop. The session
+    /// outlives every callback nghttp2 makes into it. Unretained for `Benchmarks/gateway-ab`
+    /// (Benchmarks/HISTORY.md, 2026-11-27, 89557bf): a retain and release per callback.
+    fileprivate static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
+        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef { session in
+            session.loop.assertInLoop()
+            return body(session)
+        }
     }
 
-    /// Runs `body` with the delegate of the session a C callback's user data points at.
+    /// Runs `body` with the session's delegate, without retaining it (as ``with(_:_:)``).
     @inline(__always)
     fileprivate static func withDelegate<Result>(
         _ userData: UnsafeMutableRawPointer?, _ body: (any HTTP2SessionDelegate) -> Result
     ) -> Result {
-        body(from(userData).delegate)
+        with(userData) { session in
+            switch session.delegate {
+            case .server(let connection): connection._withUnsafeGuaranteedRef { body($0) }
+            case .client(let connection): connection._withUnsafeGuaranteedRef { body($0) }
+            }
+        }
     }
 
     fileprivate func submitTrailers(streamID: Int32, _ trailers: HTTP2HeaderBlock) {
@@ -371,10 +387,11 @@ private let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
 private let dataType = UInt8(NGHTTP2_DATA.rawValue)
 private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
-// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, from the user data the session gave
-// nghttp2 (it outlives the session's nghttp2 state, which it frees last).
+// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, reached without retaining it (it
+// outlives the session's nghttp2 state, which it frees last), as ``HTTP2Session/with(_:_:)``
+// reaches the session: a retain and release per allocation otherwise.
 private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (NGHTTP2Allocator) -> Result) -> Result {
-    body(Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!).takeUnretainedValue())
+    Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
 private let memoryAllocate: nghttp2_malloc = { size, userData in withMemory(userData) { $0.allocate(size) } }
 private let memoryFree: nghttp2_free = { pointer, userData in withMemory(userData) { $0.free(pointer) } }
@@ -477,7 +494,7 @@ private let readBody: nghttp2_data_source_read_callback = { _, streamID, buffer,
             flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_EOF.rawValue)
             if let trailers {
                 flags!.pointee |= UInt32(NGHTTP2_DATA_FLAG_NO_END_STREAM.rawValue)
-                HTTP2Session.from(userData).submitTrailers(streamID: streamID, trailers)
+                HTTP2Session.with(userData) { $0.submitTrailers(streamID: streamID, trailers) }
             }
         }
         return count

@@ -221,7 +221,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     // MARK: HTTP2SessionDelegate
 
     private func stream(_ id: Int32) -> ServerStream? {
-        streams.recentLookup(id)
+        streams.unretained(id)?.takeUnretainedValue()
     }
 
     func sessionBeginHeaders(streamID: Int32) {
@@ -232,8 +232,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        guard let stream = stream(streamID), !stream.headersComplete else { return }
-        do {
+        // Unretained: storing a header closes nothing, so `streams` holds the stream throughout.
+        // What skipping the retain buys: see ``StreamMap/unretained(_:)``.
+        streams.unretained(streamID)?._withUnsafeGuaranteedRef { stream in
+            guard !stream.headersComplete else { return }
             stream.headerBytes += name.count + value.count + 32
             guard stream.headerBytes <= maxHeaderListSize else { return }
             // Known names are matched on bytes: most headers never become Strings.

@@ -16,10 +16,11 @@ struct StreamMap<Value: AnyObject> {
     private var mask: Int
     /// How many streams are in the map.
     private(set) var count = 0
-    /// The stream ``recentLookup(_:)`` found or ``insert(_:for:)`` added last, and its id (0 for
+    /// The stream ``unretained(_:)`` found or ``insert(_:for:)`` added last, and its id (0 for
     /// none): nghttp2 reports a stream's headers, data and end one callback after another, so
-    /// most lookups need no probe. Removing the stream forgets it here too.
-    private var recent: Value?
+    /// most lookups need no probe. Unretained: the table holds it until it is removed, which
+    /// forgets it here too.
+    private var recent: Unmanaged<Value>?
     private var recentID: Int32 = 0
 
     /// An empty map with room for `capacity` streams before it grows.
@@ -44,14 +45,17 @@ struct StreamMap<Value: AnyObject> {
         }
     }
 
-    /// The stream with id `id`, if it is in the map, remembered for the next lookup: the one
-    /// for nghttp2's callbacks, which come one after another for the same stream.
-    mutating func recentLookup(_ id: Int32) -> Value? {
+    /// The stream with id `id`, unretained, if it is in the map: valid until it is removed.
+    /// Reaching it through `_withUnsafeGuaranteedRef` costs no retain and release (per header
+    /// field, per data chunk) — only for work that cannot remove it from the map. Kept for
+    /// `Benchmarks/gateway-ab` (Benchmarks/HISTORY.md, 2026-11-27, 89557bf): with the retains
+    /// (and those of the nghttp2 callbacks) the gateway forwarded fewer calls.
+    mutating func unretained(_ id: Int32) -> Unmanaged<Value>? {
         if id == recentID, let recent { return recent }
         guard let found = self[id] else { return nil }
-        recent = found
+        recent = .passUnretained(found)
         recentID = id
-        return found
+        return recent
     }
 
     /// Adds the stream with id `id` (a positive stream id), or replaces the one it had.
@@ -63,7 +67,8 @@ struct StreamMap<Value: AnyObject> {
             let found = slots[slot].id
             if found == id || found == 0 {
                 if found == 0 { count += 1 }
-                recent = value
+                // Remembered before the store releases any stream this one replaces.
+                recent = .passUnretained(value)
                 recentID = id
                 slots[slot] = Slot(id: id, value: value)
                 return
@@ -102,7 +107,7 @@ struct StreamMap<Value: AnyObject> {
 
     /// Empties the map, keeping its table.
     mutating func removeAll() {
-        forgetRecent()
+        forgetRecent()  // before the streams are released
         for slot in slots.indices where slots[slot].id != 0 {
             slots[slot] = Slot(id: 0, value: nil)
         }

@@ -27,8 +27,8 @@ struct StreamMapTests {
         #expect(map.isEmpty && map[1] == nil && map.allValues.isEmpty)
     }
 
-    @Test("recentLookup finds the stream the table holds, remembers the last one, and forgets it once removed")
-    func recentLookups() {
+    @Test("unretained finds the stream the table holds, remembers the last one, and forgets it once removed")
+    func unretainedLookups() {
         var map = StreamMap<Box>()
         weak var gone: Box?
         do {
@@ -37,23 +37,23 @@ struct StreamMapTests {
             map.insert(first, for: 1)
         }
         map.insert(Box(3), for: 3)
-        #expect(map.recentLookup(1)?.id == 1)
-        #expect(map.recentLookup(1)?.id == 1)  // remembered
-        #expect(map.recentLookup(3)?.id == 3)
-        #expect(map.recentLookup(5) == nil)
-        #expect(map.recentLookup(1)?.id == 1)
-        // Removed while remembered: the stream is released (the remembered reference goes with
-        // the table's), and a lookup no longer finds it.
+        #expect(map.unretained(1)?.takeUnretainedValue().id == 1)
+        #expect(map.unretained(1)?.takeUnretainedValue().id == 1)  // remembered
+        #expect(map.unretained(3)?.takeUnretainedValue().id == 3)
+        #expect(map.unretained(5) == nil)
+        #expect(map.unretained(1)?.takeUnretainedValue().id == 1)
+        // Removed while remembered: the table's reference was the only one, and a lookup must
+        // not hand out the freed stream.
         map.removeValue(forKey: 1)
         #expect(gone == nil)
-        #expect(map.recentLookup(1) == nil)
+        #expect(map.unretained(1) == nil)
         // Replaced: the new stream, not the one it replaced.
         let replacement = Box(3)
-        #expect(map.recentLookup(3)?.id == 3)
+        #expect(map.unretained(3)?.takeUnretainedValue().id == 3)
         map.insert(replacement, for: 3)
-        #expect(map.recentLookup(3) === replacement)
+        #expect(map.unretained(3)?.takeUnretainedValue() === replacement)
         map.removeAll()
-        #expect(map.recentLookup(3) == nil)
+        #expect(map.unretained(3) == nil)
     }
 
     @Test("inserting an id again replaces its stream")
