@@ -13,6 +13,14 @@ let strictSettings: [SwiftSetting] = [
 /// the same, but a call no longer checks at every `await` whether to hop (that check, under a
 /// lock in the concurrency runtime, was ~9 % of bench-server's CPU at 16x16).
 let runtimeSettings = strictSettings + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+/// Release builds of the HTTP/2 runtime and the JSON coders skip Swift's dynamic exclusivity
+/// checks (a thread-local lookup on every access of a class's stored property): their state is
+/// loop- or call-confined and never accessed re-entrantly, and debug builds — every test run —
+/// keep the checks. What it buys: `Benchmarks/gateway-ab` (Benchmarks/HISTORY.md, 2026-11-27,
+/// 89557bf): with the checks on, the gateway forwards about a tenth fewer calls.
+let uncheckedExclusivityInRelease: [SwiftSetting] = [
+    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
+]
 
 let log = Target.Dependency.product(name: "Logging", package: "swift-log")
 let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
@@ -42,13 +50,13 @@ let package = Package(
         // The one POSIX layer: the syscall wrapper (EINTR, errno, EBADF), atomic file writes, sockets.
         .target(name: "SystemCalls", dependencies: ["CLinux"], path: "Shared/SystemCalls", swiftSettings: strictSettings),
         // JSON: our encoder and decoder (Codable, sorted keys, byte-stable) and `JSONValue`.
-        .target(name: "JSON", path: "Shared/JSON", swiftSettings: runtimeSettings),
+        .target(name: "JSON", path: "Shared/JSON", swiftSettings: runtimeSettings + uncheckedExclusivityInRelease),
         // RPC semantics: status and error model, metadata, descriptors, router, codec, framing.
         .target(name: "RPC", dependencies: ["JSON", log], path: "Shared/RPC", swiftSettings: runtimeSettings),
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
         .target(
             name: "RPCHTTP2", dependencies: ["RPC", "SystemCalls", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
-            exclude: ["README.md"], swiftSettings: runtimeSettings),
+            exclude: ["README.md"], swiftSettings: runtimeSettings + uncheckedExclusivityInRelease),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
         // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.

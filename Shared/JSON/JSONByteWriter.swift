@@ -3,11 +3,7 @@
 /// (see `JSONByteWriter+Containers.swift`).
 ///
 /// Not thread-safe: it belongs to one encode call (and, for a nested container or super
-/// encoder, to the writer it will be spliced into). Its properties skip the runtime
-/// exclusivity check, a cost on every access of the encode loop (measured when the codec was
-/// written, Benchmarks/HISTORY.md, 2026-11-22, 9bba33a; no script in `Benchmarks/` measures it
-/// alone — `Benchmarks/run`'s Echo includes it): no method of the writer holds an access to a
-/// property across a call that could touch the same property.
+/// encoder, to the writer it will be spliced into).
 final class JSONByteWriter {
     /// An array or object that is still open.
     struct Frame {
@@ -58,22 +54,22 @@ final class JSONByteWriter {
     }
 
     /// The JSON written so far.
-    @exclusivity(unchecked) var bytes = JSONByteBuffer()
+    var bytes = JSONByteBuffer()
     /// The open arrays and objects, outermost first.
-    @exclusivity(unchecked) var frames: [Frame] = []
+    var frames: [Frame] = []
     /// The members of the open objects.
-    @exclusivity(unchecked) var members: [Member] = []
+    var members: [Member] = []
     /// The out-of-line children of the open frames.
-    @exclusivity(unchecked) var children: [Child] = []
+    var children: [Child] = []
     /// The coding path below ``basePath``: a key's offset in ``bytes``, or `-1 - index` for an
     /// array element. Offsets stay valid while on the path: only closed frames are rewritten.
-    @exclusivity(unchecked) var path: [Int] = []
+    var path: [Int] = []
     /// The coding path of the value this writer holds, for out-of-line writers.
     let basePath: [any CodingKey]
     /// The next frame serial number.
-    @exclusivity(unchecked) var nextSerial = 0
+    var nextSerial = 0
     /// Reusable space for rewriting an object's members.
-    @exclusivity(unchecked) var scratch = JSONByteBuffer()
+    var scratch = JSONByteBuffer()
 
     /// Creates an empty writer for a value at `basePath`.
     init(basePath: [any CodingKey] = []) {

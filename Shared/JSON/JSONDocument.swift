@@ -10,8 +10,7 @@ final class JSONDocument {
     static let memberTableThreshold = 12
 
     /// The message, as UTF-8: borrowed from the caller until ``detach()``, owned after.
-    /// No runtime exclusivity check: only ``detach()`` writes it, when nothing else runs.
-    @exclusivity(unchecked) private(set) var bytes: UnsafeBufferPointer<UInt8>
+    private(set) var bytes: UnsafeBufferPointer<UInt8>
     /// Whether ``bytes`` is our own copy, to free.
     private var ownsBytes = false
     /// The values of the message in document order; the top-level value is token 0.

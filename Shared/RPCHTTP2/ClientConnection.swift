@@ -9,37 +9,19 @@ internal import SystemCalls
 final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @unchecked Sendable {
     // Invariant for @unchecked Sendable: loop-confined state is touched only on `loop`;
     // `pending` and `status` are behind Mutexes.
-    enum Phase { case connecting, ready, closed }
 
     let loop: EventLoop
     private let target: SocketAddressText
     private let configuration: ClientConfiguration
     private let resolver: HostResolver
     private let onClose: @Sendable (ClientConnection, _ connected: Bool) -> Void
-    @exclusivity(unchecked) private var socket: HTTP2Socket?
-    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
-    // on loop state in EventLoop).
-    @exclusivity(unchecked) private var session: HTTP2Session!
-    @exclusivity(unchecked) private var calls = StreamMap<HTTP2ClientCall>()
-    @exclusivity(unchecked) private var waiting: [HTTP2ClientCall] = []
-    @exclusivity(unchecked) private var phase = Phase.connecting
-    /// Whether the server's SETTINGS arrived: only then does the client's reconnect backoff
-    /// start over when the connection closes. A TCP connect alone is not enough — something that
-    /// accepts and drops every connection (a proxy with no backend, a half-started process)
-    /// would otherwise be reconnected to without any backoff.
-    @exclusivity(unchecked) private var everConnected = false
-    @exclusivity(unchecked) private var keepaliveTimer: UInt64?
-    @exclusivity(unchecked) private var pingOutstanding = false
-    /// Whether the PING of ``confirmAlive(within:)`` is unanswered.
-    @exclusivity(unchecked) private var confirming = false
-    /// Streams opened on this connection (see ``ClientConfiguration/maxStreamsPerConnection``).
-    @exclusivity(unchecked) private var streamsOpened = 0
-    /// Whether the connection takes no new calls and closes once its calls have finished.
-    @exclusivity(unchecked) private var retiring = false
-    /// Whether a retired connection may close once its calls have ended: not until a moment
-    /// after it was retired, so that a call that took it from its slot just before the client
-    /// replaced it still opens its stream here rather than finding it closed.
-    @exclusivity(unchecked) private var retirementSettled = false
+    private var socket: HTTP2Socket?
+    private var session: HTTP2Session!
+    private var calls = StreamMap<HTTP2ClientCall>()
+    private var waiting: [HTTP2ClientCall] = []
+    /// The connection's life cycle: connecting, ready, retiring, closed, and its PINGs.
+    private var lifecycle: ClientConnectionStateMachine
+    private var keepaliveTimer: UInt64?
     private let pending = Mutex<(calls: [HTTP2ClientCall], scheduled: Bool)>(([], false))
     /// Whether new calls may use this connection (false after GOAWAY or close).
     let isUsable = Atomic<Bool>(true)
@@ -64,6 +46,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         self.resolver = resolver
         self.onClose = onClose
         self.countsStreams = configuration.maxExtraConnections > 0
+        self.lifecycle = ClientConnectionStateMachine(maxStreams: configuration.maxStreamsPerConnection)
     }
 
     // MARK: Connecting
@@ -71,13 +54,14 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// Starts connecting. Loop thread. A literal address connects at once; a host name is
     /// looked up by the client's ``HostResolver`` (on a thread of its own: it may block on DNS).
     func connect() {
+        loop.assertInLoop()
         // Shut down before its turn came (the client closed, or replaced its connections):
         // a socket opened now would belong to nobody.
-        guard phase == .connecting else { return }
+        guard lifecycle.isConnecting else { return }
         // Strong capture: weak references would give the connection a side table and slow
         // every retain and release of it; the timer holds it for the connect timeout at most.
         loop.scheduleTimer(after: configuration.connectTimeout) { [self] in
-            guard phase == .connecting else { return }
+            guard lifecycle.isConnecting else { return }
             shutDown(reason: "connect to \(self.target) timed out", cause: .timedOut)
         }
         if let address = try? Socket.resolve(target, passive: false, numericOnly: true).first {
@@ -86,7 +70,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         let target = self.target
         resolver.resolve { [self] answer in
             loop.execute { [self] in
-                guard phase == .connecting else { return }  // timed out meanwhile
+                guard lifecycle.isConnecting else { return }  // timed out meanwhile
                 switch answer {
                 case .success(let address?): connect(to: address)
                 case .success(nil): shutDown(reason: "cannot resolve \(target)", cause: .hostNotFound(host: target.host))
@@ -98,7 +82,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     private func connect(to address: ResolvedAddress) {
-        guard phase == .connecting else { return }
+        guard lifecycle.isConnecting else { return }
         do {
             let fd = try Socket.startConnect(to: address)
             socket = HTTP2Socket(fd: fd, loop: loop)
@@ -109,13 +93,15 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+
+        loop.assertInLoop()
         guard let socket else { return }
-        if phase == .connecting {
+        if lifecycle.isConnecting {
             guard writable || hangup else { return }
             if let error = Socket.pendingError(socket.fd) {
                 return shutDown(reason: "cannot connect to \(target): \(error)", cause: .connectFailed(errno: error.errno))
             }
-            phase = .ready
+            guard lifecycle.socketConnected() else { return }
             socket.connected()
             session = HTTP2Session(limits: configuration.limits, calling: self)
             let queued = waiting
@@ -126,7 +112,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             return
         }
         if writable { flushOutput() }
-        guard readable || hangup, phase == .ready else { return }
+        guard readable || hangup, lifecycle.isReady else { return }
         if case .closed(let reason) = socket.readAvailable(into: session) {
             return shutDown(reason: reason ?? "the server closed the connection")
         }
@@ -139,15 +125,19 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     func flushOutput() {
-        guard phase == .ready, let socket else { return }
-        if let failure = socket.flush(session) {
-            shutDown(reason: failure)
-        } else if !session.isAlive {
+
+        loop.assertInLoop()
+        guard lifecycle.isReady, let socket else { return }
+        if let failure = socket.flush(session) { return shutDown(reason: failure) }
+        switch lifecycle.outputFlushed(sessionAlive: session.isAlive, callsOpen: !calls.isEmpty || !waiting.isEmpty) {
+        case .none:
+            break
+        case .closeEndedByServer:
             shutDown(reason: "the server ended the connection")  // after its GOAWAY, once our calls finished
-        } else if retiring && retirementSettled && calls.isEmpty && waiting.isEmpty {
+        case .closeRetired:
             session.submitGoAway()
             _ = socket.flush(session)
-            shutDown(reason: "retired after \(streamsOpened) streams")
+            shutDown(reason: "retired after \(lifecycle.streamsOpened) streams")
         }
     }
 
@@ -194,20 +184,22 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     private func start(_ call: HTTP2ClientCall) {
-        switch phase {
-        case .connecting:
+
+        loop.assertInLoop()
+        switch lifecycle.callArrived() {
+        case .wait:
             waiting.append(call)
             armDeadline(call)  // the caller's deadline holds while the connection is made
-        case .closed where retiring:
+        case .refuseRetired:
             // Came on its way here before the connection was retired: never sent, so it may be
             // tried again on the connection that took over, whatever its method.
             releaseStream()
             call.complete(.failure(RPCError(
                 code: .unavailable, reason: "REFUSED_STREAM", message: "The connection to \(target) was retired; the call was not sent.")))
-        case .closed:
+        case .refuseClosed:
             releaseStream()
             call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
-        case .ready:
+        case .open:
             if call.hasEnded { return releaseStream() }  // cancelled before it started
             let id = session.submitRequest(call.head)
             guard id > 0 else {
@@ -222,8 +214,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             call.streamID = id
             calls.insert(call, for: id)
             armDeadline(call)
-            streamsOpened += 1
-            if streamsOpened >= configuration.maxStreamsPerConnection { retire() }
+            if lifecycle.streamOpened() { retire() }
             flushSoon()
         }
     }
@@ -234,7 +225,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     func retireSoon() {
         isUsable.store(false, ordering: .relaxed)
         loop.execute { [self] in
-            if phase == .connecting && waiting.isEmpty {
+            if lifecycle.replacedClosesAtOnce(callsWaiting: !waiting.isEmpty) {
                 shutDown(reason: "replaced before it connected")
             } else {
                 retire()
@@ -250,10 +241,9 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// ``retirementGrace`` has passed.
     private func retire() {
         isUsable.store(false, ordering: .relaxed)
-        guard !retiring else { return }
-        retiring = true
+        guard lifecycle.retire() else { return }
         loop.scheduleTimer(after: Self.retirementGrace) { [self] in
-            retirementSettled = true
+            lifecycle.retirementGraceEnded()
             flushSoon()
         }
     }
@@ -285,12 +275,14 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     private func processPending() {
+
+        loop.assertInLoop()
         let ready = pending.withLock { state -> [HTTP2ClientCall] in
             state.scheduled = false
             defer { state.calls.removeAll(keepingCapacity: true) }
             return state.calls
         }
-        guard phase == .ready else { return }
+        guard lifecycle.isReady else { return }
         for call in ready where call.streamID > 0 && calls[call.streamID] != nil {
             session.resumeBody(streamID: call.streamID)
             if call.ungranted > 0 && call.canGrantWindow {
@@ -309,13 +301,16 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// A call's deadline passed before its status came: it fails `DEADLINE_EXCEEDED` and its
     /// stream is reset. Loop only.
     func deadlinePassed(_ call: HTTP2ClientCall) {
+        loop.assertInLoop()
         call.deadlineTimer = nil
         call.complete(.failure(Self.deadlineExceeded))
         resetNow(call)
     }
 
     private func resetNow(_ call: HTTP2ClientCall) {
-        guard phase == .ready, call.streamID > 0, calls[call.streamID] != nil else {
+
+        loop.assertInLoop()
+        guard lifecycle.isReady, call.streamID > 0, calls[call.streamID] != nil else {
             waiting.removeAll { $0 === call }
             disarmDeadline(call)
             return
@@ -334,6 +329,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         // Unretained: storing a header ends nothing, so `calls` holds the call throughout.
+        // What skipping the retain buys: see ``StreamMap/unretained(_:)``.
         calls.unretained(streamID)?._withUnsafeGuaranteedRef { call in
             if !call.receivedHeaders && KnownHeader.isStatus(name) {
                 call.httpStatus = KnownHeader.decimal(value)
@@ -455,12 +451,11 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     func sessionPingAcknowledged() {
-        pingOutstanding = false
-        confirming = false
+        lifecycle.pingAcknowledged()
     }
 
     func sessionSettingsReceived() {
-        everConnected = true
+        lifecycle.settingsReceived()
         streamLimit.store(session.remoteMaxConcurrentStreams, ordering: .relaxed)
     }
 
@@ -487,7 +482,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     /// Arms the keepalive timer (nothing when keepalive is off).
     private func scheduleKeepalive(after delay: Duration?) {
-        guard let delay, phase == .ready else { return }
+        guard let delay, lifecycle.isReady else { return }
         // Cancelled in shutDown(); a strong capture, as for the connect timer.
         keepaliveTimer = loop.scheduleTimer(after: delay) { [self] in keepaliveTick() }
     }
@@ -496,18 +491,20 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// tick (``ClientConfiguration/keepaliveTimeout`` later) means the server is gone.
     private func keepaliveTick() {
         keepaliveTimer = nil
-        guard phase == .ready, let socket, let interval = configuration.keepaliveInterval else { return }
-        if pingOutstanding {
-            return shutDown(reason: "the connection to \(target) stopped answering keepalive pings")
-        }
+        guard let socket, let interval = configuration.keepaliveInterval else { return }
         let quietFor = Duration.nanoseconds(Int64(System.monotonicNanoseconds() - socket.lastActivity))
-        guard !calls.isEmpty, quietFor >= interval else {
-            return scheduleKeepalive(after: max(interval - quietFor, .milliseconds(10)))
+        switch lifecycle.keepaliveTick(interval: interval, quietFor: quietFor, callsOpen: !calls.isEmpty) {
+        case .none:
+            break
+        case .closeUnanswered:
+            shutDown(reason: "the connection to \(target) stopped answering keepalive pings")
+        case .tickAgain(let delay):
+            scheduleKeepalive(after: delay)
+        case .ping:
+            session.submitPing()
+            flushOutput()
+            scheduleKeepalive(after: configuration.keepaliveTimeout)
         }
-        pingOutstanding = true
-        session.submitPing()
-        flushOutput()
-        scheduleKeepalive(after: configuration.keepaliveTimeout)
     }
 
     /// Sends a PING and shuts the connection down — its calls failing `UNAVAILABLE` — unless a
@@ -515,14 +512,13 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// health checks went unanswered), so that calls waiting on a hung server fail now, while a
     /// server whose loop still answers — only its checks were slow — keeps its calls. Loop only.
     func confirmAlive(within timeout: Duration) {
-        guard phase == .ready, !confirming else { return }
-        confirming = true
+        loop.assertInLoop()
+        guard lifecycle.confirmAlive() else { return }
         session.submitPing()
         flushOutput()
         // A strong capture, as for the keepalive timer: it holds the connection `timeout` at most.
         loop.scheduleTimer(after: timeout) { [self] in
-            guard confirming else { return }
-            confirming = false
+            guard lifecycle.confirmationTimedOut() else { return }
             shutDown(reason: "the connection to \(target) answered no PING within \(timeout)")
         }
     }
@@ -532,8 +528,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     /// Closes the connection, failing every call on it with `UNAVAILABLE` — with `cause` when
     /// the connection was never made, for the caller to tell why. Loop thread.
     func shutDown(reason: String, cause: ConnectFailure? = nil) {
-        guard phase != .closed else { return }
-        phase = .closed
+        loop.assertInLoop()
+        guard lifecycle.close() else { return }
         if let timer = keepaliveTimer { loop.cancelTimer(timer) }
         isUsable.store(false, ordering: .relaxed)
         socket?.close()
@@ -544,7 +540,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         // The client learns of the close (and starts its reconnect backoff) before the calls
         // fail: a caller that tries again on its failure must meet the backoff, not this
         // connection still in its slot with no backoff recorded yet.
-        onClose(self, everConnected)
+        onClose(self, lifecycle.everConnected)
         for call in failed {
             disarmDeadline(call)
             call.complete(.failure(error))

@@ -42,19 +42,16 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     private let wakeFD: Int32
     private let queue = Mutex(Queue())
     private var handlers: [Int32: any EventHandler] = [:]
-    // Loop state is marked `@exclusivity(unchecked)` here and in the connections and sockets:
-    // it is touched on the loop thread only and never re-entrantly (no access spans a call that
-    // could reach the same property; lists are swapped or copied before their actions run), so
-    // Swift's dynamic exclusivity check — a thread-local lookup on every access — is skipped:
-    // it shows in the gateway's CPU per forwarded call, which `Benchmarks/gateway-overhead`
-    // prints (the A/B is in Benchmarks/HISTORY.md, 2026-11-25, ac82bc5). New code must keep
-    // that: copy a list before running callbacks that may change it.
-    @exclusivity(unchecked) private var timers = TimerHeap()
+    // Loop state, here and in the connections and sockets, is touched on the loop thread only
+    // (``assertInLoop()``) and never re-entrantly: lists are swapped or copied before their
+    // actions run, so a callback that changes a list does not overlap an access to it (Swift's
+    // exclusivity check, on in debug builds, would stop it).
+    private var timers = TimerHeap()
     /// The actions of pending timers, by slot; a timer's id is its slot and the slot's
     /// generation, so a slot is reused at once and an id of a finished timer matches nothing.
-    @exclusivity(unchecked) private var timerSlots = TimerSlots()
+    private var timerSlots = TimerSlots()
     /// Cancelled timers still in `timers`.
-    @exclusivity(unchecked) private var cancelledTimers = 0
+    private var cancelledTimers = 0
     /// The loop thread's `pthread_t` (0 until it runs): read on every ``inEventLoop`` from any
     /// thread, so an atomic rather than a lock.
     private let threadID = Atomic<UInt>(0)
@@ -62,11 +59,11 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// A name for logs and thread names.
     package let name: String
     /// Until when (monotonic ns) the loop polls instead of sleeping; 0 when it does not. Loop only.
-    @exclusivity(unchecked) private var spinUntil: UInt64 = 0
+    private var spinUntil: UInt64 = 0
     /// Unary calls whose handlers have started on this loop's server connections and whose
     /// streams are still open (streams are not counted: a watch may stay open for hours with
     /// nothing to do). Loop only.
-    @exclusivity(unchecked) private(set) var openCalls = 0
+    private(set) var openCalls = 0
     /// The most open calls at which ``expectWorkSoon()`` still polls (the call just started or
     /// answered among them: its stream closes only once its answer is written).
     static let pollingCallLimit = 4
@@ -83,7 +80,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Returns whether it polls.
     @discardableResult
     func expectWorkSoon() -> Bool {
-        assert(inEventLoop)
+        assertInLoop()
         guard openCalls <= Self.pollingCallLimit else { return false }
         spinUntil = System.monotonicNanoseconds() &+ 50_000
         return true
@@ -94,7 +91,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Counts unary calls started (`delta` > 0) or closed (< 0) on this loop. Loop only.
     func countOpenCalls(_ delta: Int) {
-        assert(inEventLoop)
+        assertInLoop()
         openCalls += delta
         assert(openCalls >= 0, "a call closed that was never counted")
     }
@@ -102,11 +99,11 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     /// Actions to run once this iteration's events, tasks and timers are handled, before the
     /// loop waits again: connections queue their socket writes here, so the output of many
     /// calls handled in one iteration leaves in one write. Loop only.
-    @exclusivity(unchecked) private var endOfIteration: [Action] = []
+    private var endOfIteration: [Action] = []
     /// The actions being run; swapped with `endOfIteration` so neither list is reallocated.
-    @exclusivity(unchecked) private var runningEndOfIteration: [Action] = []
+    private var runningEndOfIteration: [Action] = []
     /// The queued tasks being run; swapped with the queue's list under its lock. Loop only.
-    @exclusivity(unchecked) private var runningTasks: [Work] = []
+    private var runningTasks: [Work] = []
 
     /// Runs `action` at the end of this loop iteration (see `endOfIteration`). Loop only.
     func atEndOfIteration(_ action: @escaping () -> Void) {
@@ -138,6 +135,14 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     package var inEventLoop: Bool {
         let id = threadID.load(ordering: .acquiring)
         return id != 0 && pthread_equal(id, pthread_self()) != 0
+    }
+
+    /// Stops a debug build when the caller is not on this loop's thread: every loop-only entry
+    /// point of a connection, stream or call calls it (like swift-nio's `assertInEventLoop`).
+    /// Compiles to nothing in release builds, where `assert` is not evaluated.
+    @inline(__always)
+    func assertInLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(inEventLoop, "called off the thread of event loop \(name)", file: file, line: line)
     }
 
     /// Runs `work` on the loop thread soon; callable from any thread.
@@ -199,7 +204,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Registers `handler` for readiness on `fd` (level-triggered).
     func register(_ fd: Int32, readable: Bool, writable: Bool, handler: any EventHandler) throws(SystemError) {
-        assert(inEventLoop, "EventLoop.register off its thread")
+        assertInLoop()
         handlers[fd] = handler
         do {
             try control(EPOLL_CTL_ADD, fd, readable: readable, writable: writable)
@@ -214,13 +219,13 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
 
     /// Changes which readiness `fd` is watched for.
     func modify(_ fd: Int32, readable: Bool, writable: Bool) {
-        assert(inEventLoop, "EventLoop.modify off its thread")
+        assertInLoop()
         try? control(EPOLL_CTL_MOD, fd, readable: readable, writable: writable)
     }
 
     /// Stops watching `fd`; call before closing it.
     func deregister(_ fd: Int32) {
-        assert(inEventLoop, "EventLoop.deregister off its thread")
+        assertInLoop()
         handlers[fd] = nil
         // ENOENT (never added) is fine: the descriptor is not watched either way.
         _ = try? System.call("epoll_ctl(DEL)") { epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil) }
@@ -257,7 +262,7 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
     }
 
     private func schedule(_ action: TimerAction, at deadline: UInt64) -> UInt64 {
-        assert(inEventLoop, "EventLoop.scheduleTimer off its thread")
+        assertInLoop()
         let id = timerSlots.insert(action)
         timers.push(deadline: deadline, id: id)
         return id
@@ -384,6 +389,18 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
                 cancelledTimers = max(0, cancelledTimers - 1)
             }
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole nanoseconds, 0 for a negative one: the unit of the loops' clock
+    /// (``System/monotonicNanoseconds()``).
+    /// Saturates at `UInt64.max` (584 years) rather than trapping.
+    var clockNanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        let (whole, overflow) = UInt64(max(0, seconds)).multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, sumOverflow) = whole.addingReportingOverflow(UInt64(max(0, attoseconds / 1_000_000_000)))
+        return overflow || sumOverflow ? .max : sum
     }
 }
 

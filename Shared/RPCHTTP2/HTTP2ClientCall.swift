@@ -23,9 +23,8 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
         var observer: (any UnaryCallObserver)?
     }
 
-    /// A task waiting for the response headers; unsafe for the reason the buffers' continuations
-    /// are (``StreamBuffers/Reader``), and taken out under the lock before it is resumed.
-    typealias HeadersWaiter = UnsafeContinuation<Metadata, any Error>
+    /// A task waiting for the response headers; taken out under the lock before it is resumed.
+    typealias HeadersWaiter = CheckedContinuation<Metadata, any Error>
 
     let shared = Mutex(Shared())
     /// The request's header fields.
@@ -37,23 +36,23 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     let timeLeft: Duration?
     private let connectionBox = Mutex<ClientConnection?>(nil)
 
-    // Loop only, never accessed re-entrantly: no dynamic exclusivity check (see EventLoop).
-    @exclusivity(unchecked) var streamID: Int32 = -1
-    @exclusivity(unchecked) var deframer: MessageDeframer
-    @exclusivity(unchecked) var httpStatus = 0
-    @exclusivity(unchecked) var receivedHeaders = false
+    // Loop only.
+    var streamID: Int32 = -1
+    var deframer: MessageDeframer
+    var httpStatus = 0
+    var receivedHeaders = false
     /// The response headers but the content type, which is kept apart (``responseContentType``).
-    @exclusivity(unchecked) var responseMetadata = Metadata()
-    @exclusivity(unchecked) var responseContentType = ""
-    @exclusivity(unchecked) var trailers = Metadata()
+    var responseMetadata = Metadata()
+    var responseContentType = ""
+    var trailers = Metadata()
     /// Whether the trailers' (first) `grpc-status` was `0`: read from bytes, not kept in
     /// `trailers`, since nothing else in them changes the outcome of a successful call.
-    @exclusivity(unchecked) var trailersSaidOK = false
-    @exclusivity(unchecked) var deadlineTimer: UInt64?
+    var trailersSaidOK = false
+    var deadlineTimer: UInt64?
     /// When the deadline passes (monotonic ns), once its timer is armed; `.max` before or without one.
-    @exclusivity(unchecked) var deadlineAt: UInt64 = .max
+    var deadlineAt: UInt64 = .max
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
-    @exclusivity(unchecked) var ungranted = 0
+    var ungranted = 0
 
     init(head: RequestHead, timeLeft: Duration?, maxMessageSize: Int) {
         self.head = head
@@ -64,6 +63,14 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     var connection: ClientConnection? {
         get { connectionBox.withLock { $0 } }
         set { connectionBox.withLock { $0 = newValue } }
+    }
+
+    /// Stops a debug build when a loop-side method runs off the loop of the connection the call
+    /// was given (``EventLoop/assertInLoop()``). Nothing in release builds: `assert` evaluates
+    /// nothing there, not even the lock that reads ``connection``.
+    @inline(__always)
+    private func assertOnLoop(file: StaticString = #fileID, line: UInt = #line) {
+        assert(connection?.loop.inEventLoop ?? true, "a call's loop-side method off its loop", file: file, line: line)
     }
 
     // MARK: Caller side
@@ -114,7 +121,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     /// The response headers (initial metadata), once they arrive; none (empty) when the call
     /// ended without any (a Trailers-Only answer).
     public func responseHeaders() async throws -> Metadata {
-        try await withUnsafeThrowingContinuation { continuation in
+        try await withCheckedThrowingContinuation { continuation in
             let ready = shared.withLock { state -> Result<Metadata, RPCError>? in
                 if let head = state.responseHead { return .success(Self.headers(head)) }
                 switch state.status {
@@ -207,6 +214,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
 
     /// Records the response headers: the content type and the other headers.
     func didReceiveHeaders(contentType: String, rest: Metadata) {
+        assertOnLoop()
         let waiters = shared.withLock { state in
             state.responseHead = (contentType, rest)
             defer { state.headersWaiters.removeAll() }
@@ -228,6 +236,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
 
     /// Queues a response message for the reader; returns whether window may be granted.
     func deliver(_ message: Data) -> Bool {
+        assertOnLoop()
         let (handoff, belowMark, extra) = shared.withLock { state -> ((StreamBuffers.Reader, Data)?, Bool, Bool) in
             // A unary call made without a task has no reader: it keeps its one message (at most
             // the message size limit) with the window granted, and a second one ends it.
@@ -251,6 +260,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
 
     /// Copies request bytes into nghttp2's buffer.
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
+        assertOnLoop()
         let (result, writer) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?) in
             let (count, writer) = state.buffers.drain(into: buffer)
             if state.buffers.unsent == 0 && state.sendClosed {
@@ -270,6 +280,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
 extension HTTP2ClientCall: LoopTimerTarget {
     /// The deadline timer fired (see ``ClientConnection/deadlinePassed(_:)``). Loop only.
     func loopTimerFired() {
+        assertOnLoop()
         connection?.deadlinePassed(self)
     }
 }

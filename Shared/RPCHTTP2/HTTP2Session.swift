@@ -68,17 +68,19 @@ public struct HTTP2Limits: Sendable {
 /// One nghttp2 session: the only place that sees nghttp2 (with its callbacks). Not
 /// thread-safe: owned by one connection on one loop.
 final class HTTP2Session {
-    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
-    // on loop state in EventLoop).
-    @exclusivity(unchecked) private var session: OpaquePointer?
-    // Unretained: the delegate (a connection) owns this session and outlives it, and callbacks
-    // only run inside calls the delegate makes. Held by its concrete type, so a callback reaches
-    // it without the retain and release that loading a protocol-typed reference costs.
+    private var session: OpaquePointer?
+    /// The connection this session reports to, unretained: the connection owns this session and
+    /// outlives it, and callbacks run only inside calls the connection makes. Held by its
+    /// concrete type, so a callback reaches it with no retain and release (what that buys:
+    /// ``HTTP2Session/with(_:_:)``).
     private let delegate: DelegateReference
+    /// The loop the session is confined to: every nghttp2 callback asserts it runs there.
+    private let loop: EventLoop
     /// nghttp2's allocations for this session (free lists per size instead of malloc and free
     /// for each of a stream's blocks); freed after the session.
     private let memory = NGHTTP2Allocator()
 
+    /// The connection a session reports to, by its concrete type.
     private enum DelegateReference {
         case server(Unmanaged<ServerConnection>)
         case client(Unmanaged<ClientConnection>)
@@ -86,18 +88,19 @@ final class HTTP2Session {
 
     /// A server session reporting to `connection`.
     convenience init(limits: HTTP2Limits, serving connection: ServerConnection) {
-        self.init(server: true, limits: limits, delegate: .server(.passUnretained(connection)))
+        self.init(server: true, limits: limits, delegate: .server(.passUnretained(connection)), loop: connection.loop)
     }
 
     /// A client session reporting to `connection`.
     convenience init(limits: HTTP2Limits, calling connection: ClientConnection) {
-        self.init(server: false, limits: limits, delegate: .client(.passUnretained(connection)))
+        self.init(server: false, limits: limits, delegate: .client(.passUnretained(connection)), loop: connection.loop)
     }
     private let isServer: Bool
 
     /// Creates a server or client session reporting to `delegate`, and queues our SETTINGS.
-    private init(server: Bool, limits: HTTP2Limits, delegate: DelegateReference) {
+    private init(server: Bool, limits: HTTP2Limits, delegate: DelegateReference, loop: EventLoop) {
         self.delegate = delegate
+        self.loop = loop
         self.isServer = server
         var callbacks: OpaquePointer?
         nghttp2_session_callbacks_new(&callbacks)
@@ -300,14 +303,19 @@ final class HTTP2Session {
         }
     }
 
-    /// Runs `body` with the session a C callback's user data points at, without retaining it:
-    /// no retain and release per nghttp2 callback (`Benchmarks/run`; Benchmarks/HISTORY.md,
-    /// 2026-11-23, 5fb4e35..715eb8a). The session outlives every callback nghttp2 makes into it.
+    /// Runs `body` with the session a C callback's user data points at (nghttp2 hands back the
+    /// pointer the session was created with: Unmanaged is the only way across C), without
+    /// retaining it; debug builds check the callback runs on the session's loop. The session
+    /// outlives every callback nghttp2 makes into it. Unretained for `Benchmarks/gateway-ab`
+    /// (Benchmarks/HISTORY.md, 2026-11-27, 89557bf): a retain and release per callback.
     fileprivate static func with<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (HTTP2Session) -> Result) -> Result {
-        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
+        Unmanaged<HTTP2Session>.fromOpaque(userData!)._withUnsafeGuaranteedRef { session in
+            session.loop.assertInLoop()
+            return body(session)
+        }
     }
 
-    /// Runs `body` with the session's delegate, without retaining it.
+    /// Runs `body` with the session's delegate, without retaining it (as ``with(_:_:)``).
     @inline(__always)
     fileprivate static func withDelegate<Result>(
         _ userData: UnsafeMutableRawPointer?, _ body: (any HTTP2SessionDelegate) -> Result
@@ -379,7 +387,9 @@ private let headersType = UInt8(NGHTTP2_HEADERS.rawValue)
 private let dataType = UInt8(NGHTTP2_DATA.rawValue)
 private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
-// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, reached without retaining it.
+// nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, reached without retaining it (it
+// outlives the session's nghttp2 state, which it frees last), as ``HTTP2Session/with(_:_:)``
+// reaches the session: a retain and release per allocation otherwise.
 private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (NGHTTP2Allocator) -> Result) -> Result {
     Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }

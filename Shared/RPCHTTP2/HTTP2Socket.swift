@@ -12,16 +12,15 @@ final class HTTP2Socket {
     }
 
     let fd: Int32
-    unowned let loop: EventLoop
-    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
-    // on loop state in EventLoop).
-    @exclusivity(unchecked) private var output = ConnectionOutput()
+    /// Held strongly, as the connection that owns the socket holds it.
+    let loop: EventLoop
+    private var output = ConnectionOutput()
     private var watchingWritable = false
     /// When bytes last arrived, in monotonic nanoseconds.
-    @exclusivity(unchecked) private(set) var lastActivity = System.monotonicNanoseconds()
+    private(set) var lastActivity = System.monotonicNanoseconds()
     /// Since when (monotonic ns) output has been waiting for the peer to read with none of it
     /// taken; nil while the socket keeps up. A partial write starts the count again.
-    @exclusivity(unchecked) private(set) var outputStalledSince: UInt64?
+    private(set) var outputStalledSince: UInt64?
 
     init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -56,7 +55,7 @@ final class HTTP2Socket {
     }
 
     /// Whether a flush is already queued for the end of this iteration.
-    @exclusivity(unchecked) private var flushQueued = false
+    private var flushQueued = false
 
     /// Has `owner` flush its output at the end of this loop iteration, once however often it
     /// is asked in the iteration: the output of every call handled in it leaves in one write.

@@ -9,20 +9,16 @@ internal import SystemCalls
 final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, ServedConnection, @unchecked Sendable {
     // Invariant for @unchecked Sendable: only `pending` (a Mutex) is touched off the loop.
     private let socket: HTTP2Socket
-    /// Held strongly, as a client connection holds its loop: read through the socket's unowned
-    /// reference, every use (several per call) would cost an atomic unowned-to-strong retain.
     /// The loop holds the connection only while it is registered.
     let loop: EventLoop
     let peer: String
     private let server: HTTP2ServerCore
-    // `@exclusivity(unchecked)`: loop-confined and never accessed re-entrantly (see the note
-    // on loop state in EventLoop).
-    @exclusivity(unchecked) private var session: HTTP2Session!
-    @exclusivity(unchecked) private var streams = StreamMap<ServerStream>()
+    private var session: HTTP2Session!
+    private var streams = StreamMap<ServerStream>()
     /// The `:path` of the latest request and its route: clients call the same few methods over
     /// and over, so a request for the same path reuses the string and skips the lookup.
-    @exclusivity(unchecked) private var recentPath = ""
-    @exclusivity(unchecked) private var recentRoute: RegisteredMethod?
+    private var recentPath = ""
+    private var recentRoute: RegisteredMethod?
     /// Limits read on every call, copied out of the server's configuration once.
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
@@ -32,15 +28,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// added by handlers as they write (any thread) and taken off as the loop sends them, plus
     /// a charge per open stream. Relaxed: it is a bound checked at admission, not a sequence.
     private let heldBytes = Atomic<Int>(0)
-    /// When (monotonic ns) a stream last opened or closed: idle time is counted from it, not
-    /// from the socket's traffic, so a peer that keeps answering PINGs is still idle.
-    private var lastStreamActivity = System.monotonicNanoseconds()
-    @exclusivity(unchecked) private var closed = false
-    /// When (monotonic ns) our keepalive PING went out, while it is unanswered.
-    @exclusivity(unchecked) private var pingSentAt: UInt64?
-    @exclusivity(unchecked) private var housekeepingTimer: UInt64?
-    @exclusivity(unchecked) private var draining = false
-    @exclusivity(unchecked) private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
+    /// The connection's life cycle: open, draining, closed, and its housekeeping.
+    private var lifecycle = ServerConnectionStateMachine(now: System.monotonicNanoseconds())
+    private var housekeepingTimer: UInt64?
+    private var headerBlocks: [String: HTTP2HeaderBlock] = [:]
     private let pending = Mutex<(streams: [ServerStream], scheduled: Bool)>(([], false))
 
     init(fd: Int32, peer: String, loop: EventLoop, server: HTTP2ServerCore) {
@@ -56,6 +47,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Registers with the loop and sends our SETTINGS. Loop thread.
     func start() {
+        loop.assertInLoop()
         session = HTTP2Session(limits: server.configuration.limits, serving: self)
         do {
             try loop.register(socket.fd, readable: true, writable: false, handler: self)
@@ -71,8 +63,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     // MARK: Socket events
 
     func handleEvent(readable: Bool, writable: Bool, hangup: Bool) {
+
+        loop.assertInLoop()
         if writable { flushOutput() }
-        guard readable || hangup, !closed else { return }
+        guard readable || hangup, !lifecycle.isClosed else { return }
         if case .closed(let reason) = socket.readAvailable(into: session) {
             close(reason: reason)
             return
@@ -87,7 +81,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Writes everything nghttp2 has queued; closes when the session is done.
     func flushOutput() {
-        guard !closed else { return }
+        loop.assertInLoop()
+        guard !lifecycle.isClosed else { return }
         if let failure = socket.flush(session) {
             close(reason: failure)
         } else if !session.isAlive {
@@ -103,7 +98,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// once, without a queued task; the socket write still waits for the end of the iteration.
     func scheduleFlush(_ stream: ServerStream) {
         if loop.inEventLoop {
-            guard !closed else { return }
+            guard !lifecycle.isClosed else { return }
             push(stream)
             return flushSoon()
         }
@@ -116,12 +111,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     }
 
     private func processPending() {
+
+        loop.assertInLoop()
         let ready = pending.withLock { state -> [ServerStream] in
             state.scheduled = false
             defer { state.streams.removeAll(keepingCapacity: true) }
             return state.streams
         }
-        guard !closed else { return }
+        guard !lifecycle.isClosed else { return }
         for stream in ready { push(stream) }
         flushSoon()
     }
@@ -231,11 +228,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
-        lastStreamActivity = System.monotonicNanoseconds()
+        lifecycle.streamActivity(at: System.monotonicNanoseconds())
     }
 
     func sessionHeader(streamID: Int32, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         // Unretained: storing a header closes nothing, so `streams` holds the stream throughout.
+        // What skipping the retain buys: see ``StreamMap/unretained(_:)``.
         streams.unretained(streamID)?._withUnsafeGuaranteedRef { stream in
             guard !stream.headersComplete else { return }
             stream.headerBytes += name.count + value.count + 32
@@ -318,9 +316,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         let reset: RPCError? = errorCode != 0 ? (stream.resetStatus ?? Self.clientCancelled) : nil
         logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled), answered: answered)
         releaseHeld(by: stream)
-        lastStreamActivity = System.monotonicNanoseconds()
+        lifecycle.streamActivity(at: System.monotonicNanoseconds())
         // Not flushOutput(): this runs inside nghttp2's callback, which must not re-enter the session.
-        if draining && streams.isEmpty { flushSoon() }
+        if lifecycle.streamClosed(streamsLeft: streams.count) { flushSoon() }
     }
 
     /// The status of a call the client reset before its answer was all sent.
@@ -367,7 +365,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     func sessionGoAway(lastStreamID: Int32, errorCode: UInt32) {}
 
-    func sessionPingAcknowledged() { pingSentAt = nil }
+    func sessionPingAcknowledged() { lifecycle.pingAcknowledged() }
 
     func sessionSettingsReceived() {}
 
@@ -485,7 +483,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard loop.inEventLoop else {
             return loop.execute { self.scheduleWebDeadline(stream, at: deadline, action) }
         }
-        guard !closed, !stream.streamClosed else { return }
+        guard !lifecycle.isClosed, !stream.streamClosed else { return }
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
         stream.deadlineTimer = loop.scheduleTimer(after: max(.zero, deadline - .now)) { [weak stream] in
             guard let stream else { return }
@@ -504,11 +502,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// slot and its unsent response for as long as the connection lives (a client that never
     /// reads could pile them up by the thousand).
     func deadlinePassed(_ stream: ServerStream) {
+        loop.assertInLoop()
         stream.deadlineTimer = nil
         let passed = RPCError(code: .deadlineExceeded, message: "The deadline passed.")
         stream.abort(passed)
         flushOutput()
-        guard !closed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
+        guard !lifecycle.isClosed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
         resetAnswer(stream, because: passed)
         flushOutput()
     }
@@ -662,12 +661,12 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Starts a graceful shutdown: the GOAWAY notice now, the final GOAWAY a moment later.
     func beginDrain() {
-        guard !closed, !draining else { return }
-        draining = true
+        loop.assertInLoop()
+        guard lifecycle.beginDrain() else { return }
         session.submitShutdownNotice()
         flushOutput()
         loop.scheduleTimer(after: .milliseconds(100)) { [self] in
-            guard !closed else { return }
+            guard !lifecycle.isClosed else { return }
             session.submitGoAway()
             flushOutput()
         }
@@ -675,8 +674,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Closes at once, cancelling every call still running.
     func close(reason: String?) {
-        guard !closed else { return }
-        closed = true
+        loop.assertInLoop()
+        guard lifecycle.close() else { return }
         if let reason { server.logger.debug("connection from \(peer) closed: \(reason)") }
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
         socket.close()
@@ -711,26 +710,32 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// the peer is gone), and gives up on answers the peer does not take
     /// (``ServerConfiguration/sendTimeout``).
     private func housekeeping() {
-        guard !closed else { return }
+        loop.assertInLoop()
         let configuration = server.configuration
         let now = System.monotonicNanoseconds()
-        let idleFor = now &- socket.lastActivity
-        if streams.isEmpty && now &- lastStreamActivity >= configuration.idleTimeout.clockNanoseconds {
+        let timeouts = ServerConnectionStateMachine.Timeouts(
+            idle: configuration.idleTimeout.clockNanoseconds, keepalive: configuration.keepaliveInterval.clockNanoseconds,
+            send: configuration.sendTimeout.clockNanoseconds)
+        let ping: Bool
+        switch lifecycle.housekeeping(
+            now: now, streamsOpen: !streams.isEmpty, lastRead: socket.lastActivity,
+            outputStalledSince: socket.outputStalledSince, timeouts: timeouts)
+        {
+        case .none:
+            return
+        case .closeIdle:
             session.submitGoAway()
             flushOutput()
-            close(reason: "idle")
-            return
-        }
-        if let sentAt = pingSentAt, now &- sentAt >= configuration.keepaliveInterval.clockNanoseconds {
-            close(reason: "keepalive ping unanswered")
-            return
-        }
-        let sendTimeout = configuration.sendTimeout.clockNanoseconds
-        if let since = socket.outputStalledSince, now &- since >= sendTimeout {
+            return close(reason: "idle")
+        case .closeUnanswered:
+            return close(reason: "keepalive ping unanswered")
+        case .closeSendTimeout:
             server.logger.info("closing the connection from \(peer): it took no data for \(configuration.sendTimeout)")
-            close(reason: "send timeout")
-            return
+            return close(reason: "send timeout")
+        case .carryOn(let pingNow):
+            ping = pingNow
         }
+        let sendTimeout = timeouts.send
         let stalled = streams.allValues.filter {
             $0.sendStalled(now: now, for: sendTimeout, windowShut: session.sendWindow(streamID: $0.id) <= 0)
         }
@@ -744,11 +749,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             stream.abort(untaken)
             resetAnswer(stream, because: untaken)
         }
-        if pingSentAt == nil && idleFor >= configuration.keepaliveInterval.clockNanoseconds {
-            pingSentAt = now
-            session.submitPing()
-        }
+        if ping { session.submitPing() }
         flushOutput()
-        if !closed { scheduleHousekeeping() }
+        if !lifecycle.isClosed { scheduleHousekeeping() }
     }
 }

@@ -37,44 +37,43 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// be able to finish; the cycle through `ServerConnection.streams` ends when the stream does.
     let connection: ServerConnection
 
-    // Loop only, never accessed re-entrantly: no dynamic exclusivity check (see EventLoop).
-    @exclusivity(unchecked) var path = ""
-    @exclusivity(unchecked) var httpMethod = ""
-    @exclusivity(unchecked) var contentType = ""
-    @exclusivity(unchecked) var timeout: String?
-    @exclusivity(unchecked) var encoding: String?
-    @exclusivity(unchecked) var metadata = Metadata()
-    @exclusivity(unchecked) var headerBytes = 0
-    @exclusivity(unchecked) var headersComplete = false
-    @exclusivity(unchecked) var requestEnded = false
-    @exclusivity(unchecked) var responseSubmitted = false
-    @exclusivity(unchecked) var streamClosed = false
-    @exclusivity(unchecked) var route: RegisteredMethod?
-    @exclusivity(unchecked) var deframer: MessageDeframer
-    @exclusivity(unchecked) var ungranted = 0
+    // Loop only.
+    var path = ""
+    var httpMethod = ""
+    var contentType = ""
+    var timeout: String?
+    var encoding: String?
+    var metadata = Metadata()
+    var headerBytes = 0
+    var headersComplete = false
+    var requestEnded = false
+    var responseSubmitted = false
+    var streamClosed = false
+    var route: RegisteredMethod?
+    var deframer: MessageDeframer
+    var ungranted = 0
     /// Request body bytes received so far.
-    @exclusivity(unchecked) var receivedBytes = 0
-    @exclusivity(unchecked) var deadlineTimer: UInt64?
-    @exclusivity(unchecked) var deadline: ContinuousClock.Instant?
+    var receivedBytes = 0
+    var deadlineTimer: UInt64?
+    var deadline: ContinuousClock.Instant?
     /// The submitted response headers: nghttp2 reads their bytes uncopied until the frame is
     /// sent, so the stream keeps them alive.
-    @exclusivity(unchecked) var heldHeaders: HTTP2HeaderBlock?
-    @exclusivity(unchecked) var started = false
+    var heldHeaders: HTTP2HeaderBlock?
+    var started = false
     /// The call's request id, once its handler has started: for its log line.
-    @exclusivity(unchecked) var requestID: RequestID?
+    var requestID: RequestID?
     /// Why the server reset the stream before its answer was all sent (its deadline, the send
     /// timeout): the status its log line gives.
-    @exclusivity(unchecked) var resetStatus: RPCError?
+    var resetStatus: RPCError?
     /// Whether the loop counts this call among its open unary calls (``EventLoop/openCalls``).
-    @exclusivity(unchecked) var countedOpen = false
+    var countedOpen = false
     /// Response body bytes handed to nghttp2 so far.
-    @exclusivity(unchecked) var bodyBytesSent = 0
+    var bodyBytesSent = 0
     /// The sent count and time (monotonic ns) when bytes were last seen waiting with no progress
     /// (``sendStalled(now:for:windowShut:)``).
-    @exclusivity(unchecked) var stallMark: (sent: Int, since: UInt64)?
+    var stallMark: (sent: Int, since: UInt64)?
     /// The body of a request that is not gRPC, gathered whole for the ``WebHandler``; nil for
-    /// a gRPC call. Read on a call's path only once it has no route (``isWeb``), so the
-    /// dynamic exclusivity check costs routed gRPC calls nothing.
+    /// a gRPC call. Read on a call's path only once it has no route (``isWeb``).
     var webBody: Data?
     /// The answer to such a request, once dispatched.
     var webResponse: HTTP2WebResponse?
@@ -130,6 +129,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// The one request message of a unary call whose request has fully arrived, taken without
     /// waiting; zero or two messages throw the cardinality errors ``Router`` uses.
     func takeSingleRequestNow() throws -> Data {
+        connection.loop.assertInLoop()
         let (first, second) = shared.withLock { ($0.buffers.take(nil), $0.buffers.take(nil)) }
         switch first {
         case .message(let message, _):
@@ -147,8 +147,9 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
         }
     }
 
-    /// Queues the response message of an immediate call. One message is buffered whatever
-    /// its size, as a handler's single write would be.
+    /// Queues the response message of an immediate or callback call. One message is buffered
+    /// whatever its size, as a handler's single write would be. Any thread: a callback
+    /// handler answers from wherever its work ends.
     func writeNow(_ message: Data) throws {
         _ = try enqueue(message)
     }
@@ -267,6 +268,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// Starts counting the stream's charge as its call is admitted: its answer is on its way,
     /// and a flood of calls whose answers are not written yet must count before they are.
     func chargeOnAdmission() {
+        connection.loop.assertInLoop()
         let newCharge = shared.withLock { state -> Bool in
             defer { state.charged = true }
             return !state.charged
@@ -276,11 +278,13 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// The deadline timer fired (see ``ServerConnection/deadlinePassed(_:)``).
     func loopTimerFired() {
+        connection.loop.assertInLoop()
         connection.deadlinePassed(self)
     }
 
     /// Queues decoded request messages for the handler; returns whether window may be granted.
     func deliver(_ message: Data) -> Bool {
+        connection.loop.assertInLoop()
         let (handoff, belowMark) = shared.withLock { ($0.buffers.deliver(message), $0.buffers.belowInboundMark) }
         if let (reader, message) = handoff { reader.resume(returning: message) }
         return belowMark
@@ -288,6 +292,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// Marks the request as complete; a waiting reader sees the end.
     func endInbound() {
+        connection.loop.assertInLoop()
         shared.withLock { $0.buffers.endInbound(.success(())) }?.resume(returning: nil)
     }
 
@@ -296,6 +301,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
 
     /// Copies unsent response bytes into nghttp2's buffer (called from the body read callback).
     func readBody(into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
+        connection.loop.assertInLoop()
         let (result, writer, count, emptied) = shared.withLock { state -> (HTTP2BodyRead, StreamBuffers.Writer?, Int, Bool) in
             let (count, writer) = state.buffers.drain(into: buffer)
             let emptied = state.charged && state.buffers.unsent == 0
@@ -331,6 +337,7 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// so what it holds is bounded, and a watch's slow reader gets the latest state when it
     /// reads (API.md). So is an answer merely queued behind other streams on an open window.
     func sendStalled(now: UInt64, for timeout: UInt64, windowShut: Bool) -> Bool {
+        connection.loop.assertInLoop()
         let singleResponse = route?.info.kind.isUnaryResponse ?? true
         let waiting = shared.withLock { state in
             (state.finished || (singleResponse && state.buffers.everWrote)) && state.buffers.unsent > 0

@@ -13,16 +13,11 @@ struct StreamBuffers {
     /// …until they drop below this.
     static let outboundLowWater = 64 * 1024
 
-    // Unsafe rather than checked continuations: CheckedContinuation is a resilient type of the
-    // concurrency library, so every optional of one held here (a reader, a writer, a tuple
-    // handing them out of a lock) is moved, tested and destroyed through its value witnesses —
-    // on every call, waiting or not; what skipping them buys shows in the gateway's CPU per
-    // forwarded call under `Benchmarks/gateway-overhead` (Benchmarks/HISTORY.md, 2026-11-27,
-    // eighth session). Every
-    // continuation here is taken out of the buffers under their owner's lock before it is
-    // resumed, so each is resumed exactly once.
-    typealias Reader = UnsafeContinuation<Data?, any Error>
-    typealias Writer = UnsafeContinuation<Void, any Error>
+    // Every continuation here is taken out of the buffers under their owner's lock before it
+    // is resumed, so each is resumed exactly once (checked: a second resume or none traps or
+    // warns).
+    typealias Reader = CheckedContinuation<Data?, any Error>
+    typealias Writer = CheckedContinuation<Void, any Error>
 
     /// Received messages not yet read.
     private var inbox = MessageQueue()
@@ -187,7 +182,7 @@ extension StreamBuffers {
         case .wait:
             break
         }
-        return try await withUnsafeThrowingContinuation { continuation in
+        return try await withCheckedThrowingContinuation { continuation in
             switch take(continuation) {
             case .message(let message, let grant):
                 if grant { regrant() }
@@ -203,7 +198,7 @@ extension StreamBuffers {
     /// Suspends a writer until unsent bytes drop below the low-water mark. `check` returns
     /// `true` to go on at once, `false` once it stored the continuation, or the stream's error.
     static func waitUntilDrained(check: (Writer) -> Result<Bool, any Error>) async throws {
-        try await withUnsafeThrowingContinuation { (continuation: Writer) in
+        try await withCheckedThrowingContinuation { (continuation: Writer) in
             switch check(continuation) {
             case .success(true): continuation.resume()
             case .success(false): break

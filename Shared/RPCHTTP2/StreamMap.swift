@@ -47,9 +47,9 @@ struct StreamMap<Value: AnyObject> {
 
     /// The stream with id `id`, unretained, if it is in the map: valid until it is removed.
     /// Reaching it through `_withUnsafeGuaranteedRef` costs no retain and release (per header
-    /// field, per data chunk) — only for work that cannot remove it from the map. What that buys
-    /// shows in the gateway's CPU per forwarded call under `Benchmarks/gateway-overhead`
-    /// (Benchmarks/HISTORY.md, 2026-11-27, ninth session).
+    /// field, per data chunk) — only for work that cannot remove it from the map. Kept for
+    /// `Benchmarks/gateway-ab` (Benchmarks/HISTORY.md, 2026-11-27, 89557bf): with the retains
+    /// (and those of the nghttp2 callbacks) the gateway forwarded fewer calls.
     mutating func unretained(_ id: Int32) -> Unmanaged<Value>? {
         if id == recentID, let recent { return recent }
         guard let found = self[id] else { return nil }

@@ -92,6 +92,25 @@ package enum System {
     /// The number of cores this process may use (``allowedCPUs``): one event loop each.
     package static var coreCount: Int { allowedCPUs.count }
 
+    /// Tunes glibc's malloc for a long-running server, once per process (see
+    /// `storefront_tune_malloc` in CLinux): evaluated by the first event loop group.
+    package static let mallocTuned: Void = storefront_tune_malloc()
+
+    /// Lets the calling thread run on `cpus` only (pins an event loop's thread); false when the
+    /// kernel refuses (a CPU outside the process's cpuset, or gone offline).
+    @discardableResult
+    package static func runCurrentThread(on cpus: [Int]) -> Bool {
+        let list = cpus.map(Int32.init)
+        return storefront_set_current_thread_cpus(list, Int32(list.count)) == 0
+    }
+
+    /// Monotonic time in nanoseconds: the event loops' clock, for timers and deadlines.
+    package static func monotonicNanoseconds() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+    }
+
     /// The CPUs the calling thread may run on now; empty when the kernel does not say.
     package static func cpusOfCurrentThread() -> [Int] {
         let cpus = [Int32](unsafeUninitializedCapacity: Int(STOREFRONT_MAX_CPUS)) { buffer, count in
