@@ -192,7 +192,7 @@ let package = Package(
             dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/CatalogServiceTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "CatalogServiceUnitTests", dependencies: ["catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
+            name: "CatalogServiceUnitTests", dependencies: ["JSON", "catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
             path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "BasketServiceTests",

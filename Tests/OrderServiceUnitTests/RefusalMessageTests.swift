@@ -13,11 +13,11 @@ struct RefusalMessageTests {
     @Test("GetOrder of a 100 KB id quotes at most 64 characters of it")
     func boundedEcho() {
         let id = String(repeating: "x", count: 100_000)
-        let error = OrderService.orderNotFound(id)
+        let error = OrderError.orderNotFound(id: id).rpcError
         #expect(error.reason == OrderReason.orderNotFound.rawValue)
         #expect(error.message.count <= "No order  for this user.".count + ClientInput.maxCharacters + 1, "\(error.message.count) characters")
         #expect(error.message.contains(String(repeating: "x", count: 64) + "…"))
-        #expect(OrderService.orderNotFound("abc").message == "No order abc for this user.")
+        #expect(OrderError.orderNotFound(id: "abc").rpcError.message == "No order abc for this user.")
     }
 
     /// Addresses that break one rule each, the field named and the message.

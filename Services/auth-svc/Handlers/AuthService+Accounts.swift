@@ -16,7 +16,7 @@ extension AuthService {
         do {
             user = try await store.createUser(email: email, passwordHash: passwordHash, displayName: displayName)
         } catch AuthStore.Conflict.emailInUse {
-            throw AuthReason.emailAlreadyInUse.error("An account with this email address already exists.")
+            throw AuthError.emailAlreadyInUse
         }
         try await sendVerification(to: user)
         context.logger.info("account created", metadata: ["user": "\(user.id)"])
@@ -55,7 +55,7 @@ extension AuthService {
         do {
             return UserResponse(user: try await store.updateDisplayName(userID: caller.id, to: name).message)
         } catch AuthStore.Conflict.noSuchUser {
-            throw AuthReason.sessionRevoked.error("The account no longer exists.")
+            throw AuthError.accountGone
         }
     }
 
@@ -65,15 +65,15 @@ extension AuthService {
         let (caller, user) = try await currentUser(context)
         if user.passwordHash != nil {
             guard let password = request.password, !password.isEmpty else {
-                throw AuthReason.requiresRecentLogin.error("Give the account's password to delete it.")
+                throw AuthError.passwordRequiredToDelete
             }
             try InputRules.checkPasswordSize(password, field: .password)
-            try await checkThrottled(password, of: user, context: context, wrong: "The password is incorrect.")
+            try await checkThrottled(password, of: user, context: context, wrong: .wrongPassword)
         } else {
             guard let session = try await store.session(id: caller.sessionID),
                 Timestamp.now() - session.authenticatedAt <= Self.recentLoginWindow
             else {
-                throw AuthReason.requiresRecentLogin.error("Sign in again, then delete the account within five minutes.")
+                throw AuthError.recentSignInRequired
             }
         }
         announceRevoked(try await store.deleteUser(id: user.id))
@@ -93,10 +93,10 @@ extension AuthService {
     }
 
     /// The API.md answer to an unusable verification or reset token.
-    static func error(for problem: AuthStore.EmailTokenProblem) -> RPCError {
+    static func error(for problem: AuthStore.EmailTokenProblem) -> AuthError {
         switch problem {
-        case .invalid: AuthReason.invalidToken.error("The link is not valid or was already used.")
-        case .expired: AuthReason.tokenExpired.error("The link has expired; ask for a new one.")
+        case .invalid: .invalidLink
+        case .expired: .expiredLink
         }
     }
 }

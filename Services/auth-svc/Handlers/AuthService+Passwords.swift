@@ -38,27 +38,20 @@ extension AuthService {
         }
     }
 
-    /// The `TOO_MANY_ATTEMPTS` message: the lock's end, and the way out that really lifts it.
-    static let lockedMessage =
-        "Too many failed attempts; try again in 15 minutes, or reset the password by email: a completed reset lifts the lock."
-
     /// Checks `password` against `user`'s as one throttled attempt on the account
-    /// (`SignInThrottle`): `TOO_MANY_ATTEMPTS` when throttled, `INVALID_CREDENTIALS` with
-    /// `wrong` for a wrong password. For a signed-in caller: a success keeps the record.
-    func checkThrottled(_ password: String, of user: UserRecord, context: ServerContext, wrong: String) async throws {
+    /// (`SignInThrottle`): `TOO_MANY_ATTEMPTS` when throttled, `wrong` (an `INVALID_CREDENTIALS`
+    /// case naming the password asked for) for a wrong password. For a signed-in caller: a
+    /// success keeps the record.
+    func checkThrottled(_ password: String, of user: UserRecord, context: ServerContext, wrong: AuthError) async throws {
         switch try await throttle.attempt(
             account: user.email, address: clientAddress(context), clearsOnSuccess: false, giveUpAt: throttleGiveUp(context), check: {
             try await checkPassword(password, user: user, account: user.email, context: context)
         }) {
-        case .refused: throw AuthReason.tooManyAttempts.error(Self.lockedMessage)
-        case .failed: throw AuthReason.invalidCredentials.error(wrong)
+        case .refused: throw AuthError.tooManyAttempts
+        case .failed: throw wrong
         case .passed: return
         }
     }
-
-    /// The `SAME_PASSWORD` refusal: a change must change the password.
-    static let samePassword = AuthReason.samePassword.invalidField(
-        RequestField.newPassword.path, "is the same as the current one", subject: RequestField.newPassword.subject)
 
     /// `ChangePassword`: needs the current password; keeps the calling session (answered with
     /// fresh tokens) and revokes every other. A new password equal to the current one is
@@ -67,16 +60,16 @@ extension AuthService {
     func changePassword(_ request: ChangePasswordRequest, context: ServerContext) async throws -> Session {
         let (caller, user) = try await currentUser(context)
         try InputRules.checkPasswordSize(request.currentPassword, field: .currentPassword)
-        try await checkThrottled(request.currentPassword, of: user, context: context, wrong: "The current password is incorrect.")
+        try await checkThrottled(request.currentPassword, of: user, context: context, wrong: .wrongCurrentPassword)
         // Byte for byte, as the hash compares them: "é" composed and decomposed are two passwords.
-        guard !request.newPassword.utf8.elementsEqual(request.currentPassword.utf8) else { throw Self.samePassword }
+        guard !request.newPassword.utf8.elementsEqual(request.currentPassword.utf8) else { throw AuthError.samePassword }
         let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: .newPassword, context: context)
         let revoked = try await store.changePassword(
             userID: user.id, newPasswordHash: passwordHash, keeping: caller.sessionID)
         announceRevoked(revoked)
         let refresh = sessions.newRefreshToken()
         guard let session = try await store.renewSession(id: caller.sessionID, refreshHash: refresh.hash) else {
-            throw AuthReason.sessionRevoked.error("The session has been revoked; sign in again.")
+            throw AuthError.sessionRevoked
         }
         var updated = user
         updated.passwordHash = passwordHash

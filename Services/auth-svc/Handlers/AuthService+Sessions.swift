@@ -24,16 +24,16 @@ extension AuthService {
             return try await checkPassword(request.password, user: user, account: account, context: context) && user != nil
         }) {
         case .refused:
-            throw AuthReason.tooManyAttempts.error(Self.lockedMessage)
+            throw AuthError.tooManyAttempts
         case .failed:
-            throw AuthReason.invalidCredentials.error("The email address or password is incorrect.")
+            throw AuthError.wrongEmailOrPassword
         case .passed:
             break
         }
-        guard let user else { throw AuthReason.invalidCredentials.error("The email address or password is incorrect.") }
+        guard let user else { throw AuthError.wrongEmailOrPassword }
         guard user.emailVerified else {
             try await sendVerification(to: user)
-            throw AuthReason.emailNotVerified.error("Verify your email address first; a new link is on its way.")
+            throw AuthError.emailNotVerified
         }
         return try await startSession(for: user, method: "password")
     }
@@ -42,7 +42,7 @@ extension AuthService {
     /// or linked as needed.
     func signInWithIdToken(_ request: SignInWithIdTokenRequest, context: ServerContext) async throws -> Session {
         guard providers.configured.contains(request.provider) else {
-            throw AuthReason.unsupportedProvider.error("Sign-in with \(request.provider.rawValue) is not supported here.")
+            throw AuthError.unsupportedProvider(provider: request.provider.rawValue)
         }
         guard request.idToken.utf8.count <= InputRules.maximumIDTokenLength else {
             throw RequestField.idToken.invalid("must be at most \(InputRules.maximumIDTokenLength) bytes")
@@ -61,8 +61,7 @@ extension AuthService {
                 emailVerified: claims.emailVerified == true)
             announceRevoked(revoked)
         } catch AuthStore.Conflict.emailInUse {
-            throw AuthReason.emailAlreadyInUse.error(
-                "An account with this email address exists; sign in to it with its password.")
+            throw AuthError.emailInUseByPasswordAccount
         }
         return try await startSession(for: user, method: request.provider.rawValue)
     }
@@ -71,7 +70,7 @@ extension AuthService {
     /// whole session.
     func refreshSession(_ request: RefreshSessionRequest, context: ServerContext) async throws -> Session {
         guard !request.refreshToken.isEmpty, request.refreshToken.utf8.count <= InputRules.maximumTokenLength else {
-            throw AuthReason.invalidRefreshToken.error("The refresh token is not valid.")
+            throw AuthError.malformedRefreshToken
         }
         let refresh = sessions.newRefreshToken()
         switch try await store.rotateRefreshToken(hash: OpaqueToken.hash(request.refreshToken), newHash: refresh.hash) {
@@ -80,9 +79,9 @@ extension AuthService {
         case .reused(let sessionID):
             announceRevoked([sessionID])
             context.logger.warning("refresh token reused; session revoked", metadata: ["session": "\(sessionID)"])
-            throw AuthReason.refreshTokenReused.error("This refresh token was already used; the session is revoked.")
+            throw AuthError.refreshTokenReused
         case .invalid:
-            throw AuthReason.invalidRefreshToken.error("The refresh token is not valid, expired or revoked.")
+            throw AuthError.invalidRefreshToken
         }
     }
 

@@ -155,7 +155,7 @@ struct AuthService: Sendable {
     func currentUser(_ context: ServerContext) async throws -> (AuthenticatedUser, UserRecord) {
         let caller = try context.requireUser()
         guard let user = try await store.user(id: caller.id) else {
-            throw AuthReason.sessionRevoked.error("The account no longer exists.")
+            throw AuthError.accountGone
         }
         return (caller, user)
     }
@@ -190,7 +190,7 @@ struct AuthRateLimits: Sendable {
     /// Throws `RATE_LIMITED` when `limiter` has no token left for `key`.
     static func check(_ limiter: RateLimiter, _ key: String) throws(RPCError) {
         if let wait = limiter.admit(key) {
-            throw AuthReason.rateLimited.error("Too many requests", retryAfter: wait)
+            throw AuthError.rateLimited(retryAfter: wait).rpcError
         }
     }
 }

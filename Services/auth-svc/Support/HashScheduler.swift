@@ -121,14 +121,14 @@ final class HashScheduler: Sendable {
                         id: id, address: caller.address, account: caller.account, queuedAt: now,
                         startBy: startBy(caller.deadline, now: now, mean: state.meanDuration), continuation: continuation)
                     guard let evicted = admission(of: waiter, now: now, state: &state) else {
-                        return (.failure(Self.overloaded), [])
+                        return (.failure(AuthError.overloaded), [])
                     }
                     state.waiters.append(waiter)
                     occupy(address: waiter.address, account: waiter.account, by: 1, now: now, state: &state)
                     for other in evicted { occupy(address: other.address, account: other.account, by: -1, now: now, state: &state) }
                     return (nil, evicted)
                 }
-                for waiter in evicted { waiter.continuation.resume(throwing: Self.overloaded) }
+                for waiter in evicted { waiter.continuation.resume(throwing: AuthError.overloaded) }
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
@@ -181,7 +181,7 @@ final class HashScheduler: Sendable {
             return dispatch(&state)
         }
         for (continuation, proceed) in resume {
-            if proceed { continuation.resume() } else { continuation.resume(throwing: Self.overloaded) }
+            if proceed { continuation.resume() } else { continuation.resume(throwing: AuthError.overloaded) }
         }
     }
 
@@ -304,7 +304,4 @@ final class HashScheduler: Sendable {
     private static func addressKey(_ address: String) -> String { "a:" + address }
     private static func accountKey(_ account: String) -> String { "u:" + account }
 
-    /// The answer to a job refused or dropped.
-    static let overloaded = RPCError(
-        code: .resourceExhausted, reason: "OVERLOADED", message: "The server is busy; retry shortly.")
 }

@@ -97,20 +97,18 @@ struct IdentityProviders: Sendable {
     ///   in the error's cause, for logs); UNAVAILABLE when the provider's keys cannot be had.
     func verify(provider: IdentityProvider, idToken: String, rawNonce: String?) async throws -> IDTokenClaims {
         guard let (verifier, canonicalIssuer) = verifiers[provider] else {
-            throw AuthReason.unsupportedProvider.error("Sign-in with \(provider.rawValue) is not supported here.")
+            throw AuthError.unsupportedProvider(provider: provider.rawValue).rpcError
         }
         var claims: IDTokenClaims
         do {
             claims = try await verifier.verify(idToken, as: IDTokenClaims.self)
         } catch .token(let error) {
-            throw AuthReason.invalidCredential.error("The ID token is not valid.").causedBy(error)
+            throw AuthError.invalidIDToken.rpcError.causedBy(error)
         } catch .keysUnavailable(let cause) {
-            throw RPCError(
-                code: .unavailable, message: "The keys of \(provider.rawValue) are not available; retry later.",
-                cause: cause)
+            throw AuthError.providerKeysUnavailable(provider: provider.rawValue).rpcError.causedBy(cause)
         }
         if provider == .apple, !AppleNonce.isSatisfied(by: claims, rawNonce: rawNonce) {
-            throw AuthReason.invalidCredential.error("The ID token's nonce does not match the raw nonce.")
+            throw AuthError.nonceMismatch.rpcError
         }
         claims.issuer = canonicalIssuer
         return claims

@@ -101,7 +101,7 @@ final class SignInThrottle: Sendable {
             switch decision {
             case .refuse: return .refused
             case .wait:
-                if let giveUpAt, ContinuousClock.now + Self.waitInterval >= giveUpAt { throw HashScheduler.overloaded }
+                if let giveUpAt, ContinuousClock.now + Self.waitInterval >= giveUpAt { throw AuthError.overloaded }
                 try await Task.sleep(for: Self.waitInterval)
             case .proceed(let wait):
                 delay = wait

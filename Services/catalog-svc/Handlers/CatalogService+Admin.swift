@@ -18,7 +18,7 @@ extension CatalogService {
 
     /// `DeleteProduct`.
     func deleteProduct(_ request: DeleteProductRequest, context: ServerContext) async throws -> Empty {
-        guard try await store.delete(id: request.id) else { throw Self.productNotFound(request.id) }
+        guard try await store.delete(id: request.id) else { throw CatalogError.productNotFound(id: request.id) }
         context.logger.info("product deleted", metadata: ["product": "\(request.id)"])
         return Empty()
     }

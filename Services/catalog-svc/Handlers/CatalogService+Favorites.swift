@@ -8,7 +8,7 @@ extension CatalogService {
     func addFavorite(_ request: AddFavoriteRequest, context: ServerContext) async throws -> Empty {
         let user = try context.requireUser()
         guard try await store.addFavorite(userID: user.id, productID: request.productId) else {
-            throw Self.productNotFound(request.productId)
+            throw CatalogError.productNotFound(id: request.productId)
         }
         return Empty()
     }

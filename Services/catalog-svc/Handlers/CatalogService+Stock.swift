@@ -26,13 +26,9 @@ extension CatalogService {
         case .reserved:
             return Empty()
         case .unknownProducts(let ids):
-            throw CatalogReason.productNotFound.error(
-                "No product has id \(ids.map(String.init).joined(separator: ", ")).",
-                details: .object(["productIds": .array(ids.map { .number(Double($0)) })]))
+            throw CatalogError.unknownProducts(ids: ids)
         case .outOfStock(let shortages):
-            // The message says how many are left of each, for order-svc to pass on to the shopper.
-            throw CatalogReason.outOfStock.error(
-                StockShortage.message(shortages), details: StockShortage.details(shortages))
+            throw CatalogError.outOfStock(shortages: shortages)
         }
     }
 

@@ -40,7 +40,7 @@ struct CatalogService: Sendable {
 
     /// `GetProduct`.
     func getProduct(_ request: GetProductRequest, context: ServerContext) async throws -> ProductResponse {
-        guard let product = try await store.product(id: request.id) else { throw Self.productNotFound(request.id) }
+        guard let product = try await store.product(id: request.id) else { throw CatalogError.productNotFound(id: request.id) }
         return ProductResponse(product: product)
     }
 
@@ -67,13 +67,8 @@ struct CatalogService: Sendable {
     func decodeToken<Cursor: Decodable>(_ token: String, as type: Cursor.Type, scope: String) throws(RPCError) -> Cursor? {
         guard !token.isEmpty else { return nil }
         guard let cursor = pageTokens.decode(token, as: Cursor.self, scope: scope) else {
-            throw CatalogReason.invalidPageToken.error("The page token is not valid for this request; start from the first page.")
+            throw CatalogError.invalidPageToken.rpcError
         }
         return cursor
-    }
-
-    /// `NOT_FOUND`/`PRODUCT_NOT_FOUND` for `id`.
-    static func productNotFound(_ id: Int) -> RPCError {
-        CatalogReason.productNotFound.error("No product has id \(id).")
     }
 }

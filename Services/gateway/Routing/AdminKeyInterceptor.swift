@@ -21,7 +21,7 @@ struct AdminKeyInterceptor: ImmediateServerInterceptor {
         guard context.method.auth == .admin else { return }
         if let check { return try check.prepareImmediately(&context) }
         guard let key = context.metadata[MetadataKey.apiKey], !key.isEmpty else {
-            throw APIKeyReason.missingAPIKey.error("This method needs an x-api-key.")
+            throw GatewayError.missingAPIKey.rpcError
         }
     }
 }

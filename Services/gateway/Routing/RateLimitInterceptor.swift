@@ -26,7 +26,7 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
     func prepareImmediately(_ context: inout ServerContext) throws {
         guard let limiter else { return }
         if let wait = limiter.admit(context.clientKey) {
-            throw GatewayReason.rateLimited.error("Too many requests; slow down", retryAfter: wait)
+            throw GatewayError.rateLimited(retryAfter: wait).rpcError
         }
     }
 }

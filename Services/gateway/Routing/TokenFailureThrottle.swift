@@ -34,8 +34,7 @@ struct TokenFailureThrottle: ServerInterceptor {
             try await authentication.prepare(&context)
         } catch let error as RPCError where error.reason == AuthReason.invalidAccessToken.rawValue {
             if let wait = failures.admit(context.peerHost) {
-                throw GatewayReason.rateLimited.error(
-                    "Too many requests with access tokens that are not valid; sign in again", retryAfter: wait)
+                throw GatewayError.tooManyInvalidTokens(retryAfter: wait).rpcError
             }
             throw error
         }

@@ -41,8 +41,7 @@ final class WatchLimiter: Sendable {
     ) async throws -> Result {
         let holder = Holder(client: context.clientKey, path: context.method.path)
         guard take(holder) else {
-            throw GatewayReason.tooManyWatches.error(
-                "You already have \(perUser) open \(context.method.method) streams; close one before opening another.")
+            throw GatewayError.tooManyWatches(limit: perUser, method: context.method.method).rpcError
         }
         defer { giveBack(holder) }
         return try await body()

@@ -73,7 +73,7 @@ final class Upstream: Sendable {
 
     /// The answer while the upstream cannot be reached.
     var unavailable: RPCError {
-        GatewayReason.upstreamUnavailable.error("\(name) is unavailable right now; try again shortly.")
+        GatewayError.upstreamUnavailable(upstream: name).rpcError
     }
 
     /// The client whose connections carry calls of `method`: streams apart from unary calls.

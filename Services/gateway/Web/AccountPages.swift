@@ -147,7 +147,7 @@ struct AccountPages: Sendable {
             completion(result)
         }
         guard let route = router.method(forPath: method.path) else {
-            return finish(.failure(RPCError(code: .unimplemented, message: "\(method.path) is not routed here.")))
+            return finish(.failure(GatewayError.notRouted(path: method.path).rpcError))
         }
         let body: Data
         do {

@@ -32,7 +32,7 @@ extension OrderService {
         guard let key = context.metadata[OrderContract.idempotencyKeyHeader],
             OrderContract.idempotencyKeyLength.contains(key.count)
         else {
-            throw OrderReason.idempotencyKeyRequired.error("Send an idempotency-key header of 1 to 255 characters.")
+            throw OrderError.idempotencyKeyRequired
         }
         let card = try CardRules.card(from: request.payment)
         try AddressRules.check(request.shippingAddress)
@@ -40,9 +40,9 @@ extension OrderService {
         case .answered(let answer):
             return try answer.replay()
         case .reused:
-            throw OrderReason.idempotencyKeyReused.error("This idempotency-key was used for a different order request.")
+            throw OrderError.idempotencyKeyReused
         case .inProgress:
-            throw OrderReason.requestInProgress.error("The first request with this idempotency-key is still running.")
+            throw OrderError.firstRequestInProgress
         case .claimed:
             break
         }
@@ -72,7 +72,7 @@ extension OrderService {
             try await self.basket.unary(BasketContract.getBasket, Empty(), options: upstreamOptions(context))
         }
         guard !basket.items.isEmpty else {
-            throw FinalAnswer(error: OrderReason.emptyBasket.error(OrderReason.emptyBasket.fixedMessage ?? ""))
+            throw FinalAnswer(error: OrderError.emptyBasket.rpcError)
         }
         timer.mark("basket")
         // 3. Today's prices.
@@ -80,10 +80,10 @@ extension OrderService {
         timer.mark("price")
         let currency = items[0].unitPrice.currency
         guard items.allSatisfy({ $0.unitPrice.currency == currency }) else {
-            throw FinalAnswer(error: RPCError(code: .failedPrecondition, message: "The basket mixes currencies."))
+            throw FinalAnswer(error: OrderError.mixedCurrencies.rpcError)
         }
         guard let total = Self.total(of: items) else {
-            throw FinalAnswer(error: RPCError(code: .failedPrecondition, message: "The order's total is too large."))
+            throw FinalAnswer(error: OrderError.totalTooLarge.rpcError)
         }
         let now = Timestamp.now()
         let orderID = UUID().uuidString.lowercased()
@@ -127,7 +127,7 @@ extension OrderService {
             try await abandon(orderID, refund: true, after: error)
         }
         if case .declined(let reason) = outcome {
-            let declined = OrderReason.paymentDeclined.error(reason)
+            let declined = OrderError.paymentDeclined(reason: reason).rpcError
             do {
                 try await store.answer(
                     userID: userID, key: key, with: StoredAnswer(error: StoredError(declined)), orderID: orderID,
@@ -214,10 +214,7 @@ extension OrderService {
         guard found.missingIds.isEmpty else {
             let gone = basket.items.filter { found.missingIds.contains($0.productId) }
                 .map { StockShortage(productId: $0.productId, available: 0, wanted: $0.count) }
-            throw FinalAnswer(
-                error: OrderReason.outOfStock.error(
-                    "Product \(found.missingIds.map(String.init).joined(separator: ", ")) is no longer sold.",
-                    details: StockShortage.details(gone)))
+            throw FinalAnswer(error: OrderError.noLongerSold(productIDs: found.missingIds, shortages: gone).rpcError)
         }
         let products = Dictionary(found.products.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         return try basket.items.map { line in
@@ -226,8 +223,7 @@ extension OrderService {
             // another version, must not trap here.
             let (lineTotal, overflow) = product.price.amount.multipliedReportingOverflow(by: line.count)
             guard product.price.isUnitPrice, line.count >= 0, !overflow else {
-                throw FinalAnswer(error: RPCError(
-                    code: .failedPrecondition, message: "Product \(product.id) cannot be ordered at its price of \(product.price.amount) minor units."))
+                throw FinalAnswer(error: OrderError.unorderablePrice(productID: product.id, amount: product.price.amount).rpcError)
             }
             return OrderItem(
                 productId: product.id, productTitle: product.title, unitPrice: product.price, count: line.count,
@@ -240,8 +236,10 @@ extension OrderService {
     /// `shortages` details. A catalog that lists no shortages is passed on as it answered.
     static func outOfStock(translating error: RPCError) -> RPCError {
         let shortages = StockShortage.list(in: error.details)
-        guard !shortages.isEmpty else { return OrderReason.outOfStock.error(error.message, details: error.details) }
-        return OrderReason.outOfStock.error(StockShortage.message(shortages), details: StockShortage.details(shortages))
+        guard !shortages.isEmpty else {
+            return OrderError.outOfStockAsCatalogAnswered(message: error.message, details: error.details).rpcError
+        }
+        return OrderError.outOfStock(shortages: shortages).rpcError
     }
 
     /// The sum of the line totals, or nil when it does not fit an `Int`.
@@ -269,7 +267,7 @@ extension OrderService {
     static func upstreamError(_ error: any Error, service: String) -> any Error {
         let rpcError = RPCError(converting: error)
         guard rpcError.code == .unavailable else { return rpcError }
-        return GatewayReason.upstreamUnavailable.error("\(service) is not available; try again shortly.").causedBy(error)
+        return OrderError.upstreamUnavailable(service: service).rpcError.causedBy(error)
     }
 
     /// HMAC-SHA256 of the request's canonical JSON under the service's key.

@@ -36,7 +36,7 @@ struct OrderService: Sendable {
     func getOrder(_ request: GetOrderRequest, context: ServerContext) async throws -> Order {
         let user = try context.requireUser()
         guard let record = try await store.order(id: request.id, userID: user.id), record.isVisible else {
-            throw Self.orderNotFound(request.id)
+            throw OrderError.orderNotFound(id: request.id)
         }
         return record.order
     }
@@ -55,7 +55,7 @@ struct OrderService: Sendable {
         var before: Int64?
         if !request.effectivePageToken.isEmpty {
             guard let cursor = pageTokens.decode(request.effectivePageToken, as: OrderCursor.self, scope: scope) else {
-                throw OrderReason.invalidPageToken.error("The page token is not valid; start from the first page.")
+                throw OrderError.invalidPageToken
             }
             before = cursor.before
         }
@@ -68,19 +68,19 @@ struct OrderService: Sendable {
     func cancelOrder(_ request: CancelOrderRequest, context: ServerContext) async throws -> Order {
         let user = try context.requireUser()
         guard let record = try await store.order(id: request.id, userID: user.id), record.isVisible else {
-            throw Self.orderNotFound(request.id)
+            throw OrderError.orderNotFound(id: request.id)
         }
         try Self.checkCancellable(record)
         guard inFlight.claim(record.order.id) else {
-            throw OrderReason.requestInProgress.error("The order is being changed; try again shortly.")
+            throw OrderError.orderBeingChanged
         }
         defer { inFlight.release(record.order.id) }
         // Read again under the claim: another cancel may have finished it since the read above.
-        guard let current = try await store.order(id: record.order.id) else { throw Self.orderNotFound(request.id) }
+        guard let current = try await store.order(id: record.order.id) else { throw OrderError.orderNotFound(id: request.id) }
         try Self.checkCancellable(current)
         try await store.advance(orderID: record.order.id, to: "cancelling")
         try await finishCancelling(record.order.id, options: upstreamOptions(context, withInternalKey: true))
-        guard let cancelled = try await store.order(id: record.order.id) else { throw Self.orderNotFound(request.id) }
+        guard let cancelled = try await store.order(id: record.order.id) else { throw OrderError.orderNotFound(id: request.id) }
         context.logger.info("order cancelled", metadata: ["order": "\(record.order.id)"])
         return cancelled.order
     }
@@ -89,8 +89,7 @@ struct OrderService: Sendable {
     /// whose cancelling a failure interrupted).
     private static func checkCancellable(_ record: OrderRecord) throws {
         guard record.order.status == .paid, record.step == "done" || record.step == "cancelling" else {
-            throw OrderReason.orderNotCancellable.error(
-                "Only a paid order can be cancelled; this one is \(record.order.status.rawValue).")
+            throw OrderError.orderNotCancellable(status: record.order.status)
         }
     }
 
@@ -120,11 +119,6 @@ struct OrderService: Sendable {
     /// Gives back the stock reserved for `orderID` (idempotent at catalog-svc).
     func releaseStock(_ orderID: String, options: CallOptions) async throws {
         _ = try await catalog.unary(CatalogContract.releaseStock, ReleaseStockRequest(reservationId: orderID), options: options)
-    }
-
-    /// `NOT_FOUND`/`ORDER_NOT_FOUND`, quoting at most ``ClientInput/maxCharacters`` of `id`.
-    static func orderNotFound(_ id: String) -> RPCError {
-        OrderReason.orderNotFound.error("No order \(ClientInput.quoted(id)) for this user.")
     }
 }
 
