@@ -6,7 +6,7 @@ import Testing
 
 /// Requests that are not what API.md describes are INVALID_ARGUMENT and change nothing.
 @Suite("Bad input")
-struct BadInputLiveTests {
+struct BadInputTests {
     /// Bodies of the wrong shape: wrong types, missing fields, not JSON objects.
     static let malformed: [(method: String, json: String)] = [
         ("AddItem", #"{"productId": "three"}"#),

@@ -7,7 +7,7 @@ import Testing
 /// A declined card (API.md §6): `PAYMENT_DECLINED`, an order left in `PAYMENT_FAILED` that the
 /// user can see, the stock given back and the basket untouched.
 @Suite("Declined payments")
-struct PaymentDeclinedLiveTests {
+struct PaymentDeclinedTests {
     @Test("a declining test card is PAYMENT_DECLINED and leaves a PAYMENT_FAILED order, stock and basket as they were",
         arguments: [TestCards.declined, TestCards.insufficientFunds])
     func declined(_ number: String) async throws {

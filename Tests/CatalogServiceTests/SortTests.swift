@@ -5,7 +5,7 @@ import Testing
 /// `ListProducts` `sort` (API.md §4, README "Choices"): `PRICE_ASC`, `PRICE_DESC` and `RATING`
 /// (rate, then count, both descending), every one breaking ties by id, across page boundaries.
 @Suite("Sort orders")
-struct SortLiveTests {
+struct SortTests {
     /// A sort and whether two neighbouring products are in its order.
     struct Order: Sendable, CustomTestStringConvertible {
         /// The sort requested.
@@ -56,7 +56,7 @@ struct SortLiveTests {
         ProductSort.priceAscending, .priceDescending, .rating,
     ])
     func tiesAcrossPages(sort: ProductSort) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             let created = try await stack.importProducts(
                 (0..<11).map { SampleProducts.make("Twin \($0)", price: 700, rate: 4.5, ratingCount: 12) })
             #expect(created.created == 11)

@@ -8,7 +8,7 @@ import Testing
 /// get the first answer and are never charged twice; a different request under the key is
 /// refused; concurrent calls with one key make one order.
 @Suite("Idempotent PlaceOrder")
-struct IdempotencyLiveTests {
+struct IdempotencyTests {
     @Test("the same key and request return the same order and charge once")
     func sameKeySameRequest() async throws {
         try await withOrderStack { stack in

@@ -9,7 +9,7 @@ import Testing
 /// (API.md §1, README "API keys"): none is `UNAUTHENTICATED`/`MISSING_API_KEY`, any other
 /// value `PERMISSION_DENIED`/`INVALID_API_KEY`, and neither key opens the other's methods.
 @Suite("API keys")
-struct AdminKeyLiveTests {
+struct AdminKeyTests {
     /// A protected method, and whether it takes the admin key (else the internal key).
     enum Protected: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case upsertProduct = "UpsertProduct"

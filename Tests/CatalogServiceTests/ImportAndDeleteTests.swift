@@ -8,7 +8,7 @@ import Testing
 /// of products upserted with a per-item failure list instead of an abort; a deleted product
 /// is gone everywhere, and deleting it again is `PRODUCT_NOT_FOUND`.
 @Suite("ImportProducts and DeleteProduct")
-struct ImportAndDeleteLiveTests {
+struct ImportAndDeleteTests {
     /// The stream positions of the invalid products, around the 500-product batch boundaries.
     static let invalidIndices = [0, 7, 499, 500, 1_234, 1_999]
 

@@ -9,7 +9,7 @@ import Testing
 /// `OUT_OF_STOCK` naming the short products in details, idempotent per reservation id, and a
 /// release that gives the stock back exactly once.
 @Suite("Stock reservations")
-struct StockLiveTests {
+struct StockTests {
     /// Creates products with the given stock levels; returns their ids in order.
     static func stocked(_ stack: CatalogStack, _ levels: [Int]) async throws -> [Int] {
         var ids: [Int] = []

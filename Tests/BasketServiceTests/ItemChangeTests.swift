@@ -7,7 +7,7 @@ import JSON
 
 /// `UpdateItemCount`, `RemoveItem` and `ClearBasket`, with every refusal (API.md §5).
 @Suite("Changing lines")
-struct ItemChangeLiveTests {
+struct ItemChangeTests {
     @Test("UpdateItemCount sets 1...10, 0 removes the line, anything else is INVALID_COUNT")
     func updateItemCount() async throws {
         try await withBasketStack { stack in

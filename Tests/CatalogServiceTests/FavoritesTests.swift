@@ -7,7 +7,7 @@ import Testing
 /// idempotent, `ListFavorites` paged newest first, nobody sees another user's list, and a
 /// deleted product leaves every list.
 @Suite("Favorites")
-struct FavoritesLiveTests {
+struct FavoritesTests {
     @Test("adding a favorite twice lists it once")
     func addIsIdempotent() async throws {
         try await withCatalogService { stack in

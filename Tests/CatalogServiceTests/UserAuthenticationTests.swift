@@ -10,7 +10,7 @@ import Testing
 /// UNAUTHENTICATED with `MISSING_TOKEN`, `INVALID_ACCESS_TOKEN`, `ACCESS_TOKEN_EXPIRED` or
 /// `SESSION_REVOKED`, and a session signed out everywhere stops working within 60 seconds.
 @Suite("User authentication")
-struct UserAuthenticationLiveTests {
+struct UserAuthenticationTests {
     /// What a call presents as `authorization`, and the reason it must be refused with.
     enum Credential: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case none = "no authorization"

@@ -6,7 +6,7 @@ import Testing
 /// boundaries, and keyset paging stays exact while the catalog changes — which a rank that
 /// depends on the whole catalog, as bm25 does, could not promise.
 @Suite("Search paging")
-struct SearchPagingLiveTests {
+struct SearchPagingTests {
     /// `count` products naming "sprocket" in the title and `count` naming it only in the
     /// description, with descriptions of different lengths so that scores differ.
     static func sprockets(_ count: Int) -> [Product] {
@@ -26,7 +26,7 @@ struct SearchPagingLiveTests {
 
     @Test("every title match comes before every description match, across pages", arguments: [1, 4, 7])
     func rankAcrossPages(pageSize: Int) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.sprockets(8))
             let found = try await stack.allProducts(ListProductsRequest(query: "sprocket"), pageSize: pageSize)
             #expect(found.count == 16 && Set(found.map(\.id)).count == 16)
@@ -39,7 +39,7 @@ struct SearchPagingLiveTests {
         "paging a search while products are added and deleted neither repeats nor skips the other matches",
         arguments: [1, 150])
     func searchWhileCatalogChanges(unrelatedAdded: Int) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.sprockets(15) + Self.unrelated(60, stem: "Filler"))
             let original = try await stack.allProducts(ListProductsRequest(query: "sprocket"))
             #expect(original.count == 30)

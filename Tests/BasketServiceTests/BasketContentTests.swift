@@ -7,7 +7,7 @@ import Testing
 
 /// What a basket holds: lines made from the catalog, totals in minor units, versions, times.
 @Suite("Basket contents")
-struct BasketContentLiveTests {
+struct BasketContentTests {
     @Test("a user who never changed their basket has an empty one at version 0, total 0 USD")
     func emptyBasket() async throws {
         try await withBasketStack { stack in

@@ -7,7 +7,7 @@ import JSON
 
 /// Every refusal of `AddItem` (API.md §5), and the choices README makes where API.md is silent.
 @Suite("AddItem refusals")
-struct AddItemErrorLiveTests {
+struct AddItemErrorTests {
     @Test("a product the catalog does not have is NOT_FOUND PRODUCT_NOT_FOUND")
     func unknownProduct() async throws {
         try await withBasketStack { stack in

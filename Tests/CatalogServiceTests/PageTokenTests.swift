@@ -7,7 +7,7 @@ import Testing
 /// Page tokens are opaque and signed (README "Choices"): an altered token, a made-up one, or
 /// a genuine one sent with other filters is `INVALID_ARGUMENT`/`INVALID_PAGE_TOKEN`.
 @Suite("Page tokens")
-struct PageTokenLiveTests {
+struct PageTokenTests {
     /// A way of spoiling a genuine page token.
     enum Tampering: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case middleCharacterChanged = "one character in the middle changed"
@@ -101,7 +101,7 @@ struct PageTokenLiveTests {
 
     @Test("a page token sent with another category, query or sort is INVALID_PAGE_TOKEN", arguments: Reuse.all)
     func tokenBoundToFilters(reuse: Reuse) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             let products = (0..<24).map { index in
                 SampleProducts.make(
                     "Token item \(index)", description: index < 12 ? "A sturdy thing." : "A sleek thing.",

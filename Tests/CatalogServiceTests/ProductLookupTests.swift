@@ -8,7 +8,7 @@ import Testing
 /// `PRODUCT_NOT_FOUND`; up to 100 ids answered in the order asked, duplicates once, unknown
 /// ids in `missingIds`.
 @Suite("GetProduct and BatchGetProducts")
-struct ProductLookupLiveTests {
+struct ProductLookupTests {
     /// Asks for `ids` in one `BatchGetProducts`.
     static func batch(_ stack: CatalogStack, _ ids: [Int]) async throws -> BatchGetProductsResponse {
         try await stack.catalogClient.unary(CatalogContract.batchGetProducts, BatchGetProductsRequest(ids: ids), options: stack.plain())

@@ -8,7 +8,7 @@ import Testing
 /// replaces, an unused id creates under that id; every rule of the README's validation is
 /// `INVALID_ARGUMENT` with a field violation, and the values at each limit are accepted.
 @Suite("UpsertProduct")
-struct UpsertProductLiveTests {
+struct UpsertProductTests {
     @Test("id 0 creates a product with a new id that every read then returns")
     func create() async throws {
         try await withCatalogService { stack in

@@ -7,7 +7,7 @@ import Testing
 /// carries `suggestion`, the query corrected from the catalog's own words; and a Chinese,
 /// Japanese or Korean word is found inside a longer run of such characters.
 @Suite("Search: spelling suggestions and CJK words")
-struct SearchSuggestionAndCJKLiveTests {
+struct SearchSuggestionAndCJKTests {
     @Test("a misspelt query finds nothing and suggests the catalog's word; the suggestion finds products")
     func typo() async throws {
         try await withCatalogService { stack in
@@ -37,7 +37,7 @@ struct SearchSuggestionAndCJKLiveTests {
 
     @Test("the suggestion comes from products added later, not from a fixed list")
     func suggestionFollowsCatalog() async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             #expect(try await stack.listProducts(ListProductsRequest(query: "kaleidoscpoe")).suggestion == nil)
             try await stack.upsert(SampleProducts.make("Brass kaleidoscope", description: "Turns light into patterns."))
             #expect(try await stack.listProducts(ListProductsRequest(query: "kaleidoscpoe")).suggestion == "kaleidoscope")
@@ -48,7 +48,7 @@ struct SearchSuggestionAndCJKLiveTests {
         "a Japanese word is found inside a longer run, down to one character, with paging and totalSize",
         arguments: ["湯呑み", "湯呑", "呑", "セット", "ト"])
     func japanese(query: String) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.upsert(SampleProducts.make("日本の伝統的な湯呑みセット", description: "職人の手作り"))
             try await stack.upsert(SampleProducts.make("日本茶", description: "静岡の緑茶"))
             let page = try await stack.listProducts(ListProductsRequest(query: query, pageSize: 1))

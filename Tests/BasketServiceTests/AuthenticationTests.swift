@@ -7,7 +7,7 @@ import Testing
 
 /// Every basket method needs a valid access token (API.md §3, "Every authenticated method").
 @Suite("Authentication")
-struct AuthenticationLiveTests {
+struct AuthenticationTests {
     /// Each method of `BasketService` with a valid request body.
     static let requests: [(method: String, json: String)] = [
         ("GetBasket", "{}"),

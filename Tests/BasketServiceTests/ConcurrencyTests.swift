@@ -6,7 +6,7 @@ import Testing
 
 /// Optimistic concurrency under real concurrency: many changes based on one version.
 @Suite("Concurrent changes")
-struct ConcurrencyLiveTests {
+struct ConcurrencyTests {
     @Test("concurrent UpdateItemCount with the same expectedVersion: exactly one wins, the rest VERSION_CONFLICT")
     func oneWinner() async throws {
         try await withBasketStack { stack in

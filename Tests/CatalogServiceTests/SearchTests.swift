@@ -7,7 +7,7 @@ import Testing
 /// title and description, every word a prefix, all words required, products whose title holds
 /// every word ranked first, then by id; categories filtered exactly but case-insensitively.
 @Suite("Search and category filter")
-struct SearchLiveTests {
+struct SearchTests {
     /// A small catalog with known words; the description-only match is created first, so
     /// that id order and rank order differ.
     static func searchCatalog() -> [Product] {
@@ -31,7 +31,7 @@ struct SearchLiveTests {
 
     @Test("a title match ranks above a match in the description only", arguments: ["quixotic", "quix", "QUIXOTIC"])
     func titleRanksFirst(query: String) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.searchCatalog())
             #expect(try await Self.titles(stack, ListProductsRequest(query: query)) == ["Quixotic lamp", "Canvas tote"])
         }
@@ -39,7 +39,7 @@ struct SearchLiveTests {
 
     @Test("a title holding every word ranks first; words split between title and description do not")
     func wholeTitleMatchRanksFirst() async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts([
                 SampleProducts.make("Feather pillow", description: "Fits a laptop bag."),
                 SampleProducts.make("Plain box", description: "Holds a feather and a laptop."),
@@ -78,7 +78,7 @@ struct SearchLiveTests {
 
     @Test("every word of a query matches as a prefix, and all words must match", arguments: Match.all)
     func prefixMatching(match: Match) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.searchCatalog())
             #expect(try await Set(Self.titles(stack, ListProductsRequest(query: match.query))) == match.titles)
         }
@@ -86,7 +86,7 @@ struct SearchLiveTests {
 
     @Test("an empty query or category filters nothing: every product, in id order")
     func emptyQuery() async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.searchCatalog())
             let page = try await stack.listProducts(ListProductsRequest(query: ""))
             #expect(page.products.map(\.title) == Self.searchCatalog().map(\.title))
@@ -100,7 +100,7 @@ struct SearchLiveTests {
         "é", "日本語", "🚀",
     ])
     func syntaxIsText(query: String) async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.searchCatalog())
             let page = try await stack.listProducts(ListProductsRequest(query: query))
             #expect(page.totalSize == page.products.count)
@@ -110,7 +110,7 @@ struct SearchLiveTests {
 
     @Test("a query combines with a category, and the sort orders the matches")
     func queryWithCategoryAndSort() async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.searchCatalog())
             let bags = try await Self.titles(stack, ListProductsRequest(category: "bags", query: "lapt"))
             #expect(bags == ["Laptop sleeve"])
@@ -123,7 +123,7 @@ struct SearchLiveTests {
 
     @Test("a query's results page like any others, with totalSize counting every match")
     func queryPaging() async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(SampleProducts.numbered("Gizmo", count: 12) + SampleProducts.numbered("Widget", count: 5))
             let first = try await stack.listProducts(ListProductsRequest(query: "gizm", pageSize: 5))
             #expect(first.totalSize == 12 && first.products.count == 5)
@@ -135,7 +135,7 @@ struct SearchLiveTests {
 
     @Test("a changed or deleted product is searched by its new text, or not at all")
     func searchFollowsChanges() async throws {
-        try await withCatalogService(seeded: .emptyByFlag) { stack in
+        try await withCatalogService(seeded: false) { stack in
             try await stack.importProducts(Self.searchCatalog())
             var fan = try #require(try await stack.allProducts().first(where: { $0.title == "Desk fan" }))
             fan.title = "Tower ventilator"

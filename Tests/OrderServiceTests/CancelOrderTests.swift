@@ -7,7 +7,7 @@ import Testing
 /// CancelOrder (API.md §6, README "Choices"): a paid order is refunded, its stock released and
 /// it becomes `CANCELLED`; anything else is `ORDER_NOT_CANCELLABLE`.
 @Suite("Cancelling an order")
-struct CancelOrderLiveTests {
+struct CancelOrderTests {
     @Test("a paid order becomes CANCELLED, its charge is refunded and its stock comes back")
     func cancelPaidOrder() async throws {
         try await withOrderStack { stack in

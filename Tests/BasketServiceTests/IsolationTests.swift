@@ -6,7 +6,7 @@ import Testing
 
 /// The user is always the token's subject: no call reaches another user's basket.
 @Suite("One basket per user")
-struct IsolationLiveTests {
+struct IsolationTests {
     @Test("another user's item ids are ITEM_NOT_FOUND, and their basket stays as it was")
     func cannotTouchAnotherBasket() async throws {
         try await withBasketStack { stack in

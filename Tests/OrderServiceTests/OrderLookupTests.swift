@@ -6,7 +6,7 @@ import Testing
 
 /// GetOrder and ListOrders (API.md §6): the caller's own orders only, newest first, paged.
 @Suite("Reading orders")
-struct OrderLookupLiveTests {
+struct OrderLookupTests {
     @Test("GetOrder returns the caller's order; an unknown id or another user's order is ORDER_NOT_FOUND")
     func getOrder() async throws {
         try await withOrderStack { stack in
