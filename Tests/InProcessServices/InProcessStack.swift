@@ -12,10 +12,50 @@ package import ServiceTestSupport
 package struct InProcessOptions: Sendable {
     /// Whether catalog-svc loads its seed catalog on its first start (`--no-seed` when false).
     package var seedCatalog = true
+    /// auth-svc's settings beyond the defaults.
+    package var auth = InProcessAuthOptions()
 
     /// The defaults: as the live harness starts each service.
-    package init(seedCatalog: Bool = true) {
+    package init(seedCatalog: Bool = true, auth: InProcessAuthOptions = InProcessAuthOptions()) {
         self.seedCatalog = seedCatalog
+        self.auth = auth
+    }
+}
+
+/// auth-svc's settings an in-process stack can change, each as the flag of the same meaning.
+package struct InProcessAuthOptions: Sendable {
+    /// `--signing-key`: the signing key file; nil makes one in the data directory.
+    package var signingKeyPath: String?
+    /// `--public-url`: the base of the links in emails; nil keeps the default.
+    package var linkBaseURL: String?
+    /// `--google-client-id` and `--google-jwks`: Google sign-in, when set.
+    package var google: IdentityProviderOption?
+    /// `--apple-client-id` and `--apple-jwks`: Apple sign-in, when set.
+    package var apple: IdentityProviderOption?
+
+    /// auth-svc's defaults.
+    package init(
+        signingKeyPath: String? = nil, linkBaseURL: String? = nil, google: IdentityProviderOption? = nil,
+        apple: IdentityProviderOption? = nil
+    ) {
+        self.signingKeyPath = signingKeyPath
+        self.linkBaseURL = linkBaseURL
+        self.google = google
+        self.apple = apple
+    }
+}
+
+/// A sign-in provider's client ids and its JWK Set (a file path or URL).
+package struct IdentityProviderOption: Sendable {
+    /// The accepted `aud` values.
+    package var clientIDs: Set<String>
+    /// The provider's JWK Set.
+    package var jwks: String
+
+    /// `clientIDs` and `jwks`.
+    package init(clientIDs: Set<String>, jwks: String) {
+        self.clientIDs = clientIDs
+        self.jwks = jwks
     }
 }
 
@@ -63,7 +103,7 @@ enum InProcessCores {
         quietLogging
         let directory = stack.dataDirectory(name).path
         switch name {
-        case .auth: return try await auth(dataDirectory: directory)
+        case .auth: return try await auth(dataDirectory: directory, options: options.auth)
         case .catalog:
             return try await catalog(dataDirectory: directory, auth: stack.newClient(.auth), seed: options.seedCatalog)
         case .basket:

@@ -8,7 +8,7 @@ import Testing
 
 /// `SignIn` with email and password: the session it answers, and its refusals (API.md §3).
 @Suite("SignIn")
-struct SignInLiveTests {
+struct SignInTests {
     @Test("a sign-in answers a Bearer session of 900 seconds for the verified user")
     func sessionShape() async throws {
         try await withAuthService { service in
@@ -33,8 +33,8 @@ struct SignInLiveTests {
             let verifier = try await service.accessTokenVerifier()
             #expect(verifier.keyIDs.contains(kid))
             let claims = try verifier.verifyAccessToken(session.accessToken)
-            #expect(claims.issuer == AuthServiceProcess.issuer)
-            #expect(claims.audience == AuthServiceProcess.audience)
+            #expect(claims.issuer == AuthServiceUnderTest.issuer)
+            #expect(claims.audience == AuthServiceUnderTest.audience)
             #expect(claims.subject == session.user.id)
             #expect(!claims.sessionID.isEmpty)
             #expect(claims.email == "ada@example.com")

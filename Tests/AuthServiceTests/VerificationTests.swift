@@ -10,7 +10,7 @@ import Testing
 /// `TOKEN_EXPIRED` is not covered here: verification tokens live 24 hours and auth-svc has no
 /// flag or clock to shorten that, so a live test cannot reach it.
 @Suite("VerifyEmail and ResendVerification")
-struct VerificationLiveTests {
+struct VerificationTests {
     @Test("the token from the verification email verifies the address")
     func verifies() async throws {
         try await withAuthService { service in

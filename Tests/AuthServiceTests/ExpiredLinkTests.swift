@@ -10,9 +10,9 @@ import Testing
 /// the running service's own database with the `sqlite3` shell (WAL mode lets a second process
 /// write), exactly the state a day-old link leaves behind.
 @Suite("Expired links")
-struct ExpiredLinkLiveTests {
+struct ExpiredLinkTests {
     /// Runs `sql` against the service's database with the `sqlite3` command-line shell.
-    func age(_ service: AuthServiceProcess, sql: String) async throws {
+    func age(_ service: AuthServiceUnderTest, sql: String) async throws {
         let database = service.dataDirectory.appendingPathComponent("auth.sqlite").path
         let shell = try await Command.run("sqlite3", ["-cmd", ".timeout 5000", database, sql], timeout: .seconds(30))
         try #require(shell.status == 0, "sqlite3 failed; is it installed (Debian sqlite3)? \(shell)")

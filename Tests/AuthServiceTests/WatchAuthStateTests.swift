@@ -8,7 +8,7 @@ import Testing
 /// `WatchAuthState` (API.md §3): the current state first, then `SIGNED_OUT` and the end of the
 /// stream when the watched session is revoked.
 @Suite("WatchAuthState")
-struct WatchAuthStateLiveTests {
+struct WatchAuthStateTests {
     /// Something that revokes the watched session, done from the watcher's or another session.
     enum Revocation: String, CaseIterable, Sendable, CustomStringConvertible {
         case globalSignOutElsewhere = "a global sign-out from another session"
@@ -20,7 +20,7 @@ struct WatchAuthStateLiveTests {
         var description: String { rawValue }
 
         /// Does it, for `watched`, with `other` as a second session of the same user.
-        func perform(watched: Session, other: Session, on service: AuthServiceProcess) async throws {
+        func perform(watched: Session, other: Session, on service: AuthServiceUnderTest) async throws {
             let client = service.client
             switch self {
             case .globalSignOutElsewhere:
@@ -47,7 +47,7 @@ struct WatchAuthStateLiveTests {
     /// Watches `session` while `body` runs with the stream of received messages; returns
     /// `body`'s result and how the call ended.
     private func watching<Value: Sendable>(
-        _ session: Session, on service: AuthServiceProcess,
+        _ session: Session, on service: AuthServiceUnderTest,
         _ body: (AsyncStream<WatchAuthStateResponse>) async throws -> Value
     ) async throws -> (Value, ended: Result<Void, RPCError>) {
         let (messages, sink) = AsyncStream<WatchAuthStateResponse>.makeStream()

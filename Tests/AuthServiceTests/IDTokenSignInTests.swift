@@ -9,7 +9,7 @@ import Testing
 /// `SignInWithIdToken` with Google and Apple ID tokens minted by the tests' own provider keys
 /// (API.md §3 "ID tokens"; README "ID tokens").
 @Suite("SignInWithIdToken")
-struct IDTokenSignInLiveTests {
+struct IDTokenSignInTests {
     @Test("a Google ID token signs in a new user keyed on its subject", arguments: [true, false])
     func googleNewUser(emailVerified: Bool) async throws {
         try await withAuthService { service in

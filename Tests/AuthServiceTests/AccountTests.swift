@@ -8,16 +8,16 @@ import Testing
 /// `GetCurrentUser`, `UpdateProfile` and `DeleteAccount` (API.md §3; README: display names
 /// are trimmed, at most 100 characters, no control characters, and an empty one clears it).
 @Suite("GetCurrentUser, UpdateProfile and DeleteAccount")
-struct AccountLiveTests {
+struct AccountTests {
     /// Sets the display name of `session`'s user.
-    private func update(_ session: Session, name: String, on service: AuthServiceProcess) async throws -> User {
+    private func update(_ session: Session, name: String, on service: AuthServiceUnderTest) async throws -> User {
         try await service.client.unary(
             AuthContract.updateProfile, UpdateProfileRequest(displayName: name), options: service.authorized(session)
         ).user
     }
 
     /// Deletes `session`'s account.
-    private func delete(_ session: Session, password: String?, on service: AuthServiceProcess) async throws -> Empty {
+    private func delete(_ session: Session, password: String?, on service: AuthServiceUnderTest) async throws -> Empty {
         try await service.client.unary(
             AuthContract.deleteAccount, DeleteAccountRequest(password: password), options: service.authorized(session))
     }

@@ -8,10 +8,10 @@ import Testing
 /// Sign-in throttling (API.md §3 "Sign-in throttling"; README: from the 6th failure of an
 /// account answers are delayed by a second, from the 11th attempts are refused).
 @Suite("SignIn throttling")
-struct SignInThrottlingLiveTests {
+struct SignInThrottlingTests {
     /// Makes `count` failed attempts for `email`; returns how long each answer took.
     private func fail(
-        _ count: Int, email: String, on service: AuthServiceProcess, sourceLocation: SourceLocation = #_sourceLocation
+        _ count: Int, email: String, on service: AuthServiceUnderTest, sourceLocation: SourceLocation = #_sourceLocation
     ) async -> [Duration] {
         var durations: [Duration] = []
         for _ in 0..<count {

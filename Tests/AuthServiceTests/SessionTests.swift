@@ -7,7 +7,7 @@ import Testing
 
 /// `RefreshSession` and `SignOut` (API.md §3 "Refresh tokens"; README "Sessions").
 @Suite("RefreshSession and SignOut")
-struct SessionLiveTests {
+struct SessionTests {
     @Test("a refresh rotates the refresh token and answers a working session for the same user")
     func rotates() async throws {
         try await withAuthService { service in

@@ -7,7 +7,7 @@ import Testing
 
 /// `SignUp` over a real socket (API.md §3; README "Choices where API.md is silent").
 @Suite("SignUp")
-struct SignUpLiveTests {
+struct SignUpTests {
     @Test("a sign-up creates an unverified password account and answers it")
     func createsUnverifiedAccount() async throws {
         try await withAuthService { service in
@@ -36,7 +36,7 @@ struct SignUpLiveTests {
             let mail = try await service.latestMail(to: "ada@example.com", kind: .verifyEmail)
             let token = try #require(mail.token, "no Token: line in \(mail)")
             #expect(token.count >= 22, "a token of at least 128 bits is at least 22 base64 characters")
-            #expect(mail.body.contains("\(AuthServiceProcess.linkBaseURL)/verify-email?token=\(token)"))
+            #expect(mail.body.contains("\(AuthServiceUnderTest.linkBaseURL)/verify-email?token=\(token)"))
             #expect(mail.header("From") != nil)
             #expect(mail.header("Subject") != nil)
         }

@@ -8,10 +8,10 @@ import Testing
 /// `ChangePassword` (API.md §3; README "Sessions": the calling session stays, with fresh
 /// tokens, and every other session is revoked).
 @Suite("ChangePassword")
-struct ChangePasswordLiveTests {
+struct ChangePasswordTests {
     /// Changes the password of `session`'s user.
     private func change(
-        _ session: Session, from current: String, to new: String, on service: AuthServiceProcess
+        _ session: Session, from current: String, to new: String, on service: AuthServiceUnderTest
     ) async throws -> Session {
         try await service.client.unary(
             AuthContract.changePassword, ChangePasswordRequest(currentPassword: current, newPassword: new),

@@ -10,7 +10,7 @@ import Testing
 /// `GetJwks` (API.md §3) and the internal revocation feed
 /// `shop.auth.v1.SessionRevocationService/ListRevokedSessions` (README "Revocation").
 @Suite("GetJwks and the revocation feed")
-struct KeysAndRevocationLiveTests {
+struct KeysAndRevocationTests {
     @Test("GetJwks publishes public OKP or EC keys with a kid, including the signing key, and no private member")
     func publishesPublicKeys() async throws {
         try await withAuthService { service in

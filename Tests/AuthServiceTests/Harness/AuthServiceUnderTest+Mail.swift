@@ -6,7 +6,7 @@ import Testing
 ///
 /// Delivery goes through an outbox loop, so an email appears some time after the call that
 /// caused it; the waiting helpers poll.
-extension AuthServiceProcess {
+extension AuthServiceUnderTest {
     /// Where the service delivers its emails (`<data-dir>/mail`).
     var mailbox: AuthMailbox { AuthMailbox(authDataDirectory: dataDirectory) }
     /// The mail directory.

@@ -9,7 +9,7 @@ import Testing
 /// How the authenticated methods treat the `authorization` header (API.md §3: `MISSING_TOKEN`,
 /// `INVALID_ACCESS_TOKEN`, `ACCESS_TOKEN_EXPIRED`, `SESSION_REVOKED`).
 @Suite("Access tokens on authenticated methods")
-struct AccessTokenLiveTests {
+struct AccessTokenTests {
     @Test("an authenticated method without a token is MISSING_TOKEN", arguments: AuthenticatedMethod.all)
     func missingToken(method: AuthenticatedMethod) async throws {
         try await withAuthService { service in

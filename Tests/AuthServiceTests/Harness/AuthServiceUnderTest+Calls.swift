@@ -16,7 +16,7 @@ enum Passwords {
 }
 
 /// The calls most tests make: accounts, sessions, options and raw JSON calls.
-extension AuthServiceProcess {
+extension AuthServiceUnderTest {
     /// Options with a timeout and no credentials.
     func options(timeout: Duration = .seconds(15)) -> CallOptions {
         CallOptions(timeout: timeout)
