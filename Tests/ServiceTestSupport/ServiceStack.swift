@@ -47,8 +47,9 @@ package func withServiceStack<Result>(
 }
 
 /// Builds the core of one member of an in-process stack (its `<Name>Server.make`), over
-/// ``ServiceStack/dataDirectory(_:)`` and the clients of the members built before it
-/// (``ServiceStack/client(_:)``). The stack starts and closes it (``InProcessService``).
+/// ``ServiceStack/dataDirectory(_:)`` and new clients of the members built before it
+/// (``ServiceStack/newClient(_:)``, which the core closes). The stack starts and closes it
+/// (``InProcessService``).
 package typealias InProcessServiceBuilder = @Sendable (ServiceName, ServiceStack) async throws -> any ServiceCore
 
 /// Runs `body` against a fresh stack of `members` (in start order) built in this process:
