@@ -162,6 +162,12 @@ let package = Package(
             name: "ServiceTestSupport",
             dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
+        // Services built inside the test process (`<Name>Server.make`) for the service suites
+        // that do not need the wire (Tests/README.md).
+        .target(
+            name: "InProcessServices",
+            dependencies: ["ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "RPC", "ServiceKit", log],
+            path: "Tests/InProcessServices", swiftSettings: strictSettings),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "RPC", "ServiceTestSupport"], path: "Tests/JSONTests", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "JSON", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
@@ -181,7 +187,7 @@ let package = Package(
             name: "SystemCallsTests", dependencies: ["SystemCalls"], path: "Tests/SystemCallsTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceTests",
-            dependencies: ["ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
+            dependencies: ["InProcessServices", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
             path: "Tests/AuthServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceUnitTests",
@@ -189,18 +195,18 @@ let package = Package(
             path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceTests",
-            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/CatalogServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceUnitTests", dependencies: ["JSON", "catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
             path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "BasketServiceTests",
-            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/BasketServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "OrderServiceTests",
-            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "Contracts"],

@@ -15,7 +15,7 @@ struct HashAdmissionLiveTests {
             "--hash-threads", "1", "--hash-queue-limit", "2", "--hash-queue-per-address", "2",
             "--hash-queue-per-account", "2", "--scrypt-log-n", "16",
         ]
-        try await withAuthService(extraArguments: arguments) { service in
+        try await withLiveAuthService(extraArguments: arguments) { service in
             let results = await withTaskGroup(of: (String, Duration).self) { group in
                 for index in 0..<8 {
                     group.addTask {

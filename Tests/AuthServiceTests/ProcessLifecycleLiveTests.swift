@@ -10,7 +10,7 @@ import Testing
 struct ProcessLifecycleLiveTests {
     @Test("auth-svc answers health and Describes every AuthService method")
     func healthAndDescribe() async throws {
-        try await withAuthService { service in
+        try await withLiveAuthService { service in
             let health = try await service.client.unary(HealthContract.check, HealthCheckRequest(), options: service.options())
             #expect(health.status == .serving)
             let described = try await service.client.unary(MetaContract.describe, Empty(), options: service.options())
@@ -24,17 +24,18 @@ struct ProcessLifecycleLiveTests {
 
     @Test("auth-svc exits with status 0 after SIGTERM")
     func stopsCleanly() async throws {
-        try await withAuthService { service in
+        try await withLiveAuthService { service in
             _ = try await service.verifiedSession("ada@example.com")
             let status = await service.stop()
-            #expect(status == 0, "\(service.log.tail())")
-            #expect(service.log.lines.contains { $0.contains("stopped") })
+            let lines = try service.log.lines
+            #expect(status == 0, "\(service.logTail)")
+            #expect(lines.contains { $0.contains("stopped") })
         }
     }
 
     @Test("the data directory gets the database, and the outbox writes mail files atomically as .eml")
     func dataDirectoryLayout() async throws {
-        try await withAuthService { service in
+        try await withLiveAuthService { service in
             try await service.signUp("ada@example.com")
             await service.waitForMails(to: "ada@example.com", kind: .verifyEmail, count: 1)
             let files = try FileManager.default.contentsOfDirectory(atPath: service.dataDirectory.path)

@@ -85,10 +85,10 @@ struct SMTPDeliveryLiveTests {
     @Test("a verification email that fails while the SMTP server is down is retried and delivered once it is up")
     func retriedUntilDelivered() async throws {
         let port = try freePort()
-        try await withAuthService(extraArguments: ["--smtp", "127.0.0.1:\(port)"]) { service in
+        try await withLiveAuthService(extraArguments: ["--smtp", "127.0.0.1:\(port)"]) { service in
             let email = "smtp-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             try await service.signUp(email)
-            let failed = await service.log.first(within: .seconds(10)) { line in
+            let failed = try await service.log.first(within: .seconds(10)) { line in
                 line.contains("email delivery failed") ? true : nil
             }
             #expect(failed == true, "the first attempt fails: nothing listens yet")
@@ -104,7 +104,7 @@ struct SMTPDeliveryLiveTests {
             #expect(message.from == "no-reply@storefront.local")
             #expect(message.to == [email])
             #expect(message.data.contains("X-Storefront-Kind: verify-email"))
-            #expect(message.data.contains("\(AuthServiceProcess.linkBaseURL)/verify-email?token="))
+            #expect(message.data.contains("\(AuthServiceUnderTest.linkBaseURL)/verify-email?token="))
             #expect(server.messages.count == 1, "delivered exactly once")
 
             let token = try #require(

@@ -10,7 +10,7 @@ import Testing
 struct CatalogOutageLiveTests {
     @Test("with catalog-svc killed, GetBasket and WatchBasket work and AddItem is UNAVAILABLE UPSTREAM_UNAVAILABLE fast")
     func catalogDown() async throws {
-        try await withBasketStack { stack in
+        try await withLiveBasketStack { stack in
             let ana = try await stack.shopper("ana")
             try await ana.add(1)
             let before = try await ana.add(2, count: 2)
@@ -37,6 +37,21 @@ struct CatalogOutageLiveTests {
             let late = BasketWatch.start(ana)
             #expect(await late.first() == changed)
             for watch in [watch, late] { await watch.cancel() }
+        }
+    }
+
+    @Test("a stale expectedVersion or an unknown item is answered before the catalog is asked")
+    func basketRefusalsFirst() async throws {
+        try await withLiveBasketStack { stack in
+            let ana = try await stack.shopper("ana")
+            let basket = try await ana.add(2)
+            let item = try #require(basket.line(of: 2))
+            try await stack.catalog.kill()
+            await expectRPCError(BasketReason.versionConflict) {
+                try await ana.setCount(item.id, to: 5, expectedVersion: basket.version - 1)
+            }
+            await expectRPCError(BasketReason.itemNotFound) { try await ana.setCount(UUID().uuidString, to: 5) }
+            await expectRPCError(GatewayReason.upstreamUnavailable) { try await ana.setCount(item.id, to: 5) }
         }
     }
 }

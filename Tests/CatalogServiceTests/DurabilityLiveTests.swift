@@ -9,7 +9,7 @@ import Testing
 struct DurabilityLiveTests {
     @Test("acknowledged writes survive a restart, SIGTERM or SIGKILL", arguments: [false, true])
     func writesSurvive(crashing: Bool) async throws {
-        try await withCatalogService { stack in
+        try await withLiveCatalogService { stack in
             let session = try await stack.signedInUser("ada@example.com")
             let product = try await stack.upsert(SampleProducts.make("Durable anvil", stock: 10))
             try await stack.addFavorite(product.id, as: session)
@@ -30,10 +30,22 @@ struct DurabilityLiveTests {
 
     @Test("a session's access token still works after catalog-svc restarts")
     func tokensAfterRestart() async throws {
-        try await withCatalogService { stack in
+        try await withLiveCatalogService { stack in
             let session = try await stack.signedInUser("ada@example.com")
             try await stack.restartCatalog()
             #expect(try await stack.favoriteIDs(of: session).isEmpty)
+        }
+    }
+
+    @Test("a page token stays valid when catalog-svc restarts")
+    func tokenSurvivesRestart() async throws {
+        try await withLiveCatalogService { stack in
+            let everything = try await stack.allProducts()
+            let first = try await stack.listProducts(ListProductsRequest(sort: .priceAscending, pageSize: 10))
+            try await stack.restartCatalog()
+            let rest = try await stack.allProducts(ListProductsRequest(sort: .priceAscending, pageToken: first.nextPageToken))
+            #expect(Set((first.products + rest).map(\.id)) == Set(everything.map(\.id)))
+            #expect(first.products.count + rest.count == everything.count)
         }
     }
 }

@@ -10,7 +10,7 @@ import Testing
 struct CatalogOutageLiveTests {
     @Test("with catalog-svc down PlaceOrder is UNAVAILABLE and leaves no charge, order or reservation")
     func catalogDown() async throws {
-        try await withOrderStack { stack in
+        try await withLiveOrderStack { stack in
             let shopper = try await stack.newShopper()
             let product = try await stack.product(7)
             try await stack.addItem(product.id, count: 2, for: shopper)

@@ -13,7 +13,7 @@ import Testing
 struct CrashRecoveryLiveTests {
     @Test("orders stuck at step reserved are undone on restart: stock released, any charge refunded, row and key gone")
     func reservedOrdersAreUndone() async throws {
-        try await withOrderStack { stack in
+        try await withLiveOrderStack { stack in
             let shopper = try await stack.newShopper()
             let first = try await stack.product(2)
             let second = try await stack.product(3)
@@ -49,7 +49,7 @@ struct CrashRecoveryLiveTests {
 
     @Test("an order stuck at step charged is completed as PAID on restart, its sale standing")
     func chargedOrderIsCompleted() async throws {
-        try await withOrderStack { stack in
+        try await withLiveOrderStack { stack in
             let shopper = try await stack.newShopper()
             let product = try await stack.product(4)
             let stuck = StuckOrder(of: product, count: 3, for: shopper, step: "charged", isCharged: true)

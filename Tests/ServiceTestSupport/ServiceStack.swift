@@ -1,6 +1,7 @@
 package import Credentials
 package import Foundation
 package import RPC
+package import ServiceKit
 import RPCHTTP2
 package import Testing
 internal import Synchronization
@@ -45,12 +46,39 @@ package func withServiceStack<Result>(
     }
 }
 
-/// A running stack: the processes (each with a client), and the keys they were given. The one
-/// harness of every suite that runs services as processes; a suite adds its own conveniences
-/// (its service's calls, accounts, products) as an extension. Tests reach a service through
-/// ``client(_:)``, which does not say what carries the calls.
+/// Builds the core of one member of an in-process stack (its `<Name>Server.make`), over
+/// ``ServiceStack/dataDirectory(_:)`` and new clients of the members built before it
+/// (``ServiceStack/newClient(_:)``, which the core closes). The stack starts and closes it
+/// (``InProcessService``).
+package typealias InProcessServiceBuilder = @Sendable (ServiceName, ServiceStack) async throws -> any ServiceCore
+
+/// Runs `body` against a fresh stack of `members` (in start order) built in this process:
+/// each member's core made by `build` over an empty data directory holding the stack's keys,
+/// its clients calling its router through an ``InProcessTransport``. No process, no port, so
+/// no ``serviceProcessSlots``. Closes every member (in reverse order) and removes the root,
+/// whether `body` succeeded or not.
+@discardableResult
+package func withInProcessServiceStack<Result>(
+    _ members: [ServiceName], build: InProcessServiceBuilder, _ body: (ServiceStack) async throws -> Result
+) async throws -> Result {
+    let stack = ServiceStack()
+    do {
+        for name in members { try await stack.build(name, with: build) }
+        let result = try await body(stack)
+        await stack.shutDown()
+        return result
+    } catch {
+        await stack.shutDown()
+        throw error
+    }
+}
+
+/// A running stack: its members (processes, or services built in this process) each with a
+/// client, and the keys they were given. The one harness of every service suite; a suite adds
+/// its own conveniences (its service's calls, accounts, products) as an extension. Tests reach
+/// a service through ``client(_:)``, which does not say what carries the calls.
 ///
-/// Thread-safe: the processes, which a restart replaces, live behind a `Mutex`.
+/// Thread-safe: the members, which a restart replaces, live behind a `Mutex`.
 package final class ServiceStack: Sendable {
     /// The temporary directory holding each service's data directory.
     package let root: URL
@@ -63,7 +91,34 @@ package final class ServiceStack: Sendable {
     /// Variables added to a service's environment, after the keys.
     package let extraEnvironment: [ServiceName: [String: String]]
 
-    private let members = Mutex<[ServiceName: ServiceProcess]>([:])
+    /// How one member runs.
+    private enum Member: Sendable {
+        /// A child process, reached over loopback.
+        case process(ServiceProcess)
+        /// A core in this process, reached through an ``InProcessTransport``.
+        case inProcess(InProcessService)
+
+        /// The client of the member.
+        var client: RPCClient {
+            switch self {
+            case .process(let process): process.client
+            case .inProcess(let service): service.client
+            }
+        }
+
+        /// Closes the client (a process) or the whole service (in process).
+        func close() async {
+            switch self {
+            case .process(let process):
+                await process.closeClient()
+                await process.stop(patience: .seconds(4))
+            case .inProcess(let service):
+                await service.close()
+            }
+        }
+    }
+
+    private let members = Mutex<[ServiceName: Member]>([:])
 
     /// Makes a stack with nothing running yet.
     package init(extraArguments: [ServiceName: [String]] = [:], environment: [ServiceName: [String: String]] = [:]) {
@@ -75,11 +130,42 @@ package final class ServiceStack: Sendable {
     /// The data directory of `name`.
     package func dataDirectory(_ name: ServiceName) -> URL { root.appendingPathComponent(name.rawValue) }
 
-    /// The running process of `name`.
-    package func service(_ name: ServiceName) throws -> ServiceProcess { try member(name) }
+    /// The running process of `name`; throws when `name` runs in this process.
+    package func service(_ name: ServiceName) throws -> ServiceProcess {
+        guard case .process(let process) = try member(name) else { throw StackError.notAProcess(name.rawValue) }
+        return process
+    }
 
     /// The client of `name`.
     package func client(_ name: ServiceName) throws -> RPCClient { try member(name).client }
+
+    /// A new client of `name`, built in this process, for a service built after it to own
+    /// (``InProcessService/makeClient()``).
+    package func newClient(_ name: ServiceName) throws -> RPCClient {
+        guard case .inProcess(let service) = try member(name) else { throw StackError.notInProcess(name.rawValue) }
+        return service.makeClient()
+    }
+
+    /// Builds `name` in this process with `build`, over its data directory holding the stack's
+    /// keys as the files the services read them from (``internalKey`` everywhere, ``adminKey``
+    /// for catalog-svc and the gateway), and starts it (``InProcessService``).
+    package func build(_ name: ServiceName, with build: InProcessServiceBuilder) async throws {
+        let directory = dataDirectory(name)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Self.writeSecret(internalKey, to: directory.appendingPathComponent("internal-api-key"))
+        if name == .catalog || name == .gateway {
+            try Self.writeSecret(adminKey, to: directory.appendingPathComponent("admin-api-key"))
+        }
+        let service = InProcessService(name, core: try await build(name, self))
+        members.withLock { $0[name] = .inProcess(service) }
+    }
+
+    /// Writes `secret` to `file` with mode 0600, as `ServiceSecret` keeps the secrets it makes.
+    private static func writeSecret(_ secret: String, to file: URL) throws {
+        try Data(secret.utf8).write(to: file)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
+    }
 
     /// Starts `name` on `port` (0: the OS chooses) with the flags DESIGN.md gives each
     /// service, pointing it at the services started before it, and makes a new client of it.
@@ -113,8 +199,8 @@ package final class ServiceStack: Sendable {
         environment.merge(extraEnvironment[name] ?? [:]) { _, extra in extra }
         let service = try await ServiceProcess.launch(
             name.rawValue, arguments: arguments, environment: environment, sourceLocation: sourceLocation)
-        let replaced = members.withLock { $0.updateValue(service, forKey: name) }
-        await replaced?.closeClient()
+        let replaced = members.withLock { $0.updateValue(.process(service), forKey: name) }
+        if case .process(let process) = replaced { await process.closeClient() }
     }
 
     /// Stops `name` (SIGTERM, or SIGKILL when `crashing`) unless it has stopped already, and
@@ -142,34 +228,36 @@ package final class ServiceStack: Sendable {
         try ExpiredAccessToken.signingKey(ofAuthDataDirectory: dataDirectory(.auth))
     }
 
-    /// The last log lines of `name`, for failure messages ("" when it never started).
+    /// The last log lines of `name`, for failure messages ("" when it never started or runs
+    /// in this process).
     package func logTail(of name: ServiceName) -> String {
-        members.withLock { $0[name] }?.log.tail(40) ?? ""
+        guard case .process(let process) = members.withLock({ $0[name] }) else { return "" }
+        return process.log.tail(40)
     }
 
-    /// The last log lines of every service, for failure reports.
+    /// The last log lines of every process, for failure reports.
     package func logTails() -> String {
         let current = members.withLock { $0 }
         return ServiceName.allCases.compactMap { name in
-            current[name].map { "--- \(name.rawValue)\n\($0.log.tail(40))" }
+            guard case .process(let process) = current[name] else { return nil }
+            return "--- \(name.rawValue)\n\(process.log.tail(40))"
         }.joined(separator: "\n")
     }
 
-    /// Closes the clients, stops the services in reverse start order and removes the root.
+    /// Closes the members in reverse start order (a process: its client, then SIGTERM) and
+    /// removes the root.
     package func shutDown() async {
         let current = members.withLock { $0 }
         for name in ServiceName.allCases.reversed() {
-            guard let service = current[name] else { continue }
-            await service.closeClient()
-            await service.stop(patience: .seconds(4))
+            await current[name]?.close()
         }
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// `host:port` of the running `name`.
-    package func address(of name: ServiceName) throws -> String { try member(name).address }
+    /// `host:port` of the running process `name`.
+    package func address(of name: ServiceName) throws -> String { try service(name).address }
 
-    private func member(_ name: ServiceName) throws -> ServiceProcess {
+    private func member(_ name: ServiceName) throws -> Member {
         guard let member = members.withLock({ $0[name] }) else { throw StackError.didNotStart(name.rawValue) }
         return member
     }
@@ -179,4 +267,8 @@ package final class ServiceStack: Sendable {
 package enum StackError: Error {
     /// The named service was never started in this stack.
     case didNotStart(String)
+    /// The named service runs in the test process: it has no process, port or log.
+    case notAProcess(String)
+    /// The named service runs as a process, not in the test process.
+    case notInProcess(String)
 }

@@ -23,7 +23,7 @@ enum ForgedAccessToken: String, CaseIterable, Sendable, CustomStringConvertible 
     var description: String { rawValue }
 
     /// The forged token, derived from `session` of `service`.
-    func token(from session: Session, of service: AuthServiceProcess) throws -> String {
+    func token(from session: Session, of service: AuthServiceUnderTest) throws -> String {
         let genuine = session.accessToken
         guard let claims = CompactToken.accessClaims(of: genuine), let payload = CompactToken.payload(of: genuine) else {
             throw ForgeryError.unreadableAccessToken
@@ -67,7 +67,7 @@ enum ForgedAccessToken: String, CaseIterable, Sendable, CustomStringConvertible 
     /// The claims of `session`'s access token, re-signed with the service's own key after
     /// `change`: a token the service must accept unless `change` made it invalid.
     static func resigned(
-        _ session: Session, of service: AuthServiceProcess, _ change: (inout AccessTokenClaims) -> Void
+        _ session: Session, of service: AuthServiceUnderTest, _ change: (inout AccessTokenClaims) -> Void
     ) throws -> String {
         guard var claims = CompactToken.accessClaims(of: session.accessToken) else {
             throw ForgeryError.unreadableAccessToken

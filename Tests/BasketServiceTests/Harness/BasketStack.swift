@@ -1,3 +1,4 @@
+import InProcessServices
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
@@ -7,9 +8,18 @@ import RPC
 /// products) and basket-svc.
 typealias BasketStack = ServiceStack
 
-/// Runs `body` against a fresh auth-, catalog- and basket-svc (``withServiceStack``).
+/// Runs `body` against a fresh auth-, catalog- and basket-svc built in this process
+/// (``withInProcessStack(_:options:_:)``).
 @discardableResult
-func withBasketStack<Result>(
+func withBasketStack<Result>(_ body: (BasketStack) async throws -> Result) async throws -> Result {
+    try await withInProcessStack([.auth, .catalog, .basket], body)
+}
+
+/// Runs `body` against a fresh auth-, catalog- and basket-svc as processes
+/// (``withServiceStack``): for what only a process or the wire shows (an outage by a killed
+/// process, a shutdown, HTTP/2 flow control, log lines).
+@discardableResult
+func withLiveBasketStack<Result>(
     sourceLocation: SourceLocation = #_sourceLocation, _ body: (BasketStack) async throws -> Result
 ) async throws -> Result {
     try await withServiceStack([.auth, .catalog, .basket], sourceLocation: sourceLocation, body)

@@ -1,4 +1,5 @@
 import Foundation
+import InProcessServices
 import RPCHTTP2
 import ServiceTestSupport
 import Testing
@@ -7,12 +8,21 @@ import RPC
 /// The stack catalog-svc's tests run against: auth-svc, and catalog-svc pointed at it.
 typealias CatalogStack = ServiceStack
 
-/// Runs `body` against a fresh auth-svc and catalog-svc (``withServiceStack``).
+/// Runs `body` against a fresh auth-svc and catalog-svc built in this process
+/// (``withInProcessStack(_:options:_:)``); `seeded: false` starts an empty catalog, as
+/// `--no-seed` does.
+@discardableResult
+func withCatalogService<Result>(seeded: Bool = true, _ body: (CatalogStack) async throws -> Result) async throws -> Result {
+    try await withInProcessStack([.auth, .catalog], options: InProcessOptions(seedCatalog: seeded), body)
+}
+
+/// Runs `body` against a fresh auth-svc and catalog-svc as processes (``withServiceStack``):
+/// for what only a process shows (a restart, a crash, its flags and environment).
 ///
 /// `seeded: .emptyByFlag` or `.emptyByEnvironment` starts an empty catalog, with `--no-seed` or
 /// `SHOP_CATALOG_NO_SEED=1`.
 @discardableResult
-func withCatalogService<Result>(
+func withLiveCatalogService<Result>(
     seeded: CatalogSeeding = .builtIn, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (CatalogStack) async throws -> Result
 ) async throws -> Result {

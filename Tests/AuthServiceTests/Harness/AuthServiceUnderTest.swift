@@ -1,0 +1,162 @@
+import Credentials
+import Foundation
+import InProcessServices
+import RPCHTTP2
+import ServiceTestSupport
+import Testing
+import RPC
+
+/// Runs `body` against a fresh auth-svc built in this process (``withInProcessStack(_:options:_:)``)
+/// with its own empty data directory, configured as ``withLiveAuthService(extraArguments:sourceLocation:_:)``
+/// configures the process; closes it and removes its files whether `body` succeeded or not.
+@discardableResult
+func withAuthService<Result>(_ body: (AuthServiceUnderTest) async throws -> Result) async throws -> Result {
+    let files = try AuthServiceUnderTest.Files.make()
+    defer { try? FileManager.default.removeItem(at: files.directory) }
+    let options = InProcessAuthOptions(
+        signingKeyPath: files.signingKeyPath, linkBaseURL: AuthServiceUnderTest.linkBaseURL,
+        google: IdentityProviderOption(clientIDs: [IDTokens.googleClientID], jwks: files.googleJWKS),
+        apple: IdentityProviderOption(clientIDs: [IDTokens.appleClientID], jwks: files.appleJWKS))
+    return try await withInProcessStack([.auth], options: InProcessOptions(auth: options)) { stack in
+        try await body(
+            AuthServiceUnderTest(
+                dataDirectory: stack.dataDirectory(.auth), internalAPIKey: stack.internalKey, signingKey: files.signingKey,
+                client: try stack.client(.auth), process: nil))
+    }
+}
+
+/// Runs `body` against a freshly launched `auth-svc` process with its own empty data
+/// directory, then stops the process (SIGTERM) and removes the directory, whether `body`
+/// succeeded or not: for what only the process shows (its flags, signals, log lines, SMTP).
+///
+/// The service holds one of ``serviceProcessSlots`` while it runs.
+@discardableResult
+func withLiveAuthService<Result>(
+    extraArguments: [String] = [], sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (AuthServiceUnderTest) async throws -> Result
+) async throws -> Result {
+    try await serviceProcessSlots.run(
+        launch: { try await AuthServiceUnderTest.launch(extraArguments: extraArguments, sourceLocation: sourceLocation) },
+        report: { service, error in "auth-svc log tail after \(error):\n\(service.logTail)\n" },
+        shutDown: { await $0.stop() }, body)
+}
+
+/// One auth-svc, in this process or as a running `auth-svc` executable, configured as the
+/// tests need: a temporary data directory, cheap scrypt, the test providers' key sets, a
+/// signing key the tests know (so they can mint expired or mis-addressed tokens with a valid
+/// signature) and a random internal API key.
+///
+/// Thread-safe: every stored property is immutable and `Sendable`.
+final class AuthServiceUnderTest: Sendable {
+    /// The issuer of access tokens (README default).
+    static let issuer = "storefront-auth"
+    /// The audience of access tokens (README default).
+    static let audience = "storefront"
+    /// The gateway's public URL (`--public-url`): the base of links in emails.
+    static let linkBaseURL = "http://shop.test"
+
+    /// The data directory (`--data-dir`), removed when the service stops.
+    let dataDirectory: URL
+    /// The key of `SessionRevocationService` (`SHOP_INTERNAL_API_KEY`).
+    let internalAPIKey: String
+    /// The key the service signs access tokens with (`--signing-key`).
+    let signingKey: SigningKey
+    /// A client of the service.
+    let client: RPCClient
+    /// The process, when the service runs as one.
+    let process: ServiceProcess?
+
+    fileprivate init(dataDirectory: URL, internalAPIKey: String, signingKey: SigningKey, client: RPCClient, process: ServiceProcess?) {
+        self.dataDirectory = dataDirectory
+        self.internalAPIKey = internalAPIKey
+        self.signingKey = signingKey
+        self.client = client
+        self.process = process
+    }
+
+    /// The process's log (standard error); throws when the service runs in this process.
+    var log: ProcessLog {
+        get throws {
+            guard let process else { throw StackError.notAProcess("auth-svc") }
+            return process.log
+        }
+    }
+
+    /// The last log lines of the process, for failure reports.
+    var logTail: String { process?.log.tail() ?? "" }
+
+    /// The files the service is configured with beside its data directory: the signing key
+    /// and the identity providers' key sets.
+    struct Files {
+        /// The directory holding them.
+        let directory: URL
+        /// The signing key.
+        let signingKey: SigningKey
+        /// The signing key's file.
+        let signingKeyPath: String
+        /// The Google JWK Set's file.
+        let googleJWKS: String
+        /// The Apple JWK Set's file.
+        let appleJWKS: String
+
+        /// Writes them into a new temporary directory.
+        static func make() throws -> Files {
+            let directory = try TestScratch.makeDirectory(prefix: "auth-svc-files")
+            do {
+                return try write(into: directory)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)
+                throw error
+            }
+        }
+
+        /// Writes them into `directory`.
+        static func write(into directory: URL) throws -> Files {
+            let keySets = try IdentityProviderKeys.shared.get().writeKeySets(into: directory)
+            let signingKey = try SigningKey.generate()
+            let keyFile = directory.appendingPathComponent("signing-key.json")
+            try signingKey.save(to: keyFile.path)
+            return Files(
+                directory: directory, signingKey: signingKey, signingKeyPath: keyFile.path, googleJWKS: keySets.google.path,
+                appleJWKS: keySets.apple.path)
+        }
+    }
+
+    /// Writes the configuration files, starts the executable (with `extraArguments` after the
+    /// standard ones) and waits for its `listening` line.
+    static func launch(extraArguments: [String] = [], sourceLocation: SourceLocation) async throws -> AuthServiceUnderTest {
+        let directory = try TestScratch.makeDirectory(prefix: "auth-svc-tests")
+        do {
+            let files = try Files.write(into: directory)
+            let apiKey = TestScratch.randomKey()
+            let service = try await ServiceProcess.launch(
+                "auth-svc",
+                arguments: [
+                    "--port", "0", "--data-dir", directory.path, "--log-level", "info", "--grace-seconds", "2",
+                    "--scrypt-log-n", "10", "--signing-key", files.signingKeyPath,
+                    "--google-client-id", IDTokens.googleClientID, "--google-jwks", files.googleJWKS,
+                    "--apple-client-id", IDTokens.appleClientID, "--apple-jwks", files.appleJWKS,
+                    "--public-url", linkBaseURL,
+                ] + extraArguments,
+                environment: ["SHOP_INTERNAL_API_KEY": apiKey], sourceLocation: sourceLocation)
+            return AuthServiceUnderTest(
+                dataDirectory: directory, internalAPIKey: apiKey, signingKey: files.signingKey, client: service.client,
+                process: service)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
+    }
+
+    /// Stops the process: closes the client, sends SIGTERM, waits for the exit (SIGKILL after
+    /// 6 s) and removes the data directory; returns the exit status, or nil when it had to be
+    /// killed or runs in this process. Later calls only report.
+    @discardableResult
+    func stop() async -> Int32? {
+        guard let process else { return nil }
+        await process.closeClient()
+        let status = await process.stop(patience: .seconds(6))
+        try? FileManager.default.removeItem(at: dataDirectory)
+        return status
+    }
+}
