@@ -139,6 +139,16 @@ struct GlobalOptions: ParsableArguments {
         try await withContext(paths: try paths, gateway: try gatewayChoice().address, body)
     }
 
+    /// How shopctl connects to the gateway: the defaults, but a reconnect backoff shorter than
+    /// the shortest of ``CallRetry``'s delays (100 ms). shopctl paces its retries itself; with
+    /// the default backoff (100 ms ±20 %) a retry drawn early would find the connection still
+    /// backing off and fail without trying, one attempt of the few lost.
+    static var gatewayConnection: ClientConfiguration {
+        var configuration = ClientConfiguration()
+        configuration.reconnectInitialBackoff = .milliseconds(50)
+        return configuration
+    }
+
     /// Runs `body` with a client of `gateway` and the files of `paths`, closing the client
     /// afterwards. A failure that ends the session (`SESSION_REVOKED`, `SESSION_ENDED`)
     /// removes the stored credentials before it is reported — when they still hold the
@@ -146,7 +156,7 @@ struct GlobalOptions: ParsableArguments {
     func withContext<Result>(
         paths: ConfigPaths, gateway: SocketAddressText, _ body: (CommandContext) async throws -> Result
     ) async throws -> Result {
-        let client = try RPCClient(target: gateway)
+        let client = try RPCClient(target: gateway, configuration: Self.gatewayConnection)
         let store = CredentialsStore(paths: paths)
         let context = CommandContext(
             gateway: GatewayClient(

@@ -44,7 +44,7 @@ struct GatewayRetryTests {
     func getBasketRetriedOverLostConnections() async throws {
         let listener = try SlammingListener()
         let address = SocketAddressText(host: "127.0.0.1", port: listener.port)
-        let client = try RPCClient(target: address)
+        let client = try RPCClient(target: address, configuration: GlobalOptions.gatewayConnection)
         let root = try TestScratch.makeDirectory(prefix: "shopctl-gateway-retry")
         let store = CredentialsStore(paths: ConfigPaths(environment: ["XDG_CONFIG_HOME": root.path]))
         try store.save(StoredCredentials(Session.sample(access: "access-0", refresh: "refresh-1")))
