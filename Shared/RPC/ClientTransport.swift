@@ -51,6 +51,7 @@ extension ClientTransport {
                 call.finishSending()
                 result = .success(try await RPCClient.singleRawResponse(from: call))
             } catch {
+                call.cancel()  // a call still open (a second response message) ends here, as on the wire
                 result = .failure(RPCError(converting: error))
             }
             observer.unaryCall(call, endedWith: result)

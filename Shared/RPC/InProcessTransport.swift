@@ -20,6 +20,8 @@ public final class InProcessTransport: ClientTransport {
     /// The peer handlers see (``ServerContext/peer``): what rate limits count callers by.
     private let peer: String
     private let closed = Atomic<Bool>(false)
+    /// The calls under way, which ``close()`` ends.
+    private let calls = Mutex<[ObjectIdentifier: InProcessCall]>([:])
 
     /// A transport whose calls `router` serves, as if from `peer`, logging to `logger` (by
     /// default nowhere).
@@ -35,9 +37,15 @@ public final class InProcessTransport: ClientTransport {
     /// Whether ``close()`` has been called.
     public var isClosed: Bool { closed.load(ordering: .acquiring) }
 
-    /// Refuses further calls; calls under way run to their end.
+    /// Refuses further calls and ends those under way with `UNAVAILABLE`, as closing a
+    /// connection does; their handlers are cancelled.
     public func close() async {
         closed.store(true, ordering: .releasing)
+        let open = calls.withLock { calls in
+            defer { calls.removeAll() }
+            return Array(calls.values)
+        }
+        for call in open { call.end(with: RPCError(code: .unavailable, message: "The client is closed."), fromClient: true) }
     }
 
     /// Starts a call of the router's method at `path`, its handler in a task of its own.
@@ -46,7 +54,13 @@ public final class InProcessTransport: ClientTransport {
         if let deadline = options.deadline, deadline <= .now {
             throw RPCError(code: .deadlineExceeded, message: "The deadline passed before the call started.")
         }
-        let call = InProcessCall(path: path)
+        let call = InProcessCall(path: path) { [weak self] ended in
+            self?.calls.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(ended)) }
+        }
+        calls.withLock { $0[ObjectIdentifier(call)] = call }
+        if isClosed {  // closed since the check above: close() may have missed this call
+            call.end(with: RPCError(code: .unavailable, message: "The client is closed."), fromClient: true)
+        }
         prepare(call)
         guard let route = router.method(forPath: path) else {
             call.end(with: RPCError.unknownMethod(path))
@@ -84,13 +98,18 @@ final class InProcessCall: ClientCall {
     /// The handler's messages to the client.
     private let responses = MessagePipe(capacity: pipeCapacity)
     private let state = Mutex(State())
+    /// Told once, when the call ends (its transport stops tracking it).
+    private let onEnd: @Sendable (InProcessCall) -> Void
 
-    init(path: String) {
+    init(path: String, onEnd: @escaping @Sendable (InProcessCall) -> Void) {
         self.path = path
+        self.onEnd = onEnd
     }
 
-    /// Runs `route`'s interceptors and handler in a task, and arms the deadline.
+    /// Runs `route`'s interceptors and handler in a task, and arms the deadline — unless the
+    /// call has ended already (cancelled as it started): then no handler runs.
     func run(_ route: RegisteredMethod, context: ServerContext) {
+        guard state.withLock({ $0.status == nil }) else { return }
         let io = HandlerSide(call: self)
         let handler = Task {
             var context = context
@@ -134,6 +153,7 @@ final class InProcessCall: ClientCall {
             return (state.headersSent ? [] : state.headerWaiters, [state.handler, state.deadlineTimer].compactMap(\.self))
         }
         guard let ended else { return }
+        onEnd(self)
         if fromClient, let wireStatus {
             responses.fail(wireStatus)
         } else {
@@ -299,6 +319,10 @@ final class MessagePipe: Sendable {
                     state.head += 1
                     if state.head == state.messages.count {
                         state.messages.removeAll(keepingCapacity: true)
+                        state.head = 0
+                    } else if state.head >= capacity {
+                        // A queue a writer keeps topped up never empties: drop what was read.
+                        state.messages.removeFirst(state.head)
                         state.head = 0
                     }
                     let writer = state.waiting <= capacity && !state.writers.isEmpty ? state.writers.removeFirst() : nil

@@ -23,11 +23,13 @@ public final class RPCClient: Sendable {
     /// Closes the transport: calls in flight fail with `UNAVAILABLE`, and a retry still waiting
     /// for its delay ends with `CANCELLED` at once.
     public func close() async {
+        // The transport first: a retry that begins to wait after this sees the client closed
+        // (``UnaryCallHandle``), and one that began before is in the list taken next.
+        await transport.close()
         let waiting = waitingRetries.withLock { waiting in
             defer { waiting.removeAll() }
             return Array(waiting.values)
         }
-        await transport.close()
         for handle in waiting { handle.cancel() }
     }
 
@@ -87,7 +89,7 @@ public final class RPCClient: Sendable {
                     }
                 }
             } catch let error as RPCError {
-                guard
+                guard !isClosed,
                     let delay = retry.retryDelay(
                         after: attempt, of: method, failedWith: error, sawResponseHeaders: sawHeaders, deadline: options.deadline),
                     mayRetry(error)

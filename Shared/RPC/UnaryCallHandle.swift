@@ -10,6 +10,9 @@ public final class UnaryCallHandle: CallCancellable, UnaryCallObserver {
         var cancelled = false
         /// While a retry waits for its delay: what completes the call if it is cancelled first.
         var waitingRetry: (@Sendable () -> Void)?
+        /// The task that waits out the retry's delay: cancelled with the handle, so it lets go
+        /// of the call at once.
+        var retryTimer: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
@@ -38,12 +41,16 @@ public final class UnaryCallHandle: CallCancellable, UnaryCallObserver {
     /// Cancels the current attempt (its completion reports `CANCELLED`) or, while a retry waits,
     /// completes the call with `CANCELLED` at once; no further attempt starts.
     public func cancel() {
-        let (call, waitingRetry) = state.withLock { state in
+        let (call, waitingRetry, retryTimer) = state.withLock { state in
             state.cancelled = true
-            defer { state.waitingRetry = nil }
-            return (state.call, state.waitingRetry)
+            defer {
+                state.waitingRetry = nil
+                state.retryTimer = nil
+            }
+            return (state.call, state.waitingRetry, state.retryTimer)
         }
         call?.cancel()
+        retryTimer?.cancel()
         waitingRetry?()
     }
 
@@ -82,11 +89,16 @@ public final class UnaryCallHandle: CallCancellable, UnaryCallObserver {
         let key = ObjectIdentifier(self)
         client.waitingRetries.withLock { $0[key] = self }
         if client.isClosed { cancel() }  // closed since the check above: close() may have missed it
-        Task { [self] in
+        let timer = Task { [self] in
             try? await Task.sleep(for: delay)
             client.waitingRetries.withLock { _ = $0.removeValue(forKey: key) }
             if beginRetry() { start(attempt + 1) }
         }
+        let cancelled = state.withLock { state -> Bool in
+            if !state.cancelled { state.retryTimer = timer }
+            return state.cancelled
+        }
+        if cancelled { timer.cancel() }
     }
 
     /// Follows a new attempt; cancels it at once when the handle already was.

@@ -23,6 +23,7 @@ private enum Memos {
     static let collect = MethodDescriptor<Memo, Memo>(service: service, method: "Collect", kind: .clientStreaming)
     static let chat = MethodDescriptor<Memo, Memo>(service: service, method: "Chat", kind: .bidirectionalStreaming)
     static let hold = MethodDescriptor<Memo, Memo>(service: service, method: "Hold", kind: .clientStreaming)
+    static let forever = MethodDescriptor<Memo, Memo>(service: service, method: "Forever", kind: .serverStreaming)
 }
 
 /// What the handlers report to the test.
@@ -84,6 +85,15 @@ private func makeRouter(_ observed: Observed) -> Router {
     }
     router.bidirectional(Memos.chat) { notes, writer, _ in
         for try await note in notes { try await writer.write(Memo(text: note.text.uppercased())) }
+    }
+    router.serverStreaming(Memos.forever) { memo, writer, _ in
+        try await writer.write(memo)
+        do {
+            try await Task.sleep(for: .seconds(3600))
+        } catch {
+            observed.cancelledHandlers.add(1, ordering: .relaxed)
+            throw error
+        }
     }
     router.clientStreaming(Memos.hold) { notes, _ in
         while !observed.holdOpen.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
@@ -242,6 +252,25 @@ struct InProcessTransportTests {
         observed.flakyFailuresLeft.store(1, ordering: .relaxed)
         let error = await #expect(throws: RPCError.self) { try await client.unary(Memos.flakyUnsafe, Memo(text: "no")) }
         #expect(error?.code == .unavailable && observed.attempts.load(ordering: .relaxed) == 1)
+    }
+
+    @Test("closing the client ends a stream still open with UNAVAILABLE and cancels its handler")
+    func closeEndsOpenCalls() async throws {
+        let observed = Observed()
+        let client = makeClient(observed)
+        let first = AsyncStream<Void>.makeStream()
+        let watch = Task {
+            try await client.serverStreaming(Memos.forever, Memo(text: "open")) { responses in
+                defer { first.continuation.finish() }
+                for try await _ in responses { first.continuation.yield() }
+            }
+        }
+        var firstArrived = first.stream.makeAsyncIterator()
+        _ = await firstArrived.next()  // the watch task yields once per message, or ends the stream on failure
+        await client.close()
+        let error = await #expect(throws: RPCError.self) { try await watch.value }
+        #expect(error?.code == .unavailable)
+        try await eventuallyTrue { observed.cancelledHandlers.load(ordering: .relaxed) == 1 }
     }
 
     @Test("a closed transport refuses calls with UNAVAILABLE")
