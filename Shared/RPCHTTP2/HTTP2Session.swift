@@ -389,7 +389,8 @@ private let endStreamFlag = UInt8(NGHTTP2_FLAG_END_STREAM.rawValue)
 
 // nghttp2_mem hooks: the session's ``NGHTTP2Allocator``, reached without retaining it (it
 // outlives the session's nghttp2 state, which it frees last), as ``HTTP2Session/with(_:_:)``
-// reaches the session: a retain and release per allocation otherwise.
+// reaches the session: a retain and release per allocation otherwise (`Benchmarks/gateway-ab`,
+// Benchmarks/HISTORY.md, 2026-11-27, 89557bf, measured with the callbacks' unretained access).
 private func withMemory<Result>(_ userData: UnsafeMutableRawPointer?, _ body: (NGHTTP2Allocator) -> Result) -> Result {
     Unmanaged<NGHTTP2Allocator>.fromOpaque(userData!)._withUnsafeGuaranteedRef(body)
 }
