@@ -303,7 +303,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     func deadlinePassed(_ call: HTTP2ClientCall) {
         loop.assertInLoop()
         call.deadlineTimer = nil
-        call.complete(.failure(Self.deadlineExceeded))
+        call.complete(.failure(Self.deadlineExceeded), droppingUnread: true)
         resetNow(call)
     }
 

@@ -144,9 +144,10 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     public var serverAnswered: Bool { answered.load(ordering: .acquiring) }
     let answered = Atomic<Bool>(false)
 
-    /// Cancels the call: RST_STREAM(CANCEL) to the server, `CANCELLED` to readers.
+    /// Cancels the call: RST_STREAM(CANCEL) to the server, `CANCELLED` to readers at once
+    /// (messages not read yet are dropped: the caller no longer wants them).
     public func cancel() {
-        complete(.failure(.callCancelled), resetStream: true)
+        complete(.failure(.callCancelled), resetStream: true, droppingUnread: true)
     }
 
     /// Sets up a unary call made without a task before it is submitted: the one request
@@ -170,10 +171,13 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     // MARK: Loop side
 
     /// Whether the call has ended (its status is set). Any thread.
-    var hasEnded: Bool { shared.withLock { $0.status != nil } }
+    package var hasEnded: Bool { shared.withLock { $0.status != nil } }
 
-    /// Ends the call with a status, waking every waiter; optionally resets the stream.
-    func complete(_ status: Result<Void, RPCError>, resetStream: Bool = false) {
+    /// Ends the call with a status, waking every waiter; optionally resets the stream. The
+    /// messages received before a failure are read before it, as the server sent them —
+    /// unless `droppingUnread`, for the ends the caller itself chose (cancel, its deadline),
+    /// which readers meet at once, as the in-process transport does.
+    func complete(_ status: Result<Void, RPCError>, resetStream: Bool = false, droppingUnread: Bool = false) {
         let (reader, writer, headerWaiters, first, unary) = shared.withLock { state in
             guard state.status == nil else {
                 return (
@@ -186,8 +190,8 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
             // (the server answered without reading them all) nothing drains any more.
             let writer: StreamBuffers.Writer? =
                 switch status {
-                case .failure(let error): state.buffers.cancel(error).1
-                case .success: state.buffers.takeWriter()
+                case .failure(let error) where droppingUnread: state.buffers.cancel(error).1
+                case .failure, .success: state.buffers.takeWriter()
                 }
             var unary: ((any UnaryCallObserver), Result<Data, RPCError>)?
             if let observer = state.observer {
