@@ -72,13 +72,23 @@ enum KnownHeader {
     /// `Metadata.isCustom` compares its prefixes: `hasPrefix` compares grapheme clusters,
     /// several times the cost, on every call of both sides.
     static func isGRPC(contentType: String) -> Bool {
-        contentType.utf8.starts(with: "application/grpc".utf8)
+        hasPrefix(contentType, "application/grpc")
     }
 
     /// Whether a content type is gRPC-Web's (`application/grpc-web…`), which
     /// ``isGRPC(contentType:)`` also accepts: a server with a web handler serves it there.
     static func isGRPCWeb(contentType: String) -> Bool {
-        contentType.utf8.starts(with: "application/grpc-web".utf8)
+        hasPrefix(contentType, "application/grpc-web")
+    }
+
+    /// Whether `text` begins with `prefix`, byte for byte: one `memcmp` for the native strings
+    /// decoded headers are (a generic `starts(with:)` walks the UTF-8 views byte by byte, on
+    /// every call's admission).
+    static func hasPrefix(_ text: String, _ prefix: StaticString) -> Bool {
+        let count = prefix.utf8CodeUnitCount
+        guard text.utf8.count >= count else { return false }
+        return text.utf8.withContiguousStorageIfAvailable { memcmp($0.baseAddress!, prefix.utf8Start, count) == 0 }
+            ?? text.utf8.starts(with: UnsafeBufferPointer(start: prefix.utf8Start, count: count))
     }
 
     /// The message codec a gRPC content type names.

@@ -14,10 +14,19 @@ struct StreamBuffers {
     static let outboundLowWater = 64 * 1024
 
     // Every continuation here is taken out of the buffers under their owner's lock before it
-    // is resumed, so each is resumed exactly once (checked: a second resume or none traps or
-    // warns).
+    // is resumed, so each is resumed exactly once. Debug builds — every test run — check it (a
+    // second resume traps, none warns); release builds trust it, as they skip exclusivity
+    // checks.
+    #if DEBUG
     typealias Reader = CheckedContinuation<Data?, any Error>
     typealias Writer = CheckedContinuation<Void, any Error>
+    #else
+    // Unsafe in release: CheckedContinuation's layout is opaque, so every optional test and
+    // store of one is a value-witness call after a metadata lookup, on every read and write of
+    // every call; `Benchmarks/gateway-ab` (HISTORY 2026-11-27, "continuations") shows the cost.
+    typealias Reader = UnsafeContinuation<Data?, any Error>
+    typealias Writer = UnsafeContinuation<Void, any Error>
+    #endif
 
     /// Received messages not yet read.
     private var inbox = MessageQueue()
@@ -182,7 +191,7 @@ extension StreamBuffers {
         case .wait:
             break
         }
-        return try await withCheckedThrowingContinuation { continuation in
+        return try await suspend { (continuation: Reader) in
             switch take(continuation) {
             case .message(let message, let grant):
                 if grant { regrant() }
@@ -198,7 +207,7 @@ extension StreamBuffers {
     /// Suspends a writer until unsent bytes drop below the low-water mark. `check` returns
     /// `true` to go on at once, `false` once it stored the continuation, or the stream's error.
     static func waitUntilDrained(check: (Writer) -> Result<Bool, any Error>) async throws {
-        try await withCheckedThrowingContinuation { (continuation: Writer) in
+        try await suspend { (continuation: Writer) in
             switch check(continuation) {
             case .success(true): continuation.resume()
             case .success(false): break
@@ -206,6 +215,20 @@ extension StreamBuffers {
             }
         }
     }
+}
+
+extension StreamBuffers {
+    #if DEBUG
+    /// Suspends with a checked continuation (``Reader``, ``Writer``) handed to `body`.
+    fileprivate static func suspend<Value>(_ body: (CheckedContinuation<Value, any Error>) -> Void) async throws -> Value {
+        try await withCheckedThrowingContinuation(body)
+    }
+    #else
+    /// Suspends with an unsafe continuation (``Reader``, ``Writer``) handed to `body`.
+    fileprivate static func suspend<Value>(_ body: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
+        try await withUnsafeThrowingContinuation(body)
+    }
+    #endif
 }
 
 /// A first-in-first-out list of messages that allocates nothing while it holds at most one

@@ -117,4 +117,14 @@ struct RequestHeadTests {
             "content-type: application/grpc+json", "te: trailers", "user-agent: storefront-rpc/1", "keep: k",
         ])
     }
+
+    @Test("a gRPC content type is told by its prefix, byte for byte", arguments: [
+        ("application/grpc", true, false), ("application/grpc+json", true, false), ("application/grpc; charset=utf-8", true, false),
+        ("application/grpc-web+json", true, true), ("application/grpc-web", true, true), ("application/grp", false, false),
+        ("", false, false), ("Application/grpc", false, false), ("application/json", false, false), ("application/grpc-wé", true, false),
+    ])
+    func grpcContentTypes(contentType: String, isGRPC: Bool, isGRPCWeb: Bool) {
+        #expect(KnownHeader.isGRPC(contentType: contentType) == isGRPC)
+        #expect(KnownHeader.isGRPCWeb(contentType: contentType) == isGRPCWeb)
+    }
 }
