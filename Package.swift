@@ -13,10 +13,11 @@ let strictSettings: [SwiftSetting] = [
 /// the same, but a call no longer checks at every `await` whether to hop (that check, under a
 /// lock in the concurrency runtime, was ~9 % of bench-server's CPU at 16x16).
 let runtimeSettings = strictSettings + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
-/// Release builds of the HTTP/2 runtime and the JSON coders skip Swift's dynamic exclusivity
-/// checks (a thread-local lookup on every access of a class's stored property): their state is
-/// loop- or call-confined and never accessed re-entrantly, and debug builds — every test run —
-/// keep the checks. What it buys: `Benchmarks/gateway-ab` (Benchmarks/HISTORY.md, 2026-11-27,
+/// Release builds of the HTTP/2 runtime skip Swift's dynamic exclusivity checks (a
+/// thread-local lookup on every access of a class's stored property): its state is loop- or
+/// call-confined and never accessed re-entrantly, and debug builds — every test run — keep the
+/// checks. (Only for the server side: a target a client app depends on, such as JSON, may not
+/// carry unsafe flags, so JSON marks its few hot properties `@exclusivity(unchecked)` instead.) What it buys: `Benchmarks/gateway-ab` (Benchmarks/HISTORY.md, 2026-11-27,
 /// 89557bf): with the checks on, the gateway forwards about a tenth fewer calls.
 let uncheckedExclusivityInRelease: [SwiftSetting] = [
     .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release)),
@@ -50,7 +51,7 @@ let package = Package(
         // The one POSIX layer: the syscall wrapper (EINTR, errno, EBADF), atomic file writes, sockets.
         .target(name: "SystemCalls", dependencies: ["CLinux"], path: "Shared/SystemCalls", swiftSettings: strictSettings),
         // JSON: our encoder and decoder (Codable, sorted keys, byte-stable) and `JSONValue`.
-        .target(name: "JSON", path: "Shared/JSON", swiftSettings: runtimeSettings + uncheckedExclusivityInRelease),
+        .target(name: "JSON", path: "Shared/JSON", swiftSettings: runtimeSettings),
         // RPC semantics: status and error model, metadata, descriptors, router, codec, framing.
         .target(name: "RPC", dependencies: ["JSON", log], path: "Shared/RPC", swiftSettings: runtimeSettings),
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
