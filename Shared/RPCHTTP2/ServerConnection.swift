@@ -125,48 +125,48 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Hands a stream's new output to nghttp2 and grants the window its handler has freed.
     private func push(_ stream: ServerStream) {
-        guard !stream.streamClosed else { return }
-        pushResponse(stream)
+        switch stream.lifecycle.pushAction {
+        case .none: return
+        case .resumeBody: session.resumeBody(streamID: stream.id)
+        case .submitResponse: submitResponse(stream)
+        }
         if stream.ungranted > 0 && stream.canGrantWindow {
             session.consume(streamID: stream.id, count: stream.ungranted)
             stream.ungranted = 0
         }
     }
 
-    private func pushResponse(_ stream: ServerStream) {
-        guard !stream.responseSubmitted else {
-            session.resumeBody(streamID: stream.id)
-            return
-        }
-        if stream.isWeb { return pushWebResponse(stream) }
+    /// Submits a call's response headers once its answer has begun: finished, or a message
+    /// written.
+    private func submitResponse(_ stream: ServerStream) {
+        if stream.isWeb { return submitWebResponse(stream) }
         // The error trailers are built only for a Trailers-Only answer (finished, nothing written).
         let (finished, wrote, trailers) = stream.shared.withLock { state in
             (state.finished, state.buffers.everWrote, state.finished && !state.buffers.everWrote ? state.errorTrailers : [])
         }
         guard finished || wrote else { return }
-        stream.responseSubmitted = true
         if finished && !wrote {
             // Trailers-Only: one HEADERS frame carries the status and ends the stream.
-            let headers = HTTP2HeaderBlock([(":status", "200"), ("content-type", stream.contentType)] + trailers)
-            stream.heldHeaders = headers
-            session.submitResponse(streamID: stream.id, headers: headers, body: false)
+            submit(HTTP2HeaderBlock([(":status", "200"), ("content-type", stream.contentType)] + trailers), body: false, on: stream)
         } else {
-            let headers = responseHeaders(for: stream.contentType)
-            stream.heldHeaders = headers
-            session.submitResponse(streamID: stream.id, headers: headers, body: true)
+            submit(responseHeaders(for: stream.contentType), body: true, on: stream)
         }
     }
 
+    /// Submits a stream's response headers, which the stream holds for nghttp2 to read
+    /// (``ServerStreamStateMachine/Response/submitted(holding:)``); with `body`, DATA follows.
+    private func submit(_ headers: HTTP2HeaderBlock, body: Bool, on stream: ServerStream) {
+        stream.lifecycle.responseSubmitted(holding: headers)
+        session.submitResponse(streamID: stream.id, headers: headers, body: body)
+    }
+
     /// Submits the head of an answer to a request that is not gRPC, once its handler gave it.
-    private func pushWebResponse(_ stream: ServerStream) {
+    private func submitWebResponse(_ stream: ServerStream) {
         let (head, bodyless) = stream.shared.withLock { state in
             (state.webHead, state.webEnded && !state.buffers.everWrote)
         }
         guard let head else { return }
-        stream.responseSubmitted = true
-        let headers = HTTP2HeaderBlock(head)
-        stream.heldHeaders = headers
-        session.submitResponse(streamID: stream.id, headers: headers, body: !bodyless)
+        submit(HTTP2HeaderBlock(head), body: !bodyless, on: stream)
     }
 
     /// The response headers for a content type, built once per connection.
@@ -235,7 +235,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         // Unretained: storing a header closes nothing, so `streams` holds the stream throughout.
         // What skipping the retain buys: see ``StreamMap/unretained(_:)``.
         streams.unretained(streamID)?._withUnsafeGuaranteedRef { stream in
-            guard !stream.headersComplete else { return }
+            guard stream.lifecycle.isReceivingHeaders else { return }
             stream.headerBytes += name.count + value.count + 32
             guard stream.headerBytes <= maxHeaderListSize else { return }
             // Known names are matched on bytes: most headers never become Strings.
@@ -262,17 +262,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     func sessionHeadersComplete(streamID: Int32, endStream: Bool) {
         guard let stream = stream(streamID) else { return }
-        if !stream.headersComplete {
-            stream.headersComplete = true
-            admit(stream)
-        }
+        if stream.lifecycle.headerBlockEnded() { admit(stream) }
         if endStream { endOfRequest(stream) }
     }
 
     func sessionData(streamID: Int32, bytes: UnsafeRawBufferPointer) {
-        guard let stream = stream(streamID), stream.route != nil, !stream.requestEnded else {
+        guard let stream = stream(streamID), stream.route != nil, stream.lifecycle.isReceivingBody else {
             session.consume(streamID: streamID, count: bytes.count)  // discarded: nothing to hold back for
-            if let stream = stream(streamID), stream.isWeb, !stream.requestEnded { receiveWebBody(stream, bytes) }
+            if let stream = stream(streamID), stream.isWeb, stream.lifecycle.isReceivingBody { receiveWebBody(stream, bytes) }
             return
         }
         stream.receivedBytes += bytes.count
@@ -300,11 +297,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
-        if stream.countedOpen {
-            stream.countedOpen = false
-            loop.countOpenCalls(-1)
-        }
-        stream.streamClosed = true
+        if stream.lifecycle.close() { loop.countOpenCalls(-1) }
         stream.ungranted = 0  // the connection's window had them back on arrival
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
         let (finished, answered) = stream.shared.withLock { ($0.finished, $0.status) }
@@ -313,7 +306,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             stream.abort(Self.clientCancelled)
         }
         // Reset before the answer was all sent: by the server (it says why) or the client.
-        let reset: RPCError? = errorCode != 0 ? (stream.resetStatus ?? Self.clientCancelled) : nil
+        let reset: RPCError? = errorCode != 0 ? (stream.lifecycle.resetReason ?? Self.clientCancelled) : nil
         logEnd(stream, status: reset ?? (finished ? answered : Self.clientCancelled), answered: answered)
         releaseHeld(by: stream)
         lifecycle.streamActivity(at: System.monotonicNanoseconds())
@@ -336,7 +329,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             server.callEnded()
             return
         }
-        guard stream.started || stream.route != nil else { return }
+        guard stream.lifecycle.handlerStarted || stream.route != nil else { return }
         let requestID = stream.requestID ?? stream.metadata[MetadataKey.requestID].map(RequestID.init)
         let failure = answered.flatMap { $0.code == .internal || $0.code == .unknown ? $0 : nil }
         let handlerStatus = status?.code == failure?.code ? nil : failure
@@ -346,14 +339,13 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     }
 
     func sessionAnswerHeadersNotSent(streamID: Int32) {
-        guard let stream = stream(streamID), stream.resetStatus == nil else { return }
-        stream.resetStatus = RPCError(code: .internal, message: "The answer's headers could not be sent.")
+        stream(streamID)?.lifecycle.answerHeadersNotSent()
     }
 
     func sessionSentEndStream(streamID: Int32) {
         // Our response is complete; a client still sending is told to stop without error
         // (RFC 9113 §8.1).
-        if let stream = stream(streamID), !stream.requestEnded {
+        if let stream = stream(streamID), stream.lifecycle.responseEnded() {
             session.reset(streamID: streamID, errorCode: 0)
         }
     }
@@ -433,7 +425,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     private func admitWeb(_ stream: ServerStream) {
         stream.webBody = Data()
         stream.shared.withLock { $0.buffers.raw = true }
-        stream.started = true
+        stream.lifecycle.handlerStarts(countedOpen: false)
         server.callStarted()
         let response = HTTP2WebResponse(stream: stream, method: stream.httpMethod, path: stream.path, peer: peer)
         if stream.headerBytes > maxHeaderListSize {
@@ -483,7 +475,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard loop.inEventLoop else {
             return loop.execute { self.scheduleWebDeadline(stream, at: deadline, action) }
         }
-        guard !lifecycle.isClosed, !stream.streamClosed else { return }
+        guard !lifecycle.isClosed, !stream.lifecycle.isClosed else { return }
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
         stream.deadlineTimer = loop.scheduleTimer(after: max(.zero, deadline - .now)) { [weak stream] in
             guard let stream else { return }
@@ -507,21 +499,20 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         let passed = RPCError(code: .deadlineExceeded, message: "The deadline passed.")
         stream.abort(passed)
         flushOutput()
-        guard !lifecycle.isClosed, !stream.streamClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
+        guard !lifecycle.isClosed, !stream.lifecycle.isClosed, stream.shared.withLock({ $0.buffers.unsent > 0 }) else { return }
         resetAnswer(stream, because: passed)
         flushOutput()
     }
 
     /// Resets a stream whose answer will not all go out (RST_STREAM CANCEL), noting `reason` for
-    /// its log line (``ServerStream/resetStatus``).
+    /// its log line (``ServerStreamStateMachine/resetReason``).
     private func resetAnswer(_ stream: ServerStream, because reason: RPCError) {
-        stream.resetStatus = reason
+        stream.lifecycle.serverResets(because: reason)
         session.reset(streamID: stream.id, errorCode: 8)  // CANCEL
     }
 
     private func endOfRequest(_ stream: ServerStream) {
-        guard !stream.requestEnded else { return }
-        stream.requestEnded = true
+        guard stream.lifecycle.requestEnded() else { return }
         if stream.isWeb, stream.webResponse == nil { return dispatchWeb(stream) }
         guard stream.route != nil else { return }
         if stream.deframer.hasPartialMessage {
@@ -529,7 +520,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             return fail(stream, MessageDeframer.truncatedRequest)
         }
         stream.endInbound()
-        if !stream.started { startHandler(stream) }
+        if !stream.lifecycle.handlerStarted { startHandler(stream) }
     }
 
     /// Ends a call with an error before or during its handler.
@@ -538,17 +529,14 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             stream.contentType = "application/grpc+json"
         }
         stream.abort(error)
-        if !stream.started {
+        if !stream.lifecycle.handlerStarted {
             server.logCall(stream: stream, status: error, requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init))
         }
     }
 
     private func answerHTTP(_ stream: ServerStream, status: Int) {
-        stream.responseSubmitted = true
         stream.shared.withLock { $0.finished = true }
-        let headers = HTTP2HeaderBlock([(":status", String(status))])
-        stream.heldHeaders = headers
-        session.submitResponse(streamID: stream.id, headers: headers, body: false)
+        submit(HTTP2HeaderBlock([(":status", String(status))]), body: false, on: stream)
         server.logCall(
             stream: stream, status: RPCError(code: .forHTTPStatus(status), message: "HTTP status \(status)."), requestID: stream.metadata[MetadataKey.requestID].map(RequestID.init),
             httpStatus: status)
@@ -556,12 +544,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     private func startHandler(_ stream: ServerStream) {
         guard let route = stream.route else { return }
-        stream.started = true
         // Unary calls only: a stream (a watch) may stay open for hours with nothing to do.
-        if route.info.kind == .unary {
-            stream.countedOpen = true
-            loop.countOpenCalls(1)
-        }
+        let countedOpen = route.info.kind == .unary
+        stream.lifecycle.handlerStarts(countedOpen: countedOpen)
+        if countedOpen { loop.countOpenCalls(1) }
         let requestID = stream.metadata[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next()
         stream.requestID = requestID
         let context = ServerContext(
@@ -574,7 +560,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         // first suspension (most such handlers finish without one), so the call costs no
         // thread hand-off. Anything else starts on the cooperative pool, or on the loop when
         // handlers stay there.
-        let inline = route.info.kind.isUnaryRequest && stream.requestEnded
+        let inline = route.info.kind.isUnaryRequest && stream.lifecycle.isRequestEnded
             && stream.receivedBytes <= inlineStartLimit
         if inline, route.immediateHandler != nil || route.callbackHandler != nil,
             route.interceptors.canPrepareImmediately
@@ -680,12 +666,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         if let timer = housekeepingTimer { loop.cancelTimer(timer) }
         socket.close()
         for stream in streams.allValues {
-            if stream.countedOpen {
-                stream.countedOpen = false
-                loop.countOpenCalls(-1)
-            }
+            if stream.lifecycle.close() { loop.countOpenCalls(-1) }
             if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
-            stream.streamClosed = true
             let closedUnder = RPCError(code: .cancelled, message: "The connection closed.")
             let answered = stream.shared.withLock { $0.status }
             stream.abort(closedUnder)

@@ -45,10 +45,9 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     var encoding: String?
     var metadata = Metadata()
     var headerBytes = 0
-    var headersComplete = false
-    var requestEnded = false
-    var responseSubmitted = false
-    var streamClosed = false
+    /// The stream's life cycle: its request arriving and ending, its handler started, its
+    /// response submitted, its reset and close.
+    var lifecycle = ServerStreamStateMachine()
     var route: RegisteredMethod?
     var deframer: MessageDeframer
     var ungranted = 0
@@ -56,17 +55,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     var receivedBytes = 0
     var deadlineTimer: UInt64?
     var deadline: ContinuousClock.Instant?
-    /// The submitted response headers: nghttp2 reads their bytes uncopied until the frame is
-    /// sent, so the stream keeps them alive.
-    var heldHeaders: HTTP2HeaderBlock?
-    var started = false
     /// The call's request id, once its handler has started: for its log line.
     var requestID: RequestID?
-    /// Why the server reset the stream before its answer was all sent (its deadline, the send
-    /// timeout): the status its log line gives.
-    var resetStatus: RPCError?
-    /// Whether the loop counts this call among its open unary calls (``EventLoop/openCalls``).
-    var countedOpen = false
     /// Response body bytes handed to nghttp2 so far.
     var bodyBytesSent = 0
     /// The sent count and time (monotonic ns) when bytes were last seen waiting with no progress
