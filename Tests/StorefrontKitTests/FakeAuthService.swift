@@ -6,7 +6,8 @@ import Synchronization
 
 /// auth-svc as far as a session's refresh goes, served in this process: `RefreshSession`
 /// rotates the refresh token (counting every call, refusing a token used before as
-/// `REFRESH_TOKEN_REUSED`) and `GetCurrentUser` accepts only the latest access token of a refreshed session. A
+/// `REFRESH_TOKEN_REUSED`) and `GetCurrentUser` accepts only the latest access token of a refreshed session; `SignOut` answers
+/// that the session was revoked already. A
 /// ``StorefrontClient`` calls it through an `InProcessTransport` — what the client does with
 /// tokens, without a server process. Thread-safe.
 final class FakeAuthService: Sendable {
@@ -66,6 +67,9 @@ final class FakeAuthService: Sendable {
                 throw RPCError(code: .unauthenticated, reason: "ACCESS_TOKEN_EXPIRED", message: "The access token expired.")
             }
             return UserResponse(user: self.user)
+        }
+        router.unary(AuthContract.signOut) { _, _ -> Empty in
+            throw RPCError(code: .unauthenticated, reason: "SESSION_REVOKED", message: "The session was revoked.")
         }
         return router
     }

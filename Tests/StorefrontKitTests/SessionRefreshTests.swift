@@ -48,6 +48,18 @@ struct SessionRefreshTests {
         await client.close()
     }
 
+    @Test("Signing out of a session the server has revoked already signs out without an error")
+    func signOutOfRevokedSession() async throws {
+        let fake = FakeAuthService()
+        fake.refuseRefreshes("INVALID_REFRESH_TOKEN")
+        let store = MemoryCredentialStore(fake.storedSession(expiresAt: Date().addingTimeInterval(600)))
+        let client = fake.client(store: store)
+        try await client.auth.signOut(everywhere: true)
+        #expect(client.auth.currentUser == nil)
+        #expect(store.load() == nil)
+        await client.close()
+    }
+
     @Test("A signed-out client calls without a token and refreshes nothing")
     func signedOutCallsWithoutToken() async throws {
         let fake = FakeAuthService()

@@ -61,15 +61,16 @@ public struct StorefrontAuth: Sendable {
 
     /// Signs out: ends the session on the server — on every device with `everywhere` — and
     /// forgets it here. Signed out here even when the server cannot be reached (then it
-    /// throws after); nothing happens when no one is signed in.
+    /// throws after); a session the server had already ended is no error. Nothing happens
+    /// when no one is signed in.
     public func signOut(everywhere: Bool = false) async throws(StorefrontError) {
         guard await calls.sessions.current != nil else { return }
         var serverError: StorefrontError?
         do {
             _ = try await calls.signedIn(AuthContract.signOut, SignOutRequest(scope: everywhere ? .global : .local))
-        } catch {
+        } catch where error.code != .unauthenticated {
             serverError = error
-        }
+        } catch {}  // the session had ended on the server already
         try await forgetSession()
         if let serverError { throw serverError }
     }
