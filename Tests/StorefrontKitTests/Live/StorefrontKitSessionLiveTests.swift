@@ -68,6 +68,11 @@ struct StorefrontKitSessionLiveTests {
     func cancellationReachesServer() async throws {
         try await withKitStack { kit in
             let client = try kit.client()
+            // Without a token the stream ends at once, its error in the end-of-stream message.
+            let refused = await #expect(throws: RPCError.self) {
+                try await client.calls.rpc.serverStreaming(AuthContract.watchAuthState, Empty(), options: client.calls.options(token: nil)) { _ in }
+            }
+            #expect(refused?.code == .unauthenticated && refused?.reason == "MISSING_TOKEN", "\(String(describing: refused))")
             _ = try await kit.signedInUser(client)
             let token = try #require(await client.calls.sessions.current?.accessToken)
             var options = client.calls.options(token: token)
