@@ -36,10 +36,12 @@ final class ConnectSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     /// Every call still open (to end them when the transport closes).
     var openCalls: [ConnectCall] { registrations.withLock { $0.values.map(\.call) } }
 
+    /// The call `task` belongs to, while it runs.
     private func registration(of task: URLSessionTask) -> Registration? {
         registrations.withLock { $0[task.taskIdentifier] }
     }
 
+    /// The response head: the interceptors see it, then the call.
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
@@ -51,10 +53,12 @@ final class ConnectSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         completionHandler(.allow)
     }
 
+    /// Body bytes, as they arrive.
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         registration(of: dataTask)?.call.received(data)
     }
 
+    /// The end of the transfer: the call ends with what arrived, or the error.
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         let registration = registrations.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         registration?.call.completed(with: error)

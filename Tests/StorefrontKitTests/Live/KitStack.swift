@@ -82,6 +82,7 @@ final class CountingInterceptor: RequestInterceptor {
         self.requestIDPrefix = requestIDPrefix
     }
 
+    /// Counts the request and names it.
     func intercept(_ request: inout URLRequest) {
         let path = request.url?.path ?? ""
         let number = counts.withLock { counts in
@@ -91,6 +92,7 @@ final class CountingInterceptor: RequestInterceptor {
         request.setValue("\(requestIDPrefix)-\(number)", forHTTPHeaderField: "x-request-id")
     }
 
+    /// Notes the response's status.
     func received(_ response: HTTPURLResponse, for request: URLRequest) {
         responses.withLock { $0.append(response.statusCode) }
     }
