@@ -30,8 +30,13 @@ let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swi
 
 let package = Package(
     name: "Storefront",
-    platforms: [.macOS(.v15)],
-    products: [],
+    // StorefrontKit's floor: what an app shipping it supports. The servers build for Linux only,
+    // where this is ignored (their `Synchronization` uses need macOS 15 / iOS 18 on Apple).
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        // The client library a shop app links (Clients/StorefrontKit/README.md).
+        .library(name: "StorefrontKit", targets: ["StorefrontKit"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -131,6 +136,16 @@ let package = Package(
                 "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, crypto, cryptoExtras,
             ],
             path: "Tests/ContractProviderTests", swiftSettings: strictSettings),
+
+        // The client library apps use (Clients/StorefrontKit/README.md): Connect over URLSession,
+        // nothing an iOS app cannot ship (no RPCHTTP2, no ServiceKit, no C).
+        .target(
+            name: "StorefrontKit", dependencies: ["Contracts", "RPC", "JSON", crypto], path: "Clients/StorefrontKit",
+            exclude: ["README.md"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StorefrontKitTests",
+            dependencies: ["StorefrontKit", "ServiceTestSupport", "Contracts", "RPC", "JSON", "Credentials"],
+            path: "Tests/StorefrontKitTests", swiftSettings: strictSettings),
 
         // The command line (Services/shopctl/README.md): every call through the gateway.
         .executableTarget(

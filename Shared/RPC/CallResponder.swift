@@ -33,7 +33,7 @@ public final class CallResponder: Sendable {
         var cancelAction: CancelAction?
     }
 
-    private let state = Mutex(State())
+    private let state = PortableMutex(State())
     private let delivery: Delivery
 
     /// A responder that hands the answer to `deliver` (the transport, or an async bridge).

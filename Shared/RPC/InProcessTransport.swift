@@ -19,9 +19,9 @@ public final class InProcessTransport: ClientTransport {
     private let logger: Logger
     /// The peer handlers see (``ServerContext/peer``): what rate limits count callers by.
     private let peer: String
-    private let closed = Atomic<Bool>(false)
+    private let closed = PortableAtomic<Bool>(false)
     /// The calls under way, which ``close()`` ends.
-    private let calls = Mutex<[ObjectIdentifier: InProcessCall]>([:])
+    private let calls = PortableMutex<[ObjectIdentifier: InProcessCall]>([:])
 
     /// A transport whose calls `router` serves, as if from `peer`, logging to `logger` (by
     /// default nowhere).
@@ -97,7 +97,7 @@ final class InProcessCall: ClientCall {
     fileprivate let requests = MessagePipe(capacity: pipeCapacity)
     /// The handler's messages to the client.
     private let responses = MessagePipe(capacity: pipeCapacity)
-    private let state = Mutex(State())
+    private let state = PortableMutex(State())
     /// Told once, when the call ends (its transport stops tracking it).
     private let onEnd: @Sendable (InProcessCall) -> Void
 
@@ -277,7 +277,7 @@ final class MessagePipe: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = PortableMutex(State())
 
     init(capacity: Int) {
         self.capacity = capacity

@@ -75,11 +75,11 @@ extension Router {
 
 /// The call I/O of a ``LocalCall``: its request messages from memory, its answers to a closure.
 final class LocalCallIO: ServerCallIO {
-    private let requests: Mutex<[Data]>
+    private let requests: PortableMutex<[Data]>
     private let writer: @Sendable (Data) async throws -> Void
 
     init(requests: [Data], write: @escaping @Sendable (Data) async throws -> Void) {
-        self.requests = Mutex(requests.reversed())
+        self.requests = PortableMutex(requests.reversed())
         self.writer = write
     }
 

@@ -12,7 +12,7 @@ public final class RPCClient: Sendable {
     /// When and how often idempotent calls are retried.
     public let retry: RetryPolicy
     /// Task-free unary calls whose retry waits for its delay: ``close()`` ends them at once.
-    let waitingRetries = Mutex<[ObjectIdentifier: UnaryCallHandle]>([:])
+    let waitingRetries = PortableMutex<[ObjectIdentifier: UnaryCallHandle]>([:])
 
     /// A client whose calls `transport` carries, retried by `retry`.
     public init(transport: any ClientTransport, retry: RetryPolicy = RetryPolicy()) {

@@ -65,7 +65,7 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
 
     /// Random per process, so ids from different processes do not collide.
     private static let processSeed = UInt64.random(in: 0...UInt64.max)
-    private static let counter = Atomic<UInt64>(0)
+    private static let counter = PortableAtomic<UInt64>(0)
 
     /// A new id for a call that arrived without one.
     public static func next() -> RequestID {

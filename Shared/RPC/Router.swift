@@ -184,7 +184,7 @@ public struct Router: Sendable {
             info: info,
             handler: { io, context in
                 let request = try await Self.singleRawRequest(from: io)
-                let responder = Mutex<CallResponder?>(nil)
+                let responder = PortableMutex<CallResponder?>(nil)
                 let response = try await withTaskCancellationHandler {
                     try await withCheckedThrowingContinuation { continuation in
                         let answer = CallResponder { continuation.resume(with: $0) }

@@ -15,7 +15,7 @@ public final class UnaryCallHandle: CallCancellable, UnaryCallObserver {
         var retryTimer: Task<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = PortableMutex(State())
     private let client: RPCClient
     private let method: MethodInfo
     private let request: Data
@@ -23,7 +23,7 @@ public final class UnaryCallHandle: CallCancellable, UnaryCallObserver {
     private let mayRetry: @Sendable (RPCError, (any ClientCall)?) -> Bool
     private let completion: @Sendable (Result<Data, RPCError>, (any ClientCall)?) -> Void
     /// The attempt under way (they run one after another).
-    private let attempt = Atomic<Int>(0)
+    private let attempt = PortableAtomic<Int>(0)
 
     init(
         client: RPCClient, method: MethodInfo, request: Data, options: CallOptions,

@@ -19,10 +19,8 @@ enum ConnectError {
     /// the gRPC path leaves out `shop-error-details-bin` past its limit.
     static let maximumDetailBytes = RPCError.maximumTrailerDetailsBytes
 
-    /// The Connect name of `code`: the gRPC name in lower case, but `canceled` with one l.
-    static func name(of code: RPCCode) -> String {
-        code == .cancelled ? "canceled" : code.name.lowercased()
-    }
+    /// The Connect name of `code` (``RPC/RPCCode/connectName``).
+    static func name(of code: RPCCode) -> String { code.connectName }
 
     /// The HTTP status a unary error of `code` is answered with (the spec's table).
     static func httpStatus(of code: RPCCode) -> Int {

@@ -1,0 +1,118 @@
+import Contracts
+import Foundation
+import RPC
+
+/// Keeps the signed-in session: the tokens in memory and in the ``CredentialStore``, the
+/// access token handed to each call, and its refresh — once for every call waiting on it.
+///
+/// An access token near its expiry (or one the server refused as expired) is exchanged with
+/// `RefreshSession` by one task; every call that needs a token meanwhile awaits that task, so
+/// twenty calls at the moment of expiry make one refresh. A refresh the server refuses as
+/// unauthenticated (`REFRESH_TOKEN_REUSED`: someone else used it, the whole session family is
+/// revoked; `INVALID_REFRESH_TOKEN`) ends the session here too: the store is cleared and
+/// ``AuthStateBroadcast`` tells `stateChanges` `nil`.
+///
+/// An actor: the session and the refresh under way change only on it.
+actor SessionKeeper {
+    /// Exchanges a refresh token for a new session (`RefreshSession`).
+    typealias Refresher = @Sendable (_ refreshToken: String) async throws -> Session
+
+    private let store: any CredentialStore
+    private let refresher: Refresher
+    private let broadcast: AuthStateBroadcast
+    /// How long before its expiry an access token is refreshed.
+    private let refreshMargin: TimeInterval
+    private let now: @Sendable () -> Date
+    private var session: StoredSession?
+    /// The refresh under way; every caller needing a token awaits it.
+    private var refreshing: Task<StoredSession?, any Error>?
+
+    /// A keeper of the session `store` holds (read now: an unreadable store counts as signed
+    /// out), refreshing through `refresher`, telling `broadcast` who is signed in.
+    init(
+        store: any CredentialStore, refresher: @escaping Refresher, broadcast: AuthStateBroadcast,
+        refreshMargin: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.refresher = refresher
+        self.broadcast = broadcast
+        self.refreshMargin = refreshMargin
+        self.now = now
+        session = try? store.load()
+        broadcast.publish(session?.user)
+    }
+
+    /// The stored session, as it is now (no refresh).
+    var current: StoredSession? { session }
+
+    /// The access token for a call: the current one, or a new one first when it is about to
+    /// expire; nil when signed out.
+    func accessToken() async throws -> String? {
+        guard let session else { return nil }
+        guard session.needsRefresh(at: now(), margin: refreshMargin) else { return session.accessToken }
+        return try await refreshed(from: session)?.accessToken
+    }
+
+    /// A token to retry a call with after the server refused `refused` as expired or invalid:
+    /// a newer one when another call has refreshed meanwhile, else one refresh's result.
+    func accessToken(replacing refused: String) async throws -> String? {
+        guard let session else { return nil }
+        guard session.accessToken == refused else { return session.accessToken }
+        return try await refreshed(from: session)?.accessToken
+    }
+
+    /// Keeps `session`, answered just now by a sign-in, as the signed-in session.
+    @discardableResult
+    func signedIn(_ session: Session) throws -> StoredSession {
+        let stored = StoredSession(session, receivedAt: now())
+        try install(stored)
+        return stored
+    }
+
+    /// Keeps `user` as the signed-in user's latest account data.
+    func update(_ user: User) throws {
+        guard var session, session.user.id == user.id else { return }
+        session.user = user
+        try install(session)
+    }
+
+    /// Forgets the session here: the store is cleared, `stateChanges` gets nil.
+    func signOut() throws {
+        session = nil
+        refreshing = nil
+        broadcast.publish(nil)
+        try store.remove()
+    }
+
+    // MARK: Refresh
+
+    /// The session after the refresh of `stale`: the one under way, or a new one.
+    private func refreshed(from stale: StoredSession) async throws -> StoredSession? {
+        if let refreshing { return try await refreshing.value }
+        let task = Task { try await refresh(stale) }
+        refreshing = task
+        return try await task.value
+    }
+
+    /// Exchanges `stale`'s refresh token. The new session is kept unless the user signed out
+    /// (or in again) meanwhile; a refusal as unauthenticated ends the session.
+    private func refresh(_ stale: StoredSession) async throws -> StoredSession? {
+        defer { refreshing = nil }
+        do {
+            let fresh = StoredSession(try await refresher(stale.refreshToken), receivedAt: now())
+            guard session?.refreshToken == stale.refreshToken else { return session }
+            try install(fresh)
+            return fresh
+        } catch let error as RPCError where error.code == .unauthenticated {
+            if session?.refreshToken == stale.refreshToken { try signOut() }
+            throw error
+        }
+    }
+
+    /// Makes `stored` the session, here and in the store, and tells who is signed in.
+    private func install(_ stored: StoredSession) throws {
+        session = stored
+        broadcast.publish(stored.user)
+        try store.save(stored)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import RPC
+@testable import StorefrontKit
+import Testing
+
+/// A Connect call's response, event by event, without a server.
+@Suite("StorefrontKit Connect response state")
+struct ConnectResponseStateTests {
+    /// A response head with `status` and `headers`.
+    static func head(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: URL(string: "http://gateway.test/x")!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    /// Everything readable from `state`: the messages, then the end.
+    static func drain(_ state: inout ConnectResponseState) -> (messages: [String], end: Result<Void, RPCError>?) {
+        var messages: [String] = []
+        while let next = state.takeMessage() {
+            switch next {
+            case .success(let message?): messages.append(String(decoding: message, as: UTF8.self))
+            case .success(nil): return (messages, .success(()))
+            case .failure(let error): return (messages, .failure(error))
+            }
+        }
+        return (messages, nil)
+    }
+
+    @Test("A unary body arriving in pieces is one message, then the end")
+    func unaryInPieces() {
+        var state = ConnectResponseState(streaming: false, maxMessageSize: 1024)
+        _ = state.receive(head: Self.head(200, ["Content-Type": "application/json"]))
+        #expect(state.headers?["content-type"] == "application/json")
+        _ = state.receive(body: Data(#"{"us"#.utf8))
+        _ = state.receive(body: Data(#"er":1}"#.utf8))
+        #expect(state.takeMessage() == nil)  // not complete yet
+        _ = state.complete(error: nil, transportClosed: false)
+        let (messages, end) = Self.drain(&state)
+        #expect(messages == [#"{"user":1}"#])
+        #expect(end.map { (try? $0.get()) != nil } == true)
+    }
+
+    @Test("A unary error status reads the Connect error body")
+    func unaryError() {
+        var state = ConnectResponseState(streaming: false, maxMessageSize: 1024)
+        _ = state.receive(head: Self.head(401, ["shop-error-reason": "MISSING_TOKEN"]))
+        _ = state.receive(body: Data(#"{"code":"unauthenticated","message":"Sign in first."}"#.utf8))
+        _ = state.complete(error: nil, transportClosed: false)
+        guard case .failure(let error)? = Self.drain(&state).end else { Issue.record("no error"); return }
+        #expect(error.code == .unauthenticated)
+        #expect(error.reason == "MISSING_TOKEN")
+        #expect(error.message == "Sign in first.")
+    }
+
+    @Test("A unary body over the limit fails the call")
+    func unaryTooLarge() {
+        var state = ConnectResponseState(streaming: false, maxMessageSize: 4)
+        _ = state.receive(head: Self.head(200))
+        let (_, failed) = state.receive(body: Data("12345".utf8))
+        #expect(failed)
+        guard case .failure(let error)? = Self.drain(&state).end else { Issue.record("no error"); return }
+        #expect(error.code == .resourceExhausted)
+    }
+
+    @Test("A stream delivers each message as it arrives, then the end-of-stream's error")
+    func streamMessagesThenError() {
+        var state = ConnectResponseState(streaming: true, maxMessageSize: 1024)
+        _ = state.receive(head: Self.head(200))
+        _ = state.receive(body: Data(MessageFraming.frame(Data(#"{"n":1}"#.utf8))))
+        #expect(Self.drain(&state).messages == [#"{"n":1}"#])
+        let end = #"{"error":{"code":"unavailable","message":"Gone."}}"#
+        _ = state.receive(body: Data(MessageFraming.frame(Data(#"{"n":2}"#.utf8)) + MessageFraming.frame(Data(end.utf8), flags: 2)))
+        _ = state.complete(error: nil, transportClosed: false)  // after the end-of-stream: changes nothing
+        let (messages, ended) = Self.drain(&state)
+        #expect(messages == [#"{"n":2}"#])
+        guard case .failure(let error)? = ended else { Issue.record("no error"); return }
+        #expect(error.code == .unavailable)
+        #expect(error.message == "Gone.")
+    }
+
+    @Test("A stream that ends without its end-of-stream message fails")
+    func streamWithoutEnd() {
+        var state = ConnectResponseState(streaming: true, maxMessageSize: 1024)
+        _ = state.receive(head: Self.head(200))
+        _ = state.complete(error: nil, transportClosed: false)
+        guard case .failure(let error)? = Self.drain(&state).end else { Issue.record("no error"); return }
+        #expect(error.code == .internal)
+    }
+
+    @Test("A lost connection is UNAVAILABLE; a cancelled task CANCELLED; a closed client UNAVAILABLE", arguments: [
+        (URLError.Code.networkConnectionLost, false, RPCCode.unavailable), (.cannotConnectToHost, false, .unavailable),
+        (.cancelled, false, .cancelled), (.cancelled, true, .unavailable),
+    ])
+    func transferFailures(code: URLError.Code, closed: Bool, expected: RPCCode) {
+        var state = ConnectResponseState(streaming: false, maxMessageSize: 1024)
+        _ = state.complete(error: URLError(code), transportClosed: closed)
+        guard case .failure(let error)? = Self.drain(&state).end else { Issue.record("no error"); return }
+        #expect(error.code == expected)
+    }
+
+    @Test("connect-timeout-ms rounds up to whole milliseconds, at least 1")
+    func timeoutHeader() {
+        #expect(ConnectWire.timeoutHeaderValue(.milliseconds(1500)) == "1500")
+        #expect(ConnectWire.timeoutHeaderValue(.microseconds(1500)) == "2")
+        #expect(ConnectWire.timeoutHeaderValue(.zero) == "1")
+    }
+}

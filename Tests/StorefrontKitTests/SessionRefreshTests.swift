@@ -1,0 +1,82 @@
+import Contracts
+import Foundation
+@testable import StorefrontKit
+import Testing
+
+/// The session's refresh against an in-process auth fake (``FakeAuthService``): one refresh for
+/// every call waiting on an expired token, and a refused refresh signing the user out.
+@Suite("StorefrontKit session refresh")
+struct SessionRefreshTests {
+    @Test("20 concurrent calls with a token past its expiry make one RefreshSession, and all succeed")
+    func concurrentCallsAtExpiryRefreshOnce() async throws {
+        let fake = FakeAuthService()
+        let store = MemoryCredentialStore(fake.storedSession(expiresAt: Date().addingTimeInterval(-5)))
+        let client = fake.client(store: store)
+        try await Self.reloadConcurrently(client, times: 20)
+        #expect(fake.refreshCalls == 1)
+        #expect(store.load()?.accessToken == FakeAuthService.accessToken(1))
+        #expect(store.load()?.refreshToken == FakeAuthService.refreshToken(1))
+        await client.close()
+    }
+
+    @Test("20 concurrent calls whose token the server refuses as expired make one RefreshSession, then retry")
+    func concurrentRefusedCallsRefreshOnce() async throws {
+        let fake = FakeAuthService()
+        // The device's clock thinks the token is good; the server does not.
+        let store = MemoryCredentialStore(fake.storedSession(expiresAt: Date().addingTimeInterval(600)))
+        let client = fake.client(store: store)
+        try await Self.reloadConcurrently(client, times: 20)
+        #expect(fake.refreshCalls == 1)
+        #expect(store.load()?.accessToken == FakeAuthService.accessToken(1))
+        await client.close()
+    }
+
+    @Test("A refresh refused as reused signs out: the store is cleared and stateChanges yields nil", arguments: ["REFRESH_TOKEN_REUSED", "INVALID_REFRESH_TOKEN"])
+    func refusedRefreshSignsOut(reason: String) async throws {
+        let fake = FakeAuthService()
+        fake.refuseRefreshes(reason)
+        let store = MemoryCredentialStore(fake.storedSession(expiresAt: Date().addingTimeInterval(-5)))
+        let client = fake.client(store: store)
+        var changes = client.auth.stateChanges.makeAsyncIterator()
+        #expect(await changes.next() == .some(fake.user))
+        let error = await #expect(throws: StorefrontError.self) { try await client.auth.reload() }
+        #expect(error?.reason == StorefrontError.Reason(wireName: reason))
+        #expect(error?.code == .unauthenticated)
+        #expect(await changes.next() == .some(nil))
+        #expect(client.auth.currentUser == nil)
+        #expect(store.load() == nil)
+        await client.close()
+    }
+
+    @Test("Signing out of a session the server has revoked already signs out without an error")
+    func signOutOfRevokedSession() async throws {
+        let fake = FakeAuthService()
+        fake.refuseRefreshes("INVALID_REFRESH_TOKEN")
+        let store = MemoryCredentialStore(fake.storedSession(expiresAt: Date().addingTimeInterval(600)))
+        let client = fake.client(store: store)
+        try await client.auth.signOut(everywhere: true)
+        #expect(client.auth.currentUser == nil)
+        #expect(store.load() == nil)
+        await client.close()
+    }
+
+    @Test("A signed-out client calls without a token and refreshes nothing")
+    func signedOutCallsWithoutToken() async throws {
+        let fake = FakeAuthService()
+        let client = fake.client(store: MemoryCredentialStore())
+        #expect(try await client.auth.reload() == nil)
+        #expect(client.auth.currentUser == nil)
+        #expect(fake.refreshCalls == 0)
+        await client.close()
+    }
+
+    /// Runs `times` concurrent `reload()`s of `client`, each of which must return the user.
+    static func reloadConcurrently(_ client: StorefrontClient, times: Int) async throws {
+        try await withThrowingTaskGroup(of: User?.self) { group in
+            for _ in 0..<times { group.addTask { try await client.auth.reload() } }
+            var users = 0
+            for try await user in group where user != nil { users += 1 }
+            #expect(users == times)
+        }
+    }
+}
