@@ -59,8 +59,7 @@ struct GatewayServer: ServiceServer {
         let address: SocketAddressText
         /// The API services it serves (``Upstream/services``).
         let services: [String]
-        /// Whether the gateway is `NOT_SERVING` while it is down (``Upstream/required``):
-        /// auth-svc and catalog-svc, without which no page works.
+        /// Whether the gateway is `NOT_SERVING` while it is down (``Upstream/required``).
         let required: Bool
     }
 

@@ -2,7 +2,6 @@ import Contracts
 import Foundation
 import InProcessServices
 import RPC
-import RPCHTTP2
 import ServiceTestSupport
 import Testing
 
