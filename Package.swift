@@ -108,7 +108,7 @@ let package = Package(
 
         .testTarget(
             name: "GatewayTests",
-            dependencies: ["JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
+            dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
             path: "Tests/GatewayTests", swiftSettings: strictSettings),
         .testTarget(
             name: "GatewayUnitTests", dependencies: ["JSON", "gateway", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "ServiceKit", "ServiceTestSupport", log],
@@ -182,7 +182,7 @@ let package = Package(
         // that do not need the wire (Tests/README.md).
         .target(
             name: "InProcessServices",
-            dependencies: ["ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "RPC", "ServiceKit", log],
+            dependencies: ["ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway", "RPC", "ServiceKit", log],
             path: "Tests/InProcessServices", swiftSettings: strictSettings),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "RPC", "ServiceTestSupport"], path: "Tests/JSONTests", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "JSON", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),

@@ -34,6 +34,33 @@ struct GatewayServer: ServiceServer {
 
         /// All of them, auth-svc first.
         var all: [Upstream] { [auth, catalog, basket, order] }
+
+        /// The four services `configuration` puts behind the gateway, each reached through
+        /// the upstream `upstream` makes of its ``UpstreamDefinition``: over HTTP/2 at its address
+        /// in the process (``GatewayServer/build(configuration:logger:)``), through a router in
+        /// the same process in a test.
+        init(of configuration: GatewayConfiguration, _ upstream: (UpstreamDefinition) throws -> Upstream) rethrows {
+            auth = try upstream(UpstreamDefinition(
+                name: "auth-svc", address: configuration.auth.authAddress, services: [AuthContract.service], required: true))
+            catalog = try upstream(UpstreamDefinition(
+                name: "catalog-svc", address: configuration.catalogAddress, services: [CatalogContract.service], required: true))
+            basket = try upstream(UpstreamDefinition(
+                name: "basket-svc", address: configuration.basketAddress, services: [BasketContract.service], required: false))
+            order = try upstream(UpstreamDefinition(
+                name: "order-svc", address: configuration.orderAddress, services: [OrderContract.service], required: false))
+        }
+    }
+
+    /// What the gateway knows of one service behind it before reaching it.
+    struct UpstreamDefinition: Sendable {
+        /// The process name, e.g. `catalog-svc` (``Upstream/name``).
+        let name: String
+        /// Where the process listens.
+        let address: SocketAddressText
+        /// The API services it serves (``Upstream/services``).
+        let services: [String]
+        /// Whether the gateway is `NOT_SERVING` while it is down (``Upstream/required``).
+        let required: Bool
     }
 
     /// The gateway without its socket: the complete router (interceptors, a proxy for every
@@ -56,14 +83,15 @@ struct GatewayServer: ServiceServer {
     }
 
     /// Builds the gateway without a socket: the data directory (0700), the keys, the router in
-    /// front of `upstreams` (closed by ``Core/close()``). The health is not serving until the
-    /// first round of upstream checks (``Core/companions``).
+    /// front of `upstreams` (closed by ``Core/close()``), checking admin calls' `x-api-key`
+    /// against `adminKey` when given (else leaving that to catalog-svc). The health is not
+    /// serving until the first round of upstream checks (``Core/companions``).
     ///
     /// - Throws: `StartupError` with an actionable message.
-    static func make(configuration: GatewayConfiguration, upstreams: Upstreams, logger: Logger) throws -> Core {
+    static func make(
+        configuration: GatewayConfiguration, upstreams: Upstreams, adminKey: String?, logger: Logger
+    ) throws -> Core {
         try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
-        // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
-        let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
         let internalKey = try ServiceSecret.resolve(
             environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
         let auth = AuthServiceLink(
@@ -107,17 +135,14 @@ struct GatewayServer: ServiceServer {
         }
         var clientConfiguration = ClientConfiguration.upstream
         clientConfiguration.connectionCount = configuration.upstreamConnections
-        func upstream(_ name: String, _ address: SocketAddressText, _ services: [String], required: Bool) -> Upstream {
-            .connecting(
-                name: name, address: address, services: services, required: required, configuration: clientConfiguration,
-                group: group)
+        let upstreams = Upstreams(of: configuration) { definition in
+            Upstream.connecting(
+                name: definition.name, address: definition.address, services: definition.services,
+                required: definition.required, configuration: clientConfiguration, group: group)
         }
-        let upstreams = Upstreams(
-            auth: upstream("auth-svc", configuration.auth.authAddress, [AuthContract.service], required: true),
-            catalog: upstream("catalog-svc", configuration.catalogAddress, [CatalogContract.service], required: true),
-            basket: upstream("basket-svc", configuration.basketAddress, [BasketContract.service], required: false),
-            order: upstream("order-svc", configuration.orderAddress, [OrderContract.service], required: false))
-        let core = try make(configuration: configuration, upstreams: upstreams, logger: logger)
+        // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
+        let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
+        let core = try make(configuration: configuration, upstreams: upstreams, adminKey: adminKey, logger: logger)
         let web = try WebEdge(
             configuration: configuration.web, router: core.router, health: core.health,
             defaultUnaryTimeout: configuration.policy.defaultTimeout, logger: logger)

@@ -12,7 +12,7 @@ import Testing
 struct UnreadAnswerLiveTests {
     @Test("a call without grpc-timeout whose answer waits on a shut window is reset at the gateway's default deadline")
     func shutWindowResetAtDefaultDeadline() async throws {
-        try await withGateway(gatewayArguments: ["--default-timeout-ms", "300"]) { stack in
+        try await withLiveGateway(gatewayArguments: ["--default-timeout-ms", "300"]) { stack in
             let port = try stack.service(.gateway).port
             // SETTINGS_INITIAL_WINDOW_SIZE 0 and never a WINDOW_UPDATE: the answer's DATA, and
             // the trailers behind it, cannot go out.

@@ -330,7 +330,7 @@ struct WebEdgeHostileLiveTests {
     static func withHostileGateway(
         sourceLocation: SourceLocation = #_sourceLocation, _ body: (ServiceStack) async throws -> Void
     ) async throws {
-        try await withGateway(gatewayArguments: gatewayArguments, sourceLocation: sourceLocation) { stack in
+        try await withLiveGateway(gatewayArguments: gatewayArguments, sourceLocation: sourceLocation) { stack in
             let port = try stack.service(.gateway).port
             let deadline = ContinuousClock.now + .seconds(15)
             var status: Int?

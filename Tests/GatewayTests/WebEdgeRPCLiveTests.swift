@@ -12,7 +12,7 @@ import JSON
 struct WebEdgeRPCLiveTests {
     @Test("curl prints a product over Connect (HTTP/1.1 and HTTP/2); errors carry their reason; a GET is cacheable when anonymous")
     func connectUnary() async throws {
-        try await withGateway { stack in
+        try await withLiveGateway { stack in
             let base = "http://127.0.0.1:\(try stack.service(.gateway).port)"
             // As the issue and README show it.
             let printed = try await Command.run(
@@ -66,7 +66,7 @@ struct WebEdgeRPCLiveTests {
 
     @Test("Connect calls meet the gateway's rate limit as gRPC calls do: 429 resource_exhausted, reason RATE_LIMITED")
     func connectRateLimited() async throws {
-        try await withGateway(gatewayArguments: ["--rate-limit", "0.1", "--rate-burst", "2"]) { stack in
+        try await withLiveGateway(gatewayArguments: ["--rate-limit", "0.1", "--rate-burst", "2"]) { stack in
             let url = "http://127.0.0.1:\(try stack.service(.gateway).port)" + CatalogContract.getProduct.path
             var statuses: [Int] = []
             var reasons: [String?] = []
@@ -88,7 +88,7 @@ struct WebEdgeRPCLiveTests {
 
     @Test("ImportProducts (client streaming) over Connect on HTTP/2 and HTTP/1.1: every envelope imported, the admin key checked")
     func connectClientStream() async throws {
-        try await withGateway { stack in
+        try await withLiveGateway { stack in
             let url = "http://127.0.0.1:\(try stack.service(.gateway).port)" + CatalogContract.importProducts.path
             var body = Data()
             for index in 0..<3 {
@@ -119,7 +119,7 @@ struct WebEdgeRPCLiveTests {
 
     @Test("WatchBasket over Connect streaming on HTTP/1.1: chunked envelopes, a change made elsewhere arrives, the deadline ends it")
     func connectWatch() async throws {
-        try await withGateway { stack in
+        try await withLiveGateway { stack in
             let base = "http://127.0.0.1:\(try stack.service(.gateway).port)"
             let shopper = try await stack.newShopper()
             let scratch = try TestScratch.makeDirectory(prefix: "connect-watch")
@@ -162,7 +162,7 @@ struct WebEdgeRPCLiveTests {
     @Test("gRPC-Web (binary and text) and CORS through a gateway with --cors-origin")
     func grpcWebAndCORS() async throws {
         let origin = "http://shop.example:3000"
-        try await withGateway(gatewayArguments: ["--cors-origin", origin]) { stack in
+        try await withLiveGateway(gatewayArguments: ["--cors-origin", origin]) { stack in
             let base = "http://127.0.0.1:\(try stack.service(.gateway).port)"
             let request = ConnectEnvelopeBytes.frame(Data(#"{"id":1}"#.utf8))
             let binary = try await Self.curl(

@@ -39,7 +39,7 @@ struct WebInteropLiveTests {
         // A missing package fails the test, saying how to install it, rather than skipping it.
         try #require(probe.status == 0, "the peer needs Python packages; run `\(install)` (\(probe))", sourceLocation: sourceLocation)
 
-        try await withGateway(sourceLocation: sourceLocation) { stack in
+        try await withLiveGateway(sourceLocation: sourceLocation) { stack in
             let gateway = try stack.service(.gateway)
             let mail = stack.dataDirectory(.auth).appendingPathComponent("mail").path
             let result = try await Command.run(

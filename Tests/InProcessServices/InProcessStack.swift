@@ -14,11 +14,35 @@ package struct InProcessOptions: Sendable {
     package var seedCatalog = true
     /// auth-svc's settings beyond the defaults.
     package var auth = InProcessAuthOptions()
+    /// The gateway's settings beyond the defaults.
+    package var gateway = InProcessGatewayOptions()
 
     /// The defaults: as the live harness starts each service.
-    package init(seedCatalog: Bool = true, auth: InProcessAuthOptions = InProcessAuthOptions()) {
+    package init(
+        seedCatalog: Bool = true, auth: InProcessAuthOptions = InProcessAuthOptions(),
+        gateway: InProcessGatewayOptions = InProcessGatewayOptions()
+    ) {
         self.seedCatalog = seedCatalog
         self.auth = auth
+        self.gateway = gateway
+    }
+}
+
+/// The gateway's settings an in-process stack can change, each as the flag of the same
+/// meaning; nil keeps the gateway's default.
+package struct InProcessGatewayOptions: Sendable {
+    /// `--rate-limit`: requests a second per client (0: no limit).
+    package var rateLimit: Double?
+    /// `--rate-burst`: the burst allowed above the rate.
+    package var rateBurst: Int?
+    /// `--max-watches-per-user`: streams of one watch method one user may hold open at once.
+    package var maxWatchesPerUser: Int?
+
+    /// The gateway's defaults, but for what is given.
+    package init(rateLimit: Double? = nil, rateBurst: Int? = nil, maxWatchesPerUser: Int? = nil) {
+        self.rateLimit = rateLimit
+        self.rateBurst = rateBurst
+        self.maxWatchesPerUser = maxWatchesPerUser
     }
 }
 
@@ -113,7 +137,7 @@ enum InProcessCores {
                 dataDirectory: directory, auth: stack.newClient(.auth), catalog: stack.newClient(.catalog),
                 basket: stack.newClient(.basket))
         case .gateway:
-            throw InProcessStackError.notBuiltInProcess(name.rawValue)
+            return try gateway(in: stack, options: options.gateway)
         }
     }
 
@@ -131,7 +155,7 @@ enum InProcessCores {
 
 /// Why an in-process stack could not be built.
 enum InProcessStackError: Error {
-    /// The service is not built in process (the gateway: its tests run it as a process).
+    /// The named member has no core built in this process to reach.
     case notBuiltInProcess(String)
     /// `SHOP_*` variables are set in the test process, which the services would read.
     case environmentSet([String])

@@ -36,7 +36,13 @@ package final class InProcessService: Sendable {
     /// A new client of the service, for its owner to close: what another service is given
     /// (a service closes the clients it was given), as a process has a connection of its own.
     package func makeClient() -> RPCClient {
-        RPCClient(transport: InProcessTransport(router: core.router, peer: peer))
+        RPCClient(transport: makeTransport())
+    }
+
+    /// A new transport to the service's router, its calls coming from `peer` (by default the
+    /// service's clients' own), for its owner to close.
+    package func makeTransport(peer: String? = nil) -> InProcessTransport {
+        InProcessTransport(router: core.router, peer: peer ?? self.peer)
     }
 
     /// Closes the client, marks the service not serving (what ends open watches), cancels the

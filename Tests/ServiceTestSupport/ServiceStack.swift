@@ -142,8 +142,13 @@ package final class ServiceStack: Sendable {
     /// A new client of `name`, built in this process, for a service built after it to own
     /// (``InProcessService/makeClient()``).
     package func newClient(_ name: ServiceName) throws -> RPCClient {
+        try inProcessService(name).makeClient()
+    }
+
+    /// `name` as built in this process; throws when it runs as a process.
+    package func inProcessService(_ name: ServiceName) throws -> InProcessService {
         guard case .inProcess(let service) = try member(name) else { throw StackError.notInProcess(name.rawValue) }
-        return service.makeClient()
+        return service
     }
 
     /// Builds `name` in this process with `build`, over its data directory holding the stack's

@@ -1,14 +1,14 @@
 import Contracts
 import Foundation
+import InProcessServices
 import RPC
-import RPCHTTP2
 import ServiceTestSupport
-import Synchronization
 import Testing
 
-/// Server streams through the gateway, and the composed screens of StorefrontService.
-@Suite("Gateway streams and composed screens")
-struct StreamAndScreenLiveTests {
+/// Server streams through the gateway, the deadlines that end them, and the composed screens
+/// of StorefrontService: the gateway and the four services built in this process.
+@Suite("Gateway streams, deadlines and composed screens")
+struct StreamAndScreenTests {
     @Test("WatchBasket and WatchAuthState pass through, each update as it happens")
     func watches() async throws {
         try await withGateway { stack in
@@ -31,6 +31,27 @@ struct StreamAndScreenLiveTests {
             authWatch.cancel()
             #expect(state.state == .signedIn)
             #expect(state.user?.email == shopper.email)
+        }
+    }
+
+    @Test("a watch through the gateway ends at the caller's deadline, and the gateway lets go of its place")
+    func watchEndsAtDeadline() async throws {
+        try await withGateway(InProcessGatewayOptions(maxWatchesPerUser: 1)) { stack in
+            let gateway = try stack.gateway
+            let shopper = try await stack.newShopper()
+            let clock = ContinuousClock()
+            let opened = clock.now
+            let watch = try await openBasketWatch(shopper, through: gateway, timeout: .milliseconds(800))
+            await expectRPCError(.deadlineExceeded) { try await watch.nextMessage() }
+            #expect(clock.now - opened >= .milliseconds(800))
+            // The only place of the cap comes back once the gateway's side of the watch has
+            // ended with it: a new watch is let in.
+            let reopened = await eventually(within: .seconds(5), every: .milliseconds(50)) {
+                guard let call = try? await openBasketWatch(shopper, through: gateway) else { return false }
+                call.cancel()
+                return true
+            }
+            #expect(reopened)
         }
     }
 
@@ -99,10 +120,4 @@ struct StreamAndScreenLiveTests {
             }
         }
     }
-}
-
-/// The next message of an open stream, decoded; fails the test when the stream ended.
-func next<Message: Decodable>(_ type: Message.Type, from call: any ClientCall) async throws -> Message {
-    let data = try #require(try await call.nextMessage(), "the stream ended early")
-    return try JSONCodec.shared.decode(type, from: data)
 }
