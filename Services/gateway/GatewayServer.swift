@@ -64,8 +64,7 @@ struct GatewayServer: ServiceServer {
         try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
         // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
         let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
-        let internalKey = try ServiceSecret.resolve(
-            environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
+        let internalKey = try ServiceSecret.internalKey(dataDirectory: configuration.dataDirectory)
         let auth = AuthServiceLink(
             client: upstreams.auth.client, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
             internalKey: internalKey, logger: Logger(label: "gateway.auth"))
