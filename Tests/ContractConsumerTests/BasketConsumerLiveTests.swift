@@ -9,7 +9,7 @@ import JSON
 /// basket-svc's real code (`BasketServer.build`, its `CatalogLink`, its `AuthServiceLink`)
 /// against catalog-svc and auth-svc played from its contracts.
 @Suite("basket-svc as a consumer")
-struct BasketConsumerTests {
+struct BasketConsumerLiveTests {
     /// The user the tests call as.
     static let caller = BasketInteractions.userID
 

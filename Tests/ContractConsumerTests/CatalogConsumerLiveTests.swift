@@ -6,7 +6,7 @@ import Testing
 
 /// catalog-svc's real code as a consumer of auth-svc: its favorites need a verified caller.
 @Suite("catalog-svc as a consumer")
-struct CatalogConsumerTests {
+struct CatalogConsumerLiveTests {
     @Test("ListFavorites verifies the caller with auth-svc's keys")
     func listFavorites() async throws {
         try await MockProviders.run(consumer: "catalog-svc", serving: ["auth-svc": [try AuthInteractions.getJwks()]]) {

@@ -8,7 +8,7 @@ import Testing
 /// The gateway's real code (`GatewayServer.build`: route table, proxy, StorefrontService,
 /// interceptors) against every service played from its contracts.
 @Suite("gateway as a consumer")
-struct GatewayConsumerTests {
+struct GatewayConsumerLiveTests {
     /// The user the tests call as.
     static let caller = GatewayInteractions.userID
 
@@ -96,7 +96,7 @@ struct GatewayConsumerTests {
             "order-svc": [try GatewayInteractions.placeOrder(), GatewayInteractions.getMissingOrder()],
         ]) { client in
             let order = try await client.unary(
-                OrderContract.placeOrder, OrderConsumerTests.order(), options: CallOptions(metadata: try OrderConsumerTests.metadata()))
+                OrderContract.placeOrder, OrderConsumerLiveTests.order(), options: CallOptions(metadata: try OrderConsumerLiveTests.metadata()))
             #expect(order.status == .paid)
             await expectRPCError(OrderReason.orderNotFound) {
                 try await client.unary(

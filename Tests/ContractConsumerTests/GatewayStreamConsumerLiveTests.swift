@@ -9,14 +9,14 @@ import Testing
 /// (the mock sends the contract's messages, then ends or holds the stream open), and a client
 /// stream whose every message the mock checks against the contract.
 @Suite("gateway streams as a consumer")
-struct GatewayStreamConsumerTests {
+struct GatewayStreamConsumerLiveTests {
     @Test("WatchAuthState passes each state through, and the end of the stream", .timeLimit(.minutes(1)))
     func watchAuthState() async throws {
-        let states = try await GatewayConsumerTests.withGateway(serving: [
+        let states = try await GatewayConsumerLiveTests.withGateway(serving: [
             "auth-svc": [try AuthInteractions.getJwks(), try GatewayInteractions.watchAuthState()]
         ]) { client in
             try await client.serverStreaming(
-                AuthContract.watchAuthState, Empty(), options: try GatewayConsumerTests.signedIn()
+                AuthContract.watchAuthState, Empty(), options: try GatewayConsumerLiveTests.signedIn()
             ) { messages in
                 var states: [WatchAuthStateResponse] = []
                 for try await message in messages { states.append(message) }
@@ -29,10 +29,10 @@ struct GatewayStreamConsumerTests {
 
     @Test("WatchBasket passes each basket through while the stream stays open, until the client cancels", .timeLimit(.minutes(1)))
     func watchBasket() async throws {
-        let baskets = try await GatewayConsumerTests.withGateway(serving: [
+        let baskets = try await GatewayConsumerLiveTests.withGateway(serving: [
             "auth-svc": [try AuthInteractions.getJwks()], "basket-svc": [try GatewayInteractions.watchBasket()],
         ]) { client in
-            try await client.withCall(path: BasketContract.watchBasket.path, options: try GatewayConsumerTests.signedIn()) { call in
+            try await client.withCall(path: BasketContract.watchBasket.path, options: try GatewayConsumerLiveTests.signedIn()) { call in
                 try await call.send(try JSONCodec.shared.encode(Empty()))
                 call.finishSending()
                 var baskets: [Basket] = []
@@ -48,7 +48,7 @@ struct GatewayStreamConsumerTests {
 
     @Test("ImportProducts relays every message of the client's stream with the admin key, and the one answer")
     func importProducts() async throws {
-        let result = try await GatewayConsumerTests.withGateway(serving: [
+        let result = try await GatewayConsumerLiveTests.withGateway(serving: [
             "catalog-svc": [try GatewayInteractions.importProducts()]
         ]) { client in
             try await client.clientStreaming(

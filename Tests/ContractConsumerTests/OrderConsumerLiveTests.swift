@@ -10,7 +10,7 @@ import Testing
 /// basket-svc, catalog-svc and auth-svc played from its contracts: each path through the
 /// order makes exactly the upstream calls its interactions describe.
 @Suite("order-svc as a consumer")
-struct OrderConsumerTests {
+struct OrderConsumerLiveTests {
     /// A PlaceOrder request paid with `cardNumber`.
     static func order(paying cardNumber: String = "4242424242424242") -> PlaceOrderRequest {
         PlaceOrderRequest(

@@ -4,7 +4,7 @@ import Testing
 /// Every service's revocation feed (`ServiceKit.RevocationFeed`, polled by its auth link)
 /// against auth-svc's `ListRevokedSessions` played from that service's contract.
 @Suite("Revocation feed as a consumer")
-struct RevocationFeedConsumerTests {
+struct RevocationFeedConsumerLiveTests {
     @Test("a poll reads every revocation, then asks after the last one until nothing is new", arguments: [
         "basket-svc", "catalog-svc", "order-svc", "gateway",
     ])

@@ -7,7 +7,7 @@ import Testing
 /// `shopctl admin products …` with the admin key from `SHOP_ADMIN_API_KEY`, `health` and
 /// `describe`, against the gateway played from shopctl's contract.
 @Suite("shopctl's admin and process commands as a consumer")
-struct ShopctlAdminConsumerTests {
+struct ShopctlAdminConsumerLiveTests {
     /// shopctl's interactions with the gateway.
     typealias Interactions = ShopctlInteractions
 
@@ -17,7 +17,7 @@ struct ShopctlAdminConsumerTests {
     @Test("admin products upsert and delete send the admin key from the environment")
     func upsertAndDelete() async throws {
         let jacket = Interactions.rainJacket
-        try await ShopctlConsumerTests.run(
+        try await ShopctlConsumerLiveTests.run(
             [
                 "admin", "products", "upsert", "--title", jacket.title, "--description", jacket.description, "--category",
                 jacket.category, "--price", "89.00", "--image", jacket.image, "--stock", String(jacket.stock),
@@ -27,7 +27,7 @@ struct ShopctlAdminConsumerTests {
             let saved = try shopctl.printed(ProductResponse.self)
             #expect(saved.map(\.product.title) == [jacket.title])
         }
-        try await ShopctlConsumerTests.run(
+        try await ShopctlConsumerLiveTests.run(
             ["admin", "products", "delete", "7"], serving: [try Interactions.deleteProduct()], environment: Self.admin)
     }
 
@@ -51,7 +51,7 @@ struct ShopctlAdminConsumerTests {
         (["health"], "Health Check for health"), (["describe"], "Describe for describe"),
     ])
     func processCommand(arguments: [String], interaction: String) async throws {
-        try await ShopctlConsumerTests.run(arguments, serving: [try ShopctlConsumerTests.interaction(interaction)]) { shopctl in
+        try await ShopctlConsumerLiveTests.run(arguments, serving: [try ShopctlConsumerLiveTests.interaction(interaction)]) { shopctl in
             #expect(shopctl.lines.count == 1, "\(shopctl.lines)")
         }
     }

@@ -7,7 +7,7 @@ import Testing
 /// the session it leaves in the test's credentials file, the refresh after an expired access
 /// token, and `auth watch` to its end.
 @Suite("shopctl's account commands as a consumer")
-struct ShopctlAuthConsumerTests {
+struct ShopctlAuthConsumerLiveTests {
     /// shopctl's interactions with the gateway.
     typealias Interactions = ShopctlInteractions
 
@@ -90,9 +90,9 @@ struct ShopctlAuthConsumerTests {
 
     @Test("each account command makes the call its interaction describes and keeps the session it should", arguments: cases)
     func accountCommand(_ command: Case) async throws {
-        let stored = try ShopctlConsumerTests.credentials()
-        try await ShopctlConsumerTests.run(
-            command.arguments, serving: [try ShopctlConsumerTests.interaction(command.interaction)],
+        let stored = try ShopctlConsumerLiveTests.credentials()
+        try await ShopctlConsumerLiveTests.run(
+            command.arguments, serving: [try ShopctlConsumerLiveTests.interaction(command.interaction)],
             as: command.signedIn ? stored : nil, input: command.input
         ) { shopctl in
             #expect(shopctl.lines.count == 1, "\(shopctl.lines)")
@@ -115,7 +115,7 @@ struct ShopctlAuthConsumerTests {
         let expired = StoredCredentials(
             accessToken: Interactions.expiredAccessToken, refreshToken: Interactions.storedRefreshToken,
             userId: Interactions.user.id, email: Interactions.email)
-        try await ShopctlConsumerTests.run(
+        try await ShopctlConsumerLiveTests.run(
             ["auth", "whoami"],
             serving: [
                 Interactions.currentUserWithExpiredToken(), try Interactions.refreshSession(),
@@ -132,8 +132,8 @@ struct ShopctlAuthConsumerTests {
 
     @Test("auth watch prints the signed-in state, then the signed-out state, and ends with the stream", .timeLimit(.minutes(1)))
     func watchAuthState() async throws {
-        try await ShopctlConsumerTests.run(
-            ["auth", "watch"], serving: [try Interactions.watchAuthState()], as: try ShopctlConsumerTests.credentials()
+        try await ShopctlConsumerLiveTests.run(
+            ["auth", "watch"], serving: [try Interactions.watchAuthState()], as: try ShopctlConsumerLiveTests.credentials()
         ) { shopctl in
             let states = try shopctl.printed(WatchAuthStateResponse.self)
             #expect(states.map(\.state) == [.signedIn, .signedOut])

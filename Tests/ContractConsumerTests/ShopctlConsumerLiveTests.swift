@@ -8,10 +8,10 @@ import Testing
 /// gateway played from shopctl's contract. Each run is in-process with a ``ProcessContext`` of
 /// its own (``InProcessShopctl``): a scratch `XDG_CONFIG_HOME`, so signed-in commands read
 /// and write the test's credentials file and never the user's; passwords on standard input;
-/// the output captured. The catalog commands are here; the rest in `ShopctlAuthConsumerTests`,
-/// `ShopctlShoppingConsumerTests` and `ShopctlAdminConsumerTests`.
+/// the output captured. The catalog commands are here; the rest in `ShopctlAuthConsumerLiveTests`,
+/// `ShopctlShoppingConsumerLiveTests` and `ShopctlAdminConsumerLiveTests`.
 @Suite("shopctl as a consumer")
-struct ShopctlConsumerTests {
+struct ShopctlConsumerLiveTests {
     /// The interaction of `shopctl`'s contract described by `description`.
     static func interaction(_ description: String) throws -> InteractionSpec {
         try #require(try ShopctlInteractions.all().first { $0.description == description }, "no interaction \"\(description)\"")

@@ -6,7 +6,7 @@ import Testing
 /// `shopctl favorites …`, `basket …` and `order …`, signed in, against the gateway played
 /// from shopctl's contract — `basket watch` until it is interrupted as Ctrl-C would.
 @Suite("shopctl's shopping commands as a consumer")
-struct ShopctlShoppingConsumerTests {
+struct ShopctlShoppingConsumerLiveTests {
     /// shopctl's interactions with the gateway.
     typealias Interactions = ShopctlInteractions
 
@@ -34,9 +34,9 @@ struct ShopctlShoppingConsumerTests {
         (["order", "cancel", Interactions.paidOrder.id], "CancelOrder for order cancel"),
     ])
     func signedInCommand(arguments: [String], interaction: String) async throws {
-        let credentials = try ShopctlConsumerTests.credentials()
-        try await ShopctlConsumerTests.run(
-            arguments, serving: [try ShopctlConsumerTests.interaction(interaction)], as: credentials
+        let credentials = try ShopctlConsumerLiveTests.credentials()
+        try await ShopctlConsumerLiveTests.run(
+            arguments, serving: [try ShopctlConsumerLiveTests.interaction(interaction)], as: credentials
         ) { shopctl in
             #expect(shopctl.lines.count == 1, "\(shopctl.lines)")
             let stored = try shopctl.store.load()
@@ -46,9 +46,9 @@ struct ShopctlShoppingConsumerTests {
 
     @Test("basket remove with an id prefix reads the basket to find the line, then removes it")
     func removeByPrefix() async throws {
-        try await ShopctlConsumerTests.run(
+        try await ShopctlConsumerLiveTests.run(
             ["basket", "remove", String(Interactions.lampLine.id.prefix(8))],
-            serving: [try Interactions.getBasket(), try Interactions.removeItem()], as: try ShopctlConsumerTests.credentials()
+            serving: [try Interactions.getBasket(), try Interactions.removeItem()], as: try ShopctlConsumerLiveTests.credentials()
         ) { shopctl in
             let baskets = try shopctl.printed(Basket.self)
             #expect(baskets.map { $0.items.map(\.productId) } == [[Interactions.backpack.id]])
@@ -58,7 +58,7 @@ struct ShopctlShoppingConsumerTests {
     @Test("basket watch prints the basket and the change, and ends cleanly when interrupted", .timeLimit(.minutes(1)))
     func watchBasket() async throws {
         try await InProcessShopctl.with { shopctl in
-            try shopctl.signIn(as: try ShopctlConsumerTests.credentials())
+            try shopctl.signIn(as: try ShopctlConsumerLiveTests.credentials())
             try await MockProviders.run(consumer: "shopctl", serving: ["gateway": [try Interactions.watchBasket()]]) { mocks in
                 // The stream stays open: only the interruption ends the command, which then returns normally.
                 try await shopctl.watch(["basket", "watch"], gateway: mocks["gateway"], until: 2)

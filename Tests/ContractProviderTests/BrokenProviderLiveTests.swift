@@ -12,7 +12,7 @@ import JSON
 /// `Product.title` renamed to `name` and `Product.price` turned into a string — what a careless
 /// change to the provider would send. Verification must fail with a diff that names both.
 @Suite("Broken provider")
-struct BrokenProviderTests {
+struct BrokenProviderLiveTests {
     /// A proxy in front of `upstream` that passes each request through and rewrites the
     /// product of each answer with `rewrite`.
     static func startProxy(

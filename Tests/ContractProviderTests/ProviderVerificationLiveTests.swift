@@ -5,7 +5,7 @@ import Testing
 /// provider per interaction. New consumer contracts are picked up from `Tests/Contracts/`
 /// without a change here; a state they name that the provider has no hook for fails.
 @Suite("Provider verification", .serialized)
-struct ProviderVerificationTests {
+struct ProviderVerificationLiveTests {
     /// The consumers each provider must have contracts from: the service-to-service edges, the
     /// gateway's, and shopctl's.
     static let expectedConsumers = [
