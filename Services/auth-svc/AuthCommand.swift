@@ -99,8 +99,7 @@ struct AuthCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var authConfiguration: AuthConfiguration {
         var configuration = AuthConfiguration(dataDirectory: options.dataDir)
-        configuration.host = options.host
-        configuration.port = options.resolvedPort(default: 7001)
+        options.apply(to: &configuration, defaultPort: 7001)
         configuration.issuer = issuer
         configuration.audience = audience
         configuration.signingKeyPath = signingKey
@@ -119,8 +118,6 @@ struct AuthCommand: AsyncParsableCommand {
         configuration.hashLimits.perAddress = hashQueuePerAddress
         configuration.hashLimits.perAccount = hashQueuePerAccount
         configuration.hashLimits.maxWait = .milliseconds(Int64(hashMaxWait * 1000))
-        configuration.gracePeriod = .seconds(options.graceSeconds)
-        configuration.serverLimits = options.serverLimits()
         return configuration
     }
 

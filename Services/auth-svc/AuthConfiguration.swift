@@ -4,7 +4,7 @@ import RPC
 
 /// Everything auth-svc is configured with, gathered from flags and environment by
 /// `AuthCommand` (and built directly by tests).
-struct AuthConfiguration: Sendable {
+struct AuthConfiguration: ServiceConfiguration {
     /// Address to listen on.
     var host = "127.0.0.1"
     /// Port to listen on; 0 picks a free one.

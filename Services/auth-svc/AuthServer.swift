@@ -55,14 +55,7 @@ struct AuthServer: ServiceServer {
         } catch {
             throw StartupError("cannot load or create the signing key \(configuration.resolvedSigningKeyPath): \(error)")
         }
-        let internalKey: String
-        do {
-            internalKey = try configuration.internalKey
-                ?? ServiceSecret.resolve(
-                    environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
-        } catch {
-            throw StartupError("\(error)")
-        }
+        let internalKey = try configuration.internalKey ?? ServiceSecret.internalKey(dataDirectory: configuration.dataDirectory)
         guard let parameters = ScryptParameters(logRounds: configuration.scryptLogN, blockSize: 8, parallelism: 1) else {
             throw StartupError("--scrypt-log-n \(configuration.scryptLogN) is out of range")
         }
@@ -121,9 +114,7 @@ struct AuthServer: ServiceServer {
     /// ``ServiceMain/run(_:logger:)`` starts it.
     static func build(configuration: AuthConfiguration, logger: Logger) async throws -> AuthServer {
         let core = try await make(configuration: configuration, logger: logger)
-        let server = try ServiceMain.makeServer(
-            router: core.router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return AuthServer(server: server, core: core)
     }
 }

@@ -35,15 +35,12 @@ struct BasketCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var basketConfiguration: BasketConfiguration {
         var configuration = BasketConfiguration(dataDirectory: options.dataDir)
-        configuration.host = options.host
-        configuration.port = options.resolvedPort(default: 7003)
+        options.apply(to: &configuration, defaultPort: 7003)
         configuration.authAddress = auth.authAddress
         configuration.authIssuer = auth.authIssuer
         configuration.authAudience = auth.authAudience
         configuration.catalogAddress = catalog.catalogAddress
         configuration.catalogTimeout = .milliseconds(catalogTimeoutMs)
-        configuration.gracePeriod = .seconds(options.graceSeconds)
-        configuration.serverLimits = options.serverLimits()
         return configuration
     }
 

@@ -3,7 +3,7 @@ import RPC
 
 /// Everything basket-svc is configured with, gathered from flags and environment by
 /// `BasketCommand` (and built directly by tests).
-struct BasketConfiguration: Sendable {
+struct BasketConfiguration: ServiceConfiguration {
     /// Address to listen on.
     var host = "127.0.0.1"
     /// Port to listen on; 0 picks a free one.
@@ -30,6 +30,4 @@ struct BasketConfiguration: Sendable {
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/basket.sqlite" }
-    /// Where the internal API key is kept when the environment gives none.
-    var internalKeyPath: String { "\(dataDirectory)/internal-api-key" }
 }

@@ -48,13 +48,7 @@ struct BasketServer: ServiceServer {
         configuration: BasketConfiguration, auth authClient: RPCClient, catalog catalogClient: RPCClient, logger: Logger
     ) async throws -> Core {
         try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
-        let internalKey: String
-        do {
-            internalKey = try configuration.internalKey
-                ?? ServiceSecret.resolve(environmentName: "SHOP_INTERNAL_API_KEY", path: configuration.internalKeyPath)
-        } catch {
-            throw StartupError("\(error)")
-        }
+        let internalKey = try configuration.internalKey ?? ServiceSecret.internalKey(dataDirectory: configuration.dataDirectory)
         let store: BasketStore
         do {
             store = try await BasketStore.open(path: configuration.databasePath)
@@ -89,9 +83,7 @@ struct BasketServer: ServiceServer {
         catalogConfiguration.connectTimeout = configuration.catalogTimeout
         let catalogClient = try RPCClient(target: configuration.catalogAddress, configuration: catalogConfiguration)
         let core = try await make(configuration: configuration, auth: authClient, catalog: catalogClient, logger: logger)
-        let server = try ServiceMain.makeServer(
-            router: core.router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return BasketServer(server: server, core: core)
     }
 }

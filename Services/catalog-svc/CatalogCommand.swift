@@ -23,11 +23,8 @@ struct CatalogCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var catalogConfiguration: CatalogConfiguration {
         var configuration = CatalogConfiguration(dataDirectory: options.dataDir, auth: auth)
-        configuration.host = options.host
-        configuration.port = options.resolvedPort(default: 7002)
+        options.apply(to: &configuration, defaultPort: 7002)
         configuration.seed = !(noSeed || ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1")
-        configuration.gracePeriod = .seconds(options.graceSeconds)
-        configuration.serverLimits = options.serverLimits()
         return configuration
     }
 

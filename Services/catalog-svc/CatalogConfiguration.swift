@@ -2,7 +2,7 @@ import ServiceKit
 
 /// Everything catalog-svc is configured with, gathered from flags and environment by
 /// `CatalogCommand` (and built directly by tests).
-struct CatalogConfiguration: Sendable {
+struct CatalogConfiguration: ServiceConfiguration {
     /// Address and port to listen on; port 0 picks a free one.
     var host = "127.0.0.1", port = 7002
     /// The data directory: `catalog.sqlite` and, when generated, the keys.

@@ -43,8 +43,7 @@ struct CatalogServer: ServiceServer {
         let directory = configuration.dataDirectory
         try ServiceMain.prepareDataDirectory(directory)
         let adminKey = try ServiceSecret.resolve(environmentName: "SHOP_ADMIN_API_KEY", path: "\(directory)/admin-api-key")
-        let internalKey = try ServiceSecret.resolve(
-            environmentName: "SHOP_INTERNAL_API_KEY", path: "\(directory)/internal-api-key")
+        let internalKey = try ServiceSecret.internalKey(dataDirectory: directory)
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_CATALOG_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
         let store = try await CatalogStore.open(path: configuration.databasePath)
@@ -70,9 +69,7 @@ struct CatalogServer: ServiceServer {
     static func build(configuration: CatalogConfiguration, logger: Logger) async throws -> CatalogServer {
         let authClient = try RPCClient(target: configuration.auth.authAddress, configuration: .upstream)
         let core = try await make(configuration: configuration, auth: authClient, logger: logger)
-        let server = try ServiceMain.makeServer(
-            router: core.router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return CatalogServer(server: server, core: core)
     }
 }

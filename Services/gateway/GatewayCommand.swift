@@ -73,16 +73,13 @@ struct GatewayCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var gatewayConfiguration: GatewayConfiguration {
         var configuration = GatewayConfiguration(dataDirectory: options.dataDir, auth: auth)
-        configuration.host = options.host
-        configuration.port = options.resolvedPort(default: 8080)
-        configuration.gracePeriod = .seconds(options.graceSeconds)
+        // --default-timeout-ms (SHOP_DEFAULT_TIMEOUT_MS) sets the deadline of forwarded calls
+        // that come without one, else the policy's own 10 s; the server's default follows it.
+        configuration.policy.defaultTimeout = options.defaultTimeout(or: configuration.policy.defaultTimeout)
+        options.apply(to: &configuration, defaultPort: 8080, defaultTimeout: configuration.policy.defaultTimeout)
         configuration.catalogAddress = catalog.catalogAddress
         configuration.basketAddress = basket.basketAddress
         configuration.orderAddress = order.orderAddress
-        // --default-timeout-ms (ServiceOptions; SHOP_DEFAULT_TIMEOUT_MS), else the gateway's 10 s.
-        let defaultTimeoutMs = options.resolvedDefaultTimeoutMs ?? 10_000
-        configuration.policy.defaultTimeout = .milliseconds(defaultTimeoutMs)
-        configuration.serverLimits = options.serverLimits(defaultTimeout: .milliseconds(defaultTimeoutMs))
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst
         configuration.maxWatchesPerUser = maxWatchesPerUser

@@ -4,7 +4,7 @@ import RPC
 
 /// Everything the gateway is configured with, gathered from flags and environment by
 /// `GatewayCommand` (and built directly by tests).
-struct GatewayConfiguration: Sendable {
+struct GatewayConfiguration: ServiceConfiguration {
     /// Address and port to listen on.
     var host = "127.0.0.1", port = 8080
     /// The data directory (the generated internal key lives there when not in the environment).

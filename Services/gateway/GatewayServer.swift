@@ -92,8 +92,7 @@ struct GatewayServer: ServiceServer {
         configuration: GatewayConfiguration, upstreams: Upstreams, adminKey: String?, logger: Logger
     ) throws -> Core {
         try ServiceMain.prepareDataDirectory(configuration.dataDirectory)
-        let internalKey = try ServiceSecret.resolve(
-            environmentName: "SHOP_INTERNAL_API_KEY", path: "\(configuration.dataDirectory)/internal-api-key")
+        let internalKey = try ServiceSecret.internalKey(dataDirectory: configuration.dataDirectory)
         let auth = AuthServiceLink(
             client: upstreams.auth.client, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
             internalKey: internalKey, logger: Logger(label: "gateway.auth"))

@@ -24,10 +24,7 @@ struct OrderCommand: AsyncParsableCommand {
         var configuration = OrderConfiguration(
             dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog.catalogAddress,
             basketAddress: basket.basketAddress)
-        configuration.host = options.host
-        configuration.port = options.resolvedPort(default: 7004)
-        configuration.gracePeriod = .seconds(options.graceSeconds)
-        configuration.serverLimits = options.serverLimits()
+        options.apply(to: &configuration, defaultPort: 7004)
         return configuration
     }
 

@@ -3,7 +3,7 @@ import RPC
 
 /// Everything order-svc is configured with, gathered from flags and environment by
 /// `OrderCommand` (and built directly by tests).
-struct OrderConfiguration: Sendable {
+struct OrderConfiguration: ServiceConfiguration {
     /// Address and port to listen on; port 0 picks a free one.
     var host = "127.0.0.1", port = 7004
     /// The data directory: `order.sqlite` and, when generated, the keys.

@@ -44,8 +44,7 @@ struct OrderServer: ServiceServer {
     ) async throws -> Core {
         let directory = configuration.dataDirectory
         try ServiceMain.prepareDataDirectory(directory)
-        let internalKey = try ServiceSecret.resolve(
-            environmentName: "SHOP_INTERNAL_API_KEY", path: "\(directory)/internal-api-key")
+        let internalKey = try ServiceSecret.internalKey(dataDirectory: directory)
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_ORDER_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
         let requestSecret = try ServiceSecret.resolve(
@@ -79,9 +78,7 @@ struct OrderServer: ServiceServer {
             auth: try RPCClient(target: configuration.auth.authAddress, configuration: .upstream),
             catalog: try RPCClient(target: configuration.catalogAddress, configuration: .upstream),
             basket: try RPCClient(target: configuration.basketAddress, configuration: .upstream), logger: logger)
-        let server = try ServiceMain.makeServer(
-            router: core.router, host: configuration.host, port: configuration.port,
-            gracePeriod: configuration.gracePeriod, limits: configuration.serverLimits, logger: logger)
+        let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return OrderServer(server: server, core: core)
     }
 }

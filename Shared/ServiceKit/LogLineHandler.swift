@@ -1,5 +1,5 @@
 public import Logging
-public import RPCHTTP2
+public import RPC
 internal import Synchronization
 
 /// A swift-log handler that writes one line per event to standard error:

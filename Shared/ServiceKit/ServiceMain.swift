@@ -130,6 +130,17 @@ package enum ServiceMain {
         return HTTP2Server(configuration: configuration, router: router, logger: logger, group: group, ownsGroup: true, web: web)
     }
 
+    /// The server for `router` (complete: ``Router/addStandardServices(health:servedHere:)``
+    /// already called) on its own loops, listening where `configuration` says, with its grace
+    /// period and limits; not yet listening.
+    package static func makeServer(
+        router: Router, configuration: some ServiceConfiguration, logger: Logger
+    ) throws -> HTTP2Server {
+        try makeServer(
+            router: router, host: configuration.host, port: configuration.port, gracePeriod: configuration.gracePeriod,
+            limits: configuration.serverLimits, logger: logger)
+    }
+
     /// Starts `service`'s server with its core's companions and a ``MemoryTrimmer`` beside it, waits
     /// for SIGTERM or SIGINT, marks the health not serving and drains; then cancels the
     /// companions, waits for them, and closes the core.

@@ -67,11 +67,30 @@ public struct ServiceOptions: ParsableArguments {
         }
     }
 
+    /// Carries the common flags into a service's configuration: ``host``, the port
+    /// (``resolvedPort(default:)`` with `defaultPort`), the grace period (``graceSeconds``) and
+    /// the server limits (``serverLimits(defaultTimeout:)`` with `defaultTimeout`).
+    package func apply(
+        to configuration: inout some ServiceConfiguration, defaultPort: Int,
+        defaultTimeout: Duration = ServerConfiguration.standardUnaryTimeout
+    ) {
+        configuration.host = host
+        configuration.port = resolvedPort(default: defaultPort)
+        configuration.gracePeriod = .seconds(graceSeconds)
+        configuration.serverLimits = serverLimits(defaultTimeout: defaultTimeout)
+    }
+
+    /// The deadline of unary calls that arrive without one: ``resolvedDefaultTimeoutMs`` when
+    /// given, else `standard`.
+    package func defaultTimeout(or standard: Duration) -> Duration {
+        resolvedDefaultTimeoutMs.map { .milliseconds($0) } ?? standard
+    }
+
     /// The server limits these flags set, with `defaultTimeout` for a call without a deadline
     /// when ``defaultTimeoutMs`` is not given.
     package func serverLimits(defaultTimeout: Duration = ServerConfiguration.standardUnaryTimeout) -> ServerLimits {
         var limits = ServerLimits()
-        limits.defaultUnaryTimeout = resolvedDefaultTimeoutMs.map { .milliseconds($0) } ?? defaultTimeout
+        limits.defaultUnaryTimeout = self.defaultTimeout(or: defaultTimeout)
         limits.answerBuffer.perConnection = Self.byteCount(answerBufferPerConnection) ?? limits.answerBuffer.perConnection
         limits.answerBuffer.perProcess = Self.byteCount(answerBufferPerProcess) ?? limits.answerBuffer.perProcess
         return limits

@@ -49,4 +49,14 @@ package enum ServiceSecret {
         }
         return value
     }
+
+    /// The internal API key the services and the gateway share: `SHOP_INTERNAL_API_KEY`, else
+    /// `<dataDirectory>/internal-api-key`, generated there on first start
+    /// (``resolve(environmentName:path:environment:)``).
+    package static func internalKey(
+        dataDirectory: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(StartupError) -> String {
+        try resolve(
+            environmentName: "SHOP_INTERNAL_API_KEY", path: "\(dataDirectory)/internal-api-key", environment: environment)
+    }
 }

@@ -187,7 +187,7 @@ enum GatewayInteractions {
         }
         let order = Order(
             id: "7c9e6679-7425-40de-944b-e07fc1f90ae7", status: .paid, items: lines, total: BasketInteractions.twoLines.total,
-            shippingAddress: OrderConsumerTests.order().shippingAddress, payment: PaymentSummary(brand: "visa", last4: "4242"),
+            shippingAddress: OrderConsumerLiveTests.order().shippingAddress, payment: PaymentSummary(brand: "visa", last4: "4242"),
             createdAt: "2026-11-22T01:41:17Z", updatedAt: "2026-11-22T01:41:18Z")
         return InteractionSpec(
             "PlaceOrder with an idempotency key, passed through", given: [signedIn], path: OrderContract.placeOrder.path,

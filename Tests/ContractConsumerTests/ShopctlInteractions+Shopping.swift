@@ -135,7 +135,7 @@ extension ShopctlInteractions {
     // MARK: Orders
 
     /// The address and card `order place` is given.
-    static let orderRequest = OrderConsumerTests.order()
+    static let orderRequest = OrderConsumerLiveTests.order()
 
     /// A paid order of the backpack twice, as order-svc answers it.
     static let paidOrder = Order(

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import RPC
-import RPCHTTP2
 @testable import ServiceKit
 import Testing
 

@@ -1,5 +1,5 @@
 import Logging
-import RPCHTTP2
+import RPC
 @testable import ServiceKit
 import Testing
 

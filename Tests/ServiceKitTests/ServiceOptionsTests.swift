@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import RPCHTTP2
 @testable import ServiceKit
 import Testing
@@ -38,10 +39,58 @@ struct ServiceOptionsTests {
         #expect(limits.answerBuffer.perProcess == 512 << 20)
     }
 
+    @Test("apply(to:defaultPort:) carries every common flag into a service's configuration")
+    func applyCarriesEveryField() throws {
+        let options = try ServiceOptions.parse([
+            "--host", "10.1.2.3", "--port", "9123", "--grace-seconds", "3", "--default-timeout-ms", "1500",
+            "--answer-buffer-per-connection", "1M", "--answer-buffer-per-process", "512M",
+        ])
+        var configuration = UnsetConfiguration()
+        options.apply(to: &configuration, defaultPort: 7001)
+        #expect(configuration.host == "10.1.2.3")
+        #expect(configuration.port == 9123)
+        #expect(configuration.gracePeriod == .seconds(3))
+        #expect(configuration.serverLimits.defaultUnaryTimeout == .milliseconds(1500))
+        #expect(configuration.serverLimits.answerBuffer.perConnection == 1 << 20)
+        #expect(configuration.serverLimits.answerBuffer.perProcess == 512 << 20)
+    }
+
+    @Test("apply(to:defaultPort:) without the flags: the service's port and the given deadline")
+    func applyDefaults() throws {
+        let environment = ProcessInfo.processInfo.environment
+        let options = try ServiceOptions.parse([])
+        var configuration = UnsetConfiguration()
+        options.apply(to: &configuration, defaultPort: 7001, defaultTimeout: .seconds(10))
+        if environment["SHOP_PORT"] == nil { #expect(configuration.port == 7001) }
+        if environment["SHOP_DEFAULT_TIMEOUT_MS"] == nil {
+            #expect(configuration.serverLimits.defaultUnaryTimeout == .seconds(10))
+            #expect(options.defaultTimeout(or: .seconds(10)) == .seconds(10))
+        }
+    }
+
     @Test("bad values are refused with the flag named", arguments: [
         ["--default-timeout-ms", "0"], ["--answer-buffer-per-connection", "12"], ["--answer-buffer-per-process", "lots"],
     ])
     func badValues(arguments: [String]) {
         #expect(throws: (any Error).self) { try ServiceOptions.parse(arguments) }
     }
+}
+
+/// A configuration whose every field differs from what ``ServiceOptionsTests`` sets: a field
+/// that ``ServiceOptions/apply(to:defaultPort:defaultTimeout:)`` does not carry keeps its value here.
+private struct UnsetConfiguration: ServiceConfiguration {
+    /// Not an address.
+    var host = "unset"
+    /// Not a port.
+    var port = -1
+    /// No grace.
+    var gracePeriod: Duration = .zero
+    /// Limits no flag above asks for.
+    var serverLimits: ServerLimits = {
+        var limits = ServerLimits()
+        limits.defaultUnaryTimeout = nil
+        limits.answerBuffer.perConnection = 1
+        limits.answerBuffer.perProcess = 1
+        return limits
+    }()
 }

@@ -28,6 +28,17 @@ struct ServiceSecretTests {
         #expect(try ServiceSecret.resolve(environmentName: "K", path: path, environment: ["K": " given\n"]) == "given")
     }
 
+    @Test("the internal key: SHOP_INTERNAL_API_KEY when set, else internal-api-key in the data directory")
+    func internalKey() throws {
+        let directory = try TestScratch.makeDirectory(prefix: "service-secret-internal")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try ServiceSecret.internalKey(dataDirectory: directory.path, environment: ["SHOP_INTERNAL_API_KEY": "given"]) == "given")
+        let generated = try ServiceSecret.internalKey(dataDirectory: directory.path, environment: [:])
+        let written = try String(contentsOfFile: directory.appendingPathComponent("internal-api-key").path, encoding: .utf8)
+        #expect(generated == written)
+        #expect(try ServiceSecret.internalKey(dataDirectory: directory.path, environment: [:]) == generated)
+    }
+
     @Test("services starting at once with no key file all end up with the one key that was written first")
     func concurrentStarts() throws {
         let directory = try TestScratch.makeDirectory(prefix: "service-secret-race")

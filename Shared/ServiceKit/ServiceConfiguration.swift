@@ -1,0 +1,14 @@
+/// What every service's configuration (`<Name>Configuration`) holds for its server: where it
+/// listens, how long a drain may take, and its limits. ``ServiceOptions/apply(to:defaultPort:defaultTimeout:)``
+/// sets them from the common flags; ``ServiceMain/makeServer(router:configuration:logger:)``
+/// serves by them.
+package protocol ServiceConfiguration: Sendable {
+    /// The address to listen on.
+    var host: String { get set }
+    /// The port to listen on; 0 picks a free one.
+    var port: Int { get set }
+    /// How long in-flight calls get to finish on shutdown.
+    var gracePeriod: Duration { get set }
+    /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
+    var serverLimits: ServerLimits { get set }
+}
