@@ -28,17 +28,18 @@ struct StorefrontCalls: Sendable {
 
     /// A call as the signed-in user (without a token when signed out: the server then answers
     /// `UNAUTHENTICATED`/`MISSING_TOKEN`), retried once with a new token when the server
-    /// refused the one it carried.
+    /// refused the one it carried. `metadata` goes with every attempt, the retries' included
+    /// (an `idempotency-key` stays the same).
     func signedIn<Request, Response>(
-        _ method: MethodDescriptor<Request, Response>, _ request: Request
+        _ method: MethodDescriptor<Request, Response>, _ request: Request, metadata: Metadata = Metadata()
     ) async throws(StorefrontError) -> Response {
         do {
             let token = try await sessions.accessToken()
             do {
-                return try await rpc.unary(method, request, options: options(token: token))
+                return try await rpc.unary(method, request, options: options(token: token, metadata: metadata))
             } catch let error as RPCError where token != nil && Self.refreshHelps(error) {
                 let renewed = try await sessions.accessToken(replacing: token!)
-                return try await rpc.unary(method, request, options: options(token: renewed))
+                return try await rpc.unary(method, request, options: options(token: renewed, metadata: metadata))
             }
         } catch {
             throw StorefrontError.converting(error)
@@ -53,9 +54,9 @@ struct StorefrontCalls: Sendable {
             && ["ACCESS_TOKEN_EXPIRED", "INVALID_ACCESS_TOKEN", "SESSION_REVOKED"].contains(error.reason ?? "")
     }
 
-    /// Options with the deadline and, when given, `authorization: Bearer <token>`.
-    func options(token: String?) -> CallOptions {
-        var metadata = Metadata()
+    /// Options with the deadline, `metadata` and, when given, `authorization: Bearer <token>`.
+    func options(token: String?, metadata: Metadata = Metadata()) -> CallOptions {
+        var metadata = metadata
         if let token { metadata.add(MetadataKey.authorization, "Bearer \(token)") }
         return CallOptions(metadata: metadata, timeout: requestTimeout)
     }

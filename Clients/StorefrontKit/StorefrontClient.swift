@@ -20,6 +20,10 @@ public final class StorefrontClient: Sendable {
     public let configuration: StorefrontConfiguration
     /// Sign-up, sign-in, the session and the account.
     public let auth: StorefrontAuth
+    /// Products, search, categories, the product page, home and favorites.
+    public let catalog: StorefrontCatalog
+    /// Placing, listing, reading and cancelling orders.
+    public let orders: StorefrontOrders
     /// The calls of every surface.
     let calls: StorefrontCalls
 
@@ -53,6 +57,8 @@ public final class StorefrontClient: Sendable {
             broadcast: broadcast, refreshMargin: configuration.refreshMargin.timeInterval)
         calls = StorefrontCalls(rpc: rpc, sessions: sessions, requestTimeout: timeout)
         auth = StorefrontAuth(calls: calls, broadcast: broadcast)
+        catalog = StorefrontCatalog(calls: calls)
+        orders = StorefrontOrders(calls: calls)
     }
 
     /// Ends every call in flight (they fail with `.unavailable`); the client makes no more.
