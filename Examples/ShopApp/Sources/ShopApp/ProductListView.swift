@@ -13,6 +13,8 @@ final class ProductList: ObservableObject {
     @Published private(set) var problem: String?
     /// The paused loop, waiting for the list to want the next page.
     private var nextPageWanted: CheckedContinuation<Void, Never>?
+    /// Whether the list asked for more while the loop was still fetching.
+    private var moreWanted = false
 
     /// Fetches pages of 20 until the last, pausing after each until ``loadMore()``.
     func load(from client: StorefrontClient) async {
@@ -29,13 +31,21 @@ final class ProductList: ObservableObject {
 
     /// Lets the loop fetch the next page: the list's last row appeared.
     func loadMore() {
-        nextPageWanted?.resume()
+        guard let next = nextPageWanted else {
+            moreWanted = true
+            return
+        }
         nextPageWanted = nil
+        next.resume()
     }
 
-    /// Returns at ``loadMore()``, or when the loading task is cancelled (the next page then
-    /// fails as cancelled and the loop ends).
+    /// Returns at once when the list already asked for more, else at ``loadMore()`` or when the
+    /// loading task is cancelled (the next page then fails as cancelled and the loop ends).
     private func untilMoreWanted() async {
+        guard !moreWanted else {
+            moreWanted = false
+            return
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { nextPageWanted = $0 }
         } onCancel: {
@@ -63,7 +73,8 @@ struct ProductListView: View {
                 }
             }
             if list.hasMore {
-                ProgressView().onAppear { list.loadMore() }
+                // A new row after each page, so that it appears again while it is on screen.
+                ProgressView().id(list.products.count).onAppear { list.loadMore() }
             }
             if let problem = list.problem {
                 Text(problem).foregroundStyle(.red)

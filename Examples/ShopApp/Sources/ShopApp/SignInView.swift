@@ -8,7 +8,9 @@ struct SignInView: View {
     let client: StorefrontClient
     /// The signed-in user; nil when signed out.
     let user: User?
+    /// The email typed.
     @State private var email = ""
+    /// The password typed.
     @State private var password = ""
     /// Whether a call is under way.
     @State private var working = false
