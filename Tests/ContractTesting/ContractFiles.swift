@@ -81,9 +81,10 @@ package actor ContractRecorder {
     package static let shared = ContractRecorder()
 
     /// Replaces (or adds) `interactions` in the contract between `consumer` and `provider`,
-    /// whose calls travel over `wire`, and writes it. Where the recorded example request still matches the new one under the new
-    /// matchers (only a request id or a token's timestamps differ), the old example stays, so
-    /// that re-recording an unchanged consumer leaves the file as it was.
+    /// whose calls travel over `wire`, and writes it. Where the recorded example request still
+    /// matches the new one under the new matchers (only a request id or a token's timestamps
+    /// differ), the old example stays, so that re-recording an unchanged consumer leaves the
+    /// file as it was.
     package func record(
         _ interactions: [Interaction], consumer: String, provider: String, wire: ContractWire = .grpc,
         in directory: URL = ContractFiles.directory
