@@ -115,9 +115,10 @@ let package = Package(
             path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
 
         // Contract tests (Tests/Contracts/README.md): the framework, its own tests and the API
-        // snapshot check, the consumers against mock providers, the providers against the contracts.
+        // snapshot check, the consumers against mock providers, the providers against the contracts
+        // (replayed over StorefrontKit's Connect transport for a consumer that speaks Connect).
         .target(
-            name: "ContractTesting", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            name: "ContractTesting", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "StorefrontKit", log],
             path: "Tests/ContractTesting", swiftSettings: strictSettings),
         .testTarget(
             name: "ContractTestingTests", dependencies: ["JSON", "ContractTesting", "Contracts", "RPC", "RPCHTTP2"],
@@ -126,7 +127,7 @@ let package = Package(
             name: "ContractConsumerTests",
             dependencies: [
                 "JSON", "ContractTesting", "ServiceTestSupport", "basket-svc", "order-svc", "catalog-svc", "gateway", "shopctl",
-                "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, argumentParser,
+                "StorefrontKit", "Contracts", "RPC", "RPCHTTP2", "ServiceKit", "Credentials", "Storage", log, argumentParser,
             ],
             path: "Tests/ContractConsumerTests", swiftSettings: strictSettings),
         .testTarget(

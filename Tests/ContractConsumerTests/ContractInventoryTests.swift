@@ -19,7 +19,7 @@ struct ContractInventoryTests {
         var testDescription: String { "\(consumer) → \(provider)" }
     }
 
-    /// Every service-to-service edge the consumer tests cover.
+    /// Every edge the consumer tests cover: service to service, shopctl's and StorefrontKit's.
     static let pairs = [
         Pair(consumer: "basket-svc", provider: "catalog-svc", declared: CatalogInteractions.ofBasket),
         Pair(consumer: "basket-svc", provider: "auth-svc", declared: AuthInteractions.all),
@@ -32,6 +32,7 @@ struct ContractInventoryTests {
         Pair(consumer: "gateway", provider: "basket-svc", declared: GatewayInteractions.ofBasket),
         Pair(consumer: "gateway", provider: "order-svc", declared: GatewayInteractions.ofOrder),
         Pair(consumer: "shopctl", provider: "gateway", declared: ShopctlInteractions.all),
+        Pair(consumer: "storefront-kit", provider: "gateway", declared: StorefrontKitInteractions.all),
     ]
 
     @Test("the contract file holds exactly the declared interactions", arguments: pairs)

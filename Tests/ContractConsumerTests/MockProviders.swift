@@ -17,15 +17,18 @@ struct MockProviders: Sendable {
     }
 
     /// Starts a mock per provider serving its interactions, runs `body`, then finishes every
-    /// mock, whether `body` threw or not.
+    /// mock, whether `body` threw or not. A consumer speaking Connect gives the `connectEdge`
+    /// its calls arrive through (``GatewayConnectEdge``).
     static func run<Result>(
         consumer: String, serving interactions: [String: [InteractionSpec]],
+        connectEdge: (@Sendable (Router) -> any WebHandler)? = nil,
         sourceLocation: SourceLocation = #_sourceLocation, _ body: (MockProviders) async throws -> Result
     ) async throws -> Result {
         var mocks: [String: MockProvider] = [:]
         do {
             for (provider, specs) in interactions.sorted(by: { $0.key < $1.key }) {
-                mocks[provider] = try await MockProvider.start(consumer: consumer, provider: provider, serving: specs)
+                mocks[provider] = try await MockProvider.start(
+                    consumer: consumer, provider: provider, serving: specs, connectEdge: connectEdge)
             }
         } catch {
             for mock in mocks.values { await mock.stop() }

@@ -7,13 +7,13 @@ import Testing
 @Suite("Provider verification", .serialized)
 struct ProviderVerificationLiveTests {
     /// The consumers each provider must have contracts from: the service-to-service edges, the
-    /// gateway's, and shopctl's.
+    /// gateway's, shopctl's and StorefrontKit's (over Connect).
     static let expectedConsumers = [
         "auth-svc": ["basket-svc", "catalog-svc", "gateway", "order-svc"],
         "catalog-svc": ["basket-svc", "gateway", "order-svc"],
         "basket-svc": ["gateway", "order-svc"],
         "order-svc": ["gateway"],
-        "gateway": ["shopctl"],
+        "gateway": ["shopctl", "storefront-kit"],
     ]
 
     @Test("each provider has the contracts of the consumers that call it", arguments: expectedConsumers.keys.sorted())

@@ -15,22 +15,59 @@ package struct Contract: Codable, Sendable, Hashable {
     package var interactions: [Interaction]
     /// The file format, so that a reader can refuse one it does not know.
     package var format: String
+    /// How the consumer's calls travel, so that the provider replay sends them the same way.
+    package var wire: ContractWire
 
     /// The format this code reads and writes.
     package static let currentFormat = "storefront-contract/1"
 
     /// Creates a contract; interactions are sorted by description.
-    package init(consumer: String, provider: String, interactions: [Interaction]) {
+    package init(consumer: String, provider: String, interactions: [Interaction], wire: ContractWire = .grpc) {
         self.consumer = consumer
         self.provider = provider
         self.interactions = interactions.sorted { $0.description < $1.description }
         self.format = Self.currentFormat
+        self.wire = wire
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case consumer, provider, interactions, format, wire
+    }
+
+    /// Reads a contract; without `wire` the consumer speaks gRPC (every file before Connect
+    /// consumers).
+    package init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        consumer = try container.decode(String.self, forKey: .consumer)
+        provider = try container.decode(String.self, forKey: .provider)
+        interactions = try container.decode([Interaction].self, forKey: .interactions)
+        format = try container.decode(String.self, forKey: .format)
+        wire = try container.decodeIfPresent(ContractWire.self, forKey: .wire) ?? .grpc
+    }
+
+    /// Writes `wire` only for a consumer that does not speak gRPC, so gRPC files stay as they were.
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(consumer, forKey: .consumer)
+        try container.encode(provider, forKey: .provider)
+        try container.encode(interactions, forKey: .interactions)
+        try container.encode(format, forKey: .format)
+        if wire != .grpc { try container.encode(wire, forKey: .wire) }
     }
 
     /// The interaction described by `description`, if any.
     package func interaction(_ description: String) -> Interaction? {
         interactions.first { $0.description == description }
     }
+}
+
+/// How a consumer's calls reach the provider, written as a contract's `wire`: the provider
+/// replay sends them the same way.
+package enum ContractWire: String, Codable, Sendable, Hashable {
+    /// gRPC with JSON over HTTP/2 (the services and shopctl); the default, not written.
+    case grpc
+    /// Connect with JSON over HTTP/1.1 (API.md §9): StorefrontKit, an app's client library.
+    case connect
 }
 
 /// One call: the state the provider must be in, what the consumer sends, and what it expects back.

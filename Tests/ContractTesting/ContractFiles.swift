@@ -80,12 +80,14 @@ package actor ContractRecorder {
     /// The one recorder of this process.
     package static let shared = ContractRecorder()
 
-    /// Replaces (or adds) `interactions` in the contract between `consumer` and `provider` and
-    /// writes it. Where the recorded example request still matches the new one under the new
-    /// matchers (only a request id or a token's timestamps differ), the old example stays, so
-    /// that re-recording an unchanged consumer leaves the file as it was.
+    /// Replaces (or adds) `interactions` in the contract between `consumer` and `provider`,
+    /// whose calls travel over `wire`, and writes it. Where the recorded example request still
+    /// matches the new one under the new matchers (only a request id or a token's timestamps
+    /// differ), the old example stays, so that re-recording an unchanged consumer leaves the
+    /// file as it was.
     package func record(
-        _ interactions: [Interaction], consumer: String, provider: String, in directory: URL = ContractFiles.directory
+        _ interactions: [Interaction], consumer: String, provider: String, wire: ContractWire = .grpc,
+        in directory: URL = ContractFiles.directory
     ) throws {
         let old =
             try ContractFiles.load(consumer: consumer, provider: provider, in: directory)
@@ -98,7 +100,7 @@ package actor ContractRecorder {
         try ContractFiles.save(
             Contract(
                 consumer: consumer, provider: provider,
-                interactions: old.interactions.filter { !replaced.contains($0.description) } + recorded),
+                interactions: old.interactions.filter { !replaced.contains($0.description) } + recorded, wire: wire),
             in: directory)
     }
 
@@ -131,7 +133,7 @@ package actor ContractRecorder {
         try ContractFiles.save(
             Contract(
                 consumer: consumer, provider: provider,
-                interactions: contract.interactions.filter { kept.contains($0.description) }),
+                interactions: contract.interactions.filter { kept.contains($0.description) }, wire: contract.wire),
             in: directory)
         return removed
     }

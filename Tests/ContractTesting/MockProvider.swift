@@ -15,6 +15,10 @@ import JSON
 /// the file; in ``ContractMode/record`` the first matching call of each interaction becomes
 /// its example request, and ``finish(sourceLocation:)`` writes them into the file.
 ///
+/// A consumer speaking Connect over HTTP/1.1 (``ContractWire/connect``) reaches the mock
+/// through a web edge the test gives — the gateway's own Connect translation — which turns
+/// each request into a call of the same router; the contract then says the consumer speaks Connect.
+///
 /// Thread-safe: the calls' bookkeeping lives behind a `Mutex`.
 package final class MockProvider: Sendable {
     /// The consumer under test.
@@ -30,13 +34,21 @@ package final class MockProvider: Sendable {
     private let directory: URL
 
     /// Starts a mock of `provider` for `consumer` serving `specs` from the contract in `directory`.
+    /// With `connectEdge` the consumer speaks Connect: the edge it makes for the mock's router
+    /// serves the HTTP/1.1 requests (gRPC still reaches the router directly).
     package static func start(
         consumer: String, provider: String, serving specs: [InteractionSpec], mode: ContractMode = .current,
-        directory: URL = ContractFiles.directory
+        directory: URL = ContractFiles.directory, connectEdge: (@Sendable (Router) -> any WebHandler)? = nil
     ) async throws -> MockProvider {
-        let book = CallBook(consumer: consumer, provider: provider, mode: mode)
+        let wire: ContractWire = connectEdge == nil ? .grpc : .connect
+        let book = CallBook(consumer: consumer, provider: provider, mode: mode, wire: wire)
         let file = ContractFiles.url(consumer: consumer, provider: provider, in: directory)
         let contract = mode == .verify ? try ContractFiles.load(consumer: consumer, provider: provider, in: directory) : nil
+        if let contract, contract.wire != wire {
+            book.report(
+                "\(file.lastPathComponent) of \(consumer) says its calls travel over \(contract.wire.rawValue), the test's over "
+                    + "\(wire.rawValue). Re-record it: CONTRACT_RECORD=1 swift test --filter <this suite>")
+        }
         for spec in specs {
             var recorded: Interaction?
             if mode == .verify {
@@ -55,14 +67,14 @@ package final class MockProvider: Sendable {
             }
             book.add(spec, recorded: recorded)
         }
-        return try start(book: book, specs: specs, directory: directory)
+        return try start(book: book, specs: specs, directory: directory, connectEdge: connectEdge)
     }
 
     /// Starts a mock of `contract`'s provider that answers the interactions named in
     /// `descriptions` (all when nil) as recorded — for a provider test, to stand in for the
     /// provider's own upstreams with what its own contracts say they answer.
     package static func start(playing contract: Contract, only descriptions: [String]? = nil) throws -> MockProvider {
-        let book = CallBook(consumer: contract.consumer, provider: contract.provider, mode: .verify)
+        let book = CallBook(consumer: contract.consumer, provider: contract.provider, mode: .verify, wire: contract.wire)
         var specs: [InteractionSpec] = []
         for interaction in contract.interactions where descriptions?.contains(interaction.description) ?? true {
             let spec = InteractionSpec(interaction)
@@ -77,7 +89,9 @@ package final class MockProvider: Sendable {
         return try start(book: book, specs: specs, directory: ContractFiles.directory)
     }
 
-    private static func start(book: CallBook, specs: [InteractionSpec], directory: URL) throws -> MockProvider {
+    private static func start(
+        book: CallBook, specs: [InteractionSpec], directory: URL, connectEdge: (@Sendable (Router) -> any WebHandler)? = nil
+    ) throws -> MockProvider {
         var router = Router()
         var paths = Set<String>()
         for info in APIDescription.allMethods where paths.insert(info.path).inserted {
@@ -93,7 +107,8 @@ package final class MockProvider: Sendable {
         var configuration = ServerConfiguration(host: "127.0.0.1", port: 0)
         configuration.loopCount = 1
         configuration.gracePeriod = .seconds(2)
-        let server = try HTTP2Server(configuration: configuration, router: router, logger: ContractLogging.quiet)
+        let server = try HTTP2Server(
+            configuration: configuration, router: router, logger: ContractLogging.quiet, web: connectEdge?(router))
         let port = try server.start()
         return MockProvider(
             consumer: book.consumer, provider: book.provider, mode: book.mode,
@@ -131,7 +146,8 @@ package final class MockProvider: Sendable {
         }
         if mode == .record, !recorded.isEmpty {
             do {
-                try await ContractRecorder.shared.record(recorded, consumer: consumer, provider: provider, in: directory)
+                try await ContractRecorder.shared.record(
+                    recorded, consumer: consumer, provider: provider, wire: book.wire, in: directory)
             } catch {
                 book.report("cannot write the contract: \(error)")
             }
@@ -176,13 +192,16 @@ private final class CallBook: Sendable {
     let provider: String
     /// Whether example requests come from the file or are being recorded.
     let mode: ContractMode
+    /// How the consumer's calls arrive, as a recorded contract says.
+    let wire: ContractWire
     private let state = Mutex(State())
 
     /// An empty book.
-    init(consumer: String, provider: String, mode: ContractMode) {
+    init(consumer: String, provider: String, mode: ContractMode, wire: ContractWire) {
         self.consumer = consumer
         self.provider = provider
         self.mode = mode
+        self.wire = wire
     }
 
     /// The problems so far, in order.

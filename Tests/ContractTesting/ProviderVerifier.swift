@@ -25,17 +25,18 @@ package struct ProviderVerifier<Provider: Sendable>: Sendable {
         self.start = start
     }
 
-    /// Verifies every interaction of `contract`, one fresh provider each.
+    /// Verifies every interaction of `contract`, one fresh provider each, sent over the
+    /// contract's wire.
     package func verify(_ contract: Contract) async -> VerificationReport {
         var results: [InteractionResult] = []
         for interaction in contract.interactions {
-            results.append(await verify(interaction))
+            results.append(await verify(interaction, over: contract.wire))
         }
         return VerificationReport(consumer: contract.consumer, provider: provider, results: results)
     }
 
-    /// Verifies one interaction on a fresh provider.
-    package func verify(_ interaction: Interaction) async -> InteractionResult {
+    /// Verifies one interaction on a fresh provider, its request sent over `wire`.
+    package func verify(_ interaction: Interaction, over wire: ContractWire = .grpc) async -> InteractionResult {
         var result = InteractionResult(interaction: interaction)
         let running: RunningProvider<Provider>
         do {
@@ -66,13 +67,14 @@ package struct ProviderVerifier<Provider: Sendable>: Sendable {
                     let provider = running.provider
                     outcome = try await RequestReplay.stream(
                         path: interaction.request.path, metadata: metadata, messages: messages, expecting: stream,
-                        to: running.address
+                        to: running.address, over: wire
                     ) { state in
                         _ = try await midStream[state.name]?(provider, state.params)
                     }
                 } else {
                     outcome = await RequestReplay.send(
-                        path: interaction.request.path, metadata: metadata, messages: messages, to: running.address)
+                        path: interaction.request.path, metadata: metadata, messages: messages, to: running.address,
+                        over: wire)
                 }
                 result.outcome = outcome
                 result.mismatches = try CallMatching.mismatches(of: outcome, against: interaction.response)

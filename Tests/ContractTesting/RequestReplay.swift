@@ -2,6 +2,8 @@ internal import Foundation
 package import RPC
 import RPCHTTP2
 package import JSON
+import Contracts
+import StorefrontKit
 
 /// Builds and sends the request of an interaction on the provider side.
 package enum RequestReplay {
@@ -33,19 +35,19 @@ package enum RequestReplay {
 
     /// Sends one request message and reads the outcome over a fresh client of `address`.
     package static func send(
-        path: String, metadata: Metadata, message: JSONValue, to address: SocketAddressText,
+        path: String, metadata: Metadata, message: JSONValue, to address: SocketAddressText, over wire: ContractWire = .grpc,
         timeout: Duration = .seconds(10)
     ) async -> CallOutcome {
-        await send(path: path, metadata: metadata, messages: [message], to: address, timeout: timeout)
+        await send(path: path, metadata: metadata, messages: [message], to: address, over: wire, timeout: timeout)
     }
 
     /// Sends `messages` (one, or a client stream), half-closes, and reads every response
-    /// message and the status over a fresh client of `address`.
+    /// message and the status over a fresh client of `address` speaking `wire`.
     package static func send(
-        path: String, metadata: Metadata, messages: [JSONValue], to address: SocketAddressText,
+        path: String, metadata: Metadata, messages: [JSONValue], to address: SocketAddressText, over wire: ContractWire = .grpc,
         timeout: Duration = .seconds(10)
     ) async -> CallOutcome {
-        await withClient(of: address) { client in
+        await withClient(of: address, over: wire) { client in
             let payloads = try messages.map { message throws(RPCError) in try JSONCodec.shared.encode(message) }
             let received = try await client.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) {
                 call in
@@ -62,7 +64,7 @@ package enum RequestReplay {
     }
 
     /// Sends `messages` and reads the response stream `stream` describes, over a fresh client
-    /// of `address`: before reading a message that comes only after something happens, runs
+    /// of `address` speaking `wire`: before reading a message that comes only after something happens, runs
     /// `prepare` with that message's state (a mid-stream provider state); after the listed
     /// messages cancels a stream that stays open (a watch), or reads any other to its end.
     ///
@@ -70,11 +72,11 @@ package enum RequestReplay {
     ///   the outcome.
     package static func stream(
         path: String, metadata: Metadata, messages: [JSONValue], expecting stream: StreamExpectation,
-        to address: SocketAddressText, timeout: Duration = .seconds(10),
+        to address: SocketAddressText, over wire: ContractWire = .grpc, timeout: Duration = .seconds(10),
         prepare: (ProviderState) async throws -> Void
     ) async throws -> CallOutcome {
         var preparationFailure: ContractError?
-        let outcome = await withClient(of: address) { client in
+        let outcome = await withClient(of: address, over: wire) { client in
             let payloads = try messages.map { message throws(RPCError) in try JSONCodec.shared.encode(message) }
             var received: [JSONValue] = []
             let stillOpen = try await client.withCall(path: path, options: CallOptions(metadata: metadata, timeout: timeout)) {
@@ -109,14 +111,14 @@ package enum RequestReplay {
         return outcome
     }
 
-    /// Runs `body` with a fresh client of `address`, closes it, and turns a thrown error into
-    /// the failed outcome it stands for.
+    /// Runs `body` with a fresh client of `address` speaking `wire`, closes it, and turns a
+    /// thrown error into the failed outcome it stands for.
     private static func withClient(
-        of address: SocketAddressText, _ body: (RPCClient) async throws -> CallOutcome
+        of address: SocketAddressText, over wire: ContractWire, _ body: (RPCClient) async throws -> CallOutcome
     ) async -> CallOutcome {
         let client: RPCClient
         do {
-            client = try RPCClient(target: address)
+            client = try makeClient(of: address, over: wire)
         } catch {
             return .failure(code: .unavailable, reason: nil, message: "cannot create a client: \(error)")
         }
@@ -129,6 +131,20 @@ package enum RequestReplay {
         }
         await client.close()
         return outcome
+    }
+
+    /// A client of `address`: gRPC over HTTP/2, or Connect over HTTP/1.1 with StorefrontKit's
+    /// own transport — the request goes out exactly as the consumer sends it.
+    private static func makeClient(of address: SocketAddressText, over wire: ContractWire) throws -> RPCClient {
+        switch wire {
+        case .grpc:
+            return try RPCClient(target: address)
+        case .connect:
+            guard let baseURL = URL(string: "http://\(address)") else {
+                throw ContractError("\(address) makes no URL")
+            }
+            return RPCClient(transport: ConnectTransport(baseURL: baseURL, methods: APIDescription.allMethods))
+        }
     }
 
     /// `template` with each `${name}` replaced: a template that is exactly one placeholder

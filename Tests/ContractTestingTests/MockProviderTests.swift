@@ -150,6 +150,40 @@ struct MockProviderTests {
         }
     }
 
+    /// A web edge that knows no procedure: enough to make a mock one of a Connect consumer.
+    struct NoProcedures: WebHandler {
+        func serve(_ request: WebRequest, response: any WebResponse) {
+            response.send(status: 404, headers: WebHeaders(), body: Data())
+        }
+    }
+
+    @Test("a mock with a Connect edge records the contract as Connect's, and one recorded over gRPC is told to re-record")
+    func connectWire() async throws {
+        try await withDirectory { directory in
+            try await record(in: directory)
+            let grpcText = try String(
+                contentsOf: ContractFiles.url(consumer: "test-consumer", provider: "catalog-svc", in: directory), encoding: .utf8)
+            #expect(!grpcText.contains("\"wire\""), "a gRPC contract is written as before")
+            let stale = try await MockProvider.start(
+                consumer: "test-consumer", provider: "catalog-svc", serving: [try Self.productSpec()], directory: directory,
+                connectEdge: { _ in NoProcedures() })
+            _ = await send(.object(["id": .number(7)]), to: stale)
+            let problems = await stale.stop()
+            #expect(problems.contains { $0.contains("says its calls travel over grpc, the test's over connect") }, "\(problems)")
+
+            let recording = try await MockProvider.start(
+                consumer: "connect-consumer", provider: "catalog-svc", serving: [try Self.productSpec()], mode: .record,
+                directory: directory, connectEdge: { _ in NoProcedures() })
+            _ = await send(.object(["id": .number(7)]), to: recording)
+            #expect(await recording.stop() == [])
+            let contract = try #require(try ContractFiles.load(consumer: "connect-consumer", provider: "catalog-svc", in: directory))
+            #expect(contract.wire == .connect)
+            let connectText = try String(
+                contentsOf: ContractFiles.url(consumer: "connect-consumer", provider: "catalog-svc", in: directory), encoding: .utf8)
+            #expect(connectText.contains(#""wire" : "connect""#), "\(connectText)")
+        }
+    }
+
     @Test("pruning removes interactions no test declares any more")
     func prune() async throws {
         try await withDirectory { directory in

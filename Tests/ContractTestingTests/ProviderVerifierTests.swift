@@ -133,6 +133,18 @@ struct ProviderVerifierTests {
         #expect(text.contains(#"ok   "GetProduct of a product the catalog does not have""#))
     }
 
+    @Test("a contract of a consumer speaking Connect is replayed over Connect: a provider serving only gRPC fails it")
+    func connectContractReplayedOverConnect() async throws {
+        var contract = try Self.contract()
+        contract.wire = .connect
+        let report = await Self.verifier(StubCatalog()).verify(contract)
+        #expect(report.failures.count == 2, "\(report)")
+        let answeredOverGRPC = report.results.filter { result in
+            if case .failure? = result.outcome { false } else { true }
+        }
+        #expect(answeredOverGRPC.isEmpty, "\(report)")
+    }
+
     @Test("a state without a hook, or a generator without a value, is reported rather than replayed")
     func missingHookAndValue() async throws {
         var states = ProviderStates<StubCatalog>()

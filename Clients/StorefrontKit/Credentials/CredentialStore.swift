@@ -1,5 +1,5 @@
 /// Where a ``StorefrontClient`` keeps the signed-in session between launches: the Keychain on
-/// Apple platforms (``KeychainCredentialStore``), a file only its owner can read elsewhere
+/// Apple platforms (`KeychainCredentialStore`), a file only its owner can read elsewhere
 /// (``FileCredentialStore``), memory in tests and previews (``MemoryCredentialStore``).
 ///
 /// The client reads the store once, when it first needs the session, and writes it on every
