@@ -20,6 +20,8 @@ public final class StorefrontClient: Sendable {
     public let configuration: StorefrontConfiguration
     /// Sign-up, sign-in, the session and the account.
     public let auth: StorefrontAuth
+    /// The signed-in user's basket and its live ``StorefrontBasket/changes``.
+    public let basket: StorefrontBasket
     /// The calls of every surface.
     let calls: StorefrontCalls
 
@@ -53,6 +55,7 @@ public final class StorefrontClient: Sendable {
             broadcast: broadcast, refreshMargin: configuration.refreshMargin.timeInterval)
         calls = StorefrontCalls(rpc: rpc, sessions: sessions, requestTimeout: timeout)
         auth = StorefrontAuth(calls: calls, broadcast: broadcast)
+        basket = StorefrontBasket(calls: calls, broadcast: broadcast)
     }
 
     /// Ends every call in flight (they fail with `.unavailable`); the client makes no more.
