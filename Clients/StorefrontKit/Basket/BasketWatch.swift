@@ -13,8 +13,8 @@ import Synchronization
 ///   version is the last one passed on (nothing changed meanwhile). No version is passed on
 ///   twice in a row.
 /// - An access token refused on the way (expired mid-stream, its session revoked) is refreshed
-///   through the session keeper before the stream opens again
-///   (``StorefrontCalls/signedInStream(_:_:_:)``).
+///   through the session keeper and the stream opened again at once
+///   (``StorefrontCalls/signedInStream(_:_:madeProgress:_:)``).
 /// - It ends, throwing, only on what retrying cannot fix (``isFinal(_:)``): signed out here,
 ///   `UNAUTHENTICATED` after a refresh (or a refresh refused), `PERMISSION_DENIED`, a request
 ///   the gateway refuses as invalid or does not serve.
@@ -87,12 +87,13 @@ struct BasketWatch: Sendable {
         while !Task.isCancelled {
             progress.beginAttempt()
             do {
-                try await calls.signedInStream(BasketContract.watchBasket, Empty()) { baskets in
+                try await calls.signedInStream(BasketContract.watchBasket, Empty(), madeProgress: progress.takeDelivered) {
+                    baskets in
                     for try await basket in baskets where progress.isNew(basket) { deliver(basket) }
                 }
             } catch {
                 if Task.isCancelled { return .cancelled }
-                if Self.isFinal(error, afterBasket: progress.attemptDelivered) { return .failed(error) }
+                if Self.isFinal(error) { return .failed(error) }
             }
             if progress.attemptWasHealthy(after: backoff.healthyAfter) { failures = 0 }
             failures += 1
@@ -109,47 +110,52 @@ struct BasketWatch: Sendable {
     }
 
     /// Whether a stream's failure ends the watch: retrying the same call cannot fix it —
-    /// `UNAUTHENTICATED` (the stream already refreshed a refused token once), `PERMISSION_DENIED`,
-    /// `INVALID_ARGUMENT`, `UNIMPLEMENTED`. But a token refused after the stream delivered a
-    /// basket (it expired, or its session was revoked, while the stream was open) is not
-    /// final: the next stream refreshes it, and only a refresh refused ends the watch. The
-    /// rest — `UNAVAILABLE`, `CANCELLED` by the server (a gateway stopping), `DEADLINE_EXCEEDED`,
-    /// `RESOURCE_EXHAUSTED` (`TOO_MANY_WATCHES` while the gateway has yet to free a dropped
-    /// stream's place, a reader that fell behind), `INTERNAL` and the like — is retried with backoff.
-    static func isFinal(_ error: StorefrontError, afterBasket: Bool) -> Bool {
-        if afterBasket && StorefrontCalls.refreshHelps(error) { return false }
-        return [.unauthenticated, .permissionDenied, .invalidArgument, .unimplemented].contains(error.code)
+    /// `UNAUTHENTICATED` (a refused token was refreshed already, or the refresh was refused),
+    /// `PERMISSION_DENIED`, `INVALID_ARGUMENT`, `UNIMPLEMENTED`. The rest — `UNAVAILABLE`,
+    /// `CANCELLED` by the server (a gateway stopping), `DEADLINE_EXCEEDED`, `RESOURCE_EXHAUSTED`
+    /// (`TOO_MANY_WATCHES` while the gateway has yet to free a dropped stream's place, a reader
+    /// that fell behind), `INTERNAL` and the like — is retried with backoff.
+    static func isFinal(_ error: StorefrontError) -> Bool {
+        [.unauthenticated, .permissionDenied, .invalidArgument, .unimplemented].contains(error.code)
     }
 }
 
-/// What a ``BasketWatch`` knows of its streams: the version last passed on, and when the
-/// current stream delivered its first basket. Thread-safe: the streams' readers run in tasks
-/// of their own.
+/// What a ``BasketWatch`` knows of its streams: the version last passed on, when the current
+/// attempt's streams delivered their first basket, and whether a basket came since the token
+/// was last refused. Thread-safe: the streams' readers run in tasks of their own.
 final class WatchProgress: Sendable {
     private struct State {
         var lastVersion: Int?
         var firstBasketAt: ContinuousClock.Instant?
+        var delivered = false
     }
 
     private let state = PortableMutex(State())
 
-    /// A new stream is about to open.
+    /// A new attempt (a stream, and the ones a refreshed token opens again) begins.
     func beginAttempt() { state.withLock { $0.firstBasketAt = nil } }
 
     /// Notes `basket`'s arrival; whether it is new (its version is not the last passed on).
     func isNew(_ basket: Basket) -> Bool {
         state.withLock { state in
             if state.firstBasketAt == nil { state.firstBasketAt = .now }
+            state.delivered = true
             guard state.lastVersion != basket.version else { return false }
             state.lastVersion = basket.version
             return true
         }
     }
 
-    /// Whether the current stream delivered a basket.
-    var attemptDelivered: Bool { state.withLock { $0.firstBasketAt != nil } }
+    /// Whether a basket arrived since the last time this was asked (at the last refusal of a
+    /// token): the stream's token worked until the server refused it.
+    @Sendable func takeDelivered() -> Bool {
+        state.withLock { state in
+            defer { state.delivered = false }
+            return state.delivered
+        }
+    }
 
-    /// Whether the stream that just ended delivered a basket and stayed open `healthyAfter`
+    /// Whether the attempt that just ended delivered a basket and stayed open `healthyAfter`
     /// after it.
     func attemptWasHealthy(after healthyAfter: Duration) -> Bool {
         state.withLock { state in
