@@ -4,7 +4,8 @@ import RPC
 
 /// The one object a shop app talks to Storefront through — the gateway at ``baseURL``, over
 /// Connect on `URLSession`. Its surfaces are named for what an app does: ``auth`` signs users
-/// up, in and out and keeps their session (the catalog, basket and orders surfaces follow).
+/// up, in and out and keeps their session, ``catalog`` lists and finds products, ``basket``
+/// keeps the shopper's basket live, ``orders`` places and lists orders.
 ///
 /// ```swift
 /// let client = StorefrontClient(baseURL: URL(string: "https://shop.example.com")!)
@@ -24,6 +25,8 @@ public final class StorefrontClient: Sendable {
     public let catalog: StorefrontCatalog
     /// Placing, listing, reading and cancelling orders.
     public let orders: StorefrontOrders
+    /// The signed-in user's basket and its live ``StorefrontBasket/changes``.
+    public let basket: StorefrontBasket
     /// The calls of every surface.
     let calls: StorefrontCalls
 
@@ -59,6 +62,7 @@ public final class StorefrontClient: Sendable {
         auth = StorefrontAuth(calls: calls, broadcast: broadcast)
         catalog = StorefrontCatalog(calls: calls)
         orders = StorefrontOrders(calls: calls)
+        basket = StorefrontBasket(calls: calls, broadcast: broadcast)
     }
 
     /// Ends every call in flight (they fail with `.unavailable`); the client makes no more.

@@ -79,6 +79,36 @@ struct ConnectResponseStateTests {
         #expect(error.message == "Gone.")
     }
 
+    @Test("A stream's unread messages are bounded: a reader that keeps up never hits the bound; one that stops loses the stream, not memory")
+    func streamBacklogBounded() {
+        // Each message is 10 bytes; 30 may stay unread.
+        func message(_ n: Int) -> Data { Data(MessageFraming.frame(Data(#"{"n":\#(1000 + n)}"#.utf8))) }
+        var reading = ConnectResponseState(streaming: true, maxMessageSize: 1024, maxUnreadBytes: 30)
+        _ = reading.receive(head: Self.head(200))
+        for n in 0..<100 {
+            let (_, failed) = reading.receive(body: message(n))
+            #expect(!failed)
+            #expect(Self.drain(&reading).messages == [#"{"n":\#(1000 + n)}"#])
+        }
+
+        var stalled = ConnectResponseState(streaming: true, maxMessageSize: 1024, maxUnreadBytes: 30)
+        _ = stalled.receive(head: Self.head(200))
+        for n in 0..<3 { #expect(!stalled.receive(body: message(n)).failed) }  // 30 bytes: at the bound
+        #expect(stalled.receive(body: message(3)).failed)  // past it: the task is cancelled
+        let (messages, end) = Self.drain(&stalled)
+        #expect(messages.isEmpty)  // the backlog was let go
+        guard case .failure(let error)? = end else { Issue.record("no error"); return }
+        #expect(error.code == .resourceExhausted)
+        #expect(!stalled.receive(body: message(4)).failed)  // ended: later bytes are ignored
+        #expect(Self.drain(&stalled).messages.isEmpty)
+
+        // One message is kept however large: the bound is on a backlog, not on a message.
+        var large = ConnectResponseState(streaming: true, maxMessageSize: 1024, maxUnreadBytes: 4)
+        _ = large.receive(head: Self.head(200))
+        #expect(!large.receive(body: message(0)).failed)
+        #expect(Self.drain(&large).messages.count == 1)
+    }
+
     @Test("A stream that ends without its end-of-stream message fails")
     func streamWithoutEnd() {
         var state = ConnectResponseState(streaming: true, maxMessageSize: 1024)

@@ -27,7 +27,8 @@ final class ConnectCall: ClientCall {
         self.streaming = streaming
         self.options = options
         self.transport = transport
-        state = PortableMutex(ConnectResponseState(streaming: streaming, maxMessageSize: transport.maxMessageSize))
+        state = PortableMutex(ConnectResponseState(
+            streaming: streaming, maxMessageSize: transport.maxMessageSize, maxUnreadBytes: transport.maxUnreadBytes))
     }
 
     // MARK: Sending

@@ -14,6 +14,10 @@ struct ConnectResponseState {
     let streaming: Bool
     /// The largest message accepted (a unary body, a stream's envelope).
     let maxMessageSize: Int
+    /// The most bytes of a stream's messages kept unread: a reader that falls further behind
+    /// ends the call (`RESOURCE_EXHAUSTED`) instead of letting the backlog grow without bound.
+    /// One message is always kept, however large.
+    let maxUnreadBytes: Int
 
     /// Request messages kept until the request is sent.
     var requests: [Data] = []
@@ -34,6 +38,8 @@ struct ConnectResponseState {
     private var envelopes: ConnectEnvelopeReader
     /// Messages received and not yet read.
     private var messages: [Data] = []
+    /// The bytes of ``messages``.
+    private var unreadBytes = 0
     /// How the call ended: nil while open.
     private(set) var status: Result<Void, RPCError>?
 
@@ -46,16 +52,21 @@ struct ConnectResponseState {
     static let maxErrorBodySize = 64 * 1024
 
     /// The state of a call that has sent nothing.
-    init(streaming: Bool, maxMessageSize: Int) {
+    init(streaming: Bool, maxMessageSize: Int, maxUnreadBytes: Int = 4 * 1024 * 1024) {
         self.streaming = streaming
         self.maxMessageSize = maxMessageSize
+        self.maxUnreadBytes = maxUnreadBytes
         envelopes = ConnectEnvelopeReader(maxMessageSize: maxMessageSize)
     }
 
     /// The next message, or the end (nil: success) once every message was read; nil while
     /// the reader must wait.
     mutating func takeMessage() -> Result<Data?, RPCError>? {
-        if !messages.isEmpty { return .success(messages.removeFirst()) }
+        if !messages.isEmpty {
+            let message = messages.removeFirst()
+            unreadBytes -= message.count
+            return .success(message)
+        }
         switch status {
         case .success?: return .success(nil)
         case .failure(let error)?: return .failure(error)
@@ -97,14 +108,23 @@ struct ConnectResponseState {
                 switch envelope {
                 case .message(let message):
                     messages.append(message)
+                    unreadBytes += message.count
                 case .endOfStream(let payload):
                     let ended = ConnectErrorDecoding.endOfStreamStatus(payload)
                     return (end(ended.map { .failure($0) } ?? .success(())), false)
                 }
             }
-            if let reader, !messages.isEmpty {
+            if let reader, let next = takeMessage() {
                 self.reader = nil
-                wakeUps.reader = (reader, .success(messages.removeFirst()))
+                wakeUps.reader = (reader, next)
+            }
+            guard unreadBytes <= maxUnreadBytes || messages.count <= 1 else {
+                // The backlog goes: the reader learns of the failure next, not after it.
+                messages.removeAll()
+                unreadBytes = 0
+                var ended = end(.failure(Self.readerBehind(limit: maxUnreadBytes)))
+                ended.reader = wakeUps.reader ?? ended.reader
+                return (ended, true)
             }
             return (wakeUps, false)
         } catch {
@@ -154,6 +174,11 @@ struct ConnectResponseState {
         if transportClosed { return RPCError(code: .unavailable, message: "The client is closed.", cause: error) }
         if let urlError = error as? URLError, urlError.code == .cancelled { return RPCError.callCancelled.causedBy(error) }
         return RPCError(code: .unavailable, message: "The server could not be reached: \(error.localizedDescription)", cause: error)
+    }
+
+    /// A stream whose reader left more than `limit` bytes of messages unread.
+    static func readerBehind(limit: Int) -> RPCError {
+        RPCError(code: .resourceExhausted, message: "The stream's reader fell more than \(limit) bytes behind.")
     }
 
     /// A response message over the limit.

@@ -22,6 +22,12 @@ package final class ConnectTransport: ClientTransport {
     package let baseURL: URL
     /// The largest response message accepted (API.md §1's limit).
     package let maxMessageSize: Int
+    /// The most bytes of a stream's messages a call keeps unread before it ends
+    /// `RESOURCE_EXHAUSTED` (``ConnectResponseState/maxUnreadBytes``): `URLSession` reads on
+    /// whether the reader keeps up or not — FoundationNetworking cannot pause a transfer
+    /// (suspending a task removes it from libcurl, which starts the request over on resume) — so
+    /// a reader that falls this far behind loses its stream rather than the app its memory.
+    package let maxUnreadBytes: Int
     /// How long a stream may stay silent before it counts as lost.
     package let streamIdleTimeout: Duration
     private let session: URLSession
@@ -32,14 +38,16 @@ package final class ConnectTransport: ClientTransport {
     private let closed = PortableMutex(false)
 
     /// A transport to `baseURL` whose session is made from `sessionConfiguration`; `methods`
-    /// names the streaming methods, `interceptors` see every request.
+    /// names the streaming methods, `interceptors` see every request; a stream's reader may
+    /// leave `maxUnreadBytes` unread.
     package init(
         baseURL: URL, sessionConfiguration: URLSessionConfiguration = .default, methods: [MethodInfo],
         interceptors: [any RequestInterceptor] = [], maxMessageSize: Int = 4 * 1024 * 1024,
-        streamIdleTimeout: Duration = .seconds(3600)
+        maxUnreadBytes: Int = 4 * 1024 * 1024, streamIdleTimeout: Duration = .seconds(3600)
     ) {
         self.baseURL = baseURL
         self.maxMessageSize = maxMessageSize
+        self.maxUnreadBytes = maxUnreadBytes
         self.streamIdleTimeout = streamIdleTimeout
         self.interceptors = interceptors
         streamingPaths = Set(methods.filter { $0.kind != .unary }.map(\.path))
