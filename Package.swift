@@ -143,6 +143,11 @@ let package = Package(
         .target(
             name: "StorefrontKit", dependencies: ["Contracts", "RPC", "JSON", crypto], path: "Clients/StorefrontKit",
             exclude: ["README.md"], swiftSettings: strictSettings),
+        // The Linux command-line example: a whole shopper's journey through StorefrontKit
+        // (Examples/ShopperJourney; run by Tests/StorefrontKitTests' ShopperJourneyLiveTests).
+        .executableTarget(
+            name: "shopper-journey", dependencies: ["StorefrontKit"], path: "Examples/ShopperJourney",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "StorefrontKitTests",
             dependencies: ["StorefrontKit", "ServiceTestSupport", "Contracts", "RPC", "JSON", "Credentials"],

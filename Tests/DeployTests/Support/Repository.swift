@@ -24,10 +24,13 @@ enum Repository {
         return manifest.matches(of: #/\.executableTarget\(\s*name:\s*"([^"]+)"/#).map { String($0.output.1) }
     }
 
-    /// The executables a deployment ships: every executable target but `bench-server`, which
-    /// only serves measurements (Benchmarks/README.md).
+    /// The executable targets a deployment leaves out: `bench-server` only serves measurements
+    /// (Benchmarks/README.md), `shopper-journey` is StorefrontKit's command-line example.
+    static let notShipped: Set<String> = ["bench-server", "shopper-journey"]
+
+    /// The executables a deployment ships: every executable target but ``notShipped``.
     static func shippedExecutables() throws -> [String] {
-        try executableTargets().filter { $0 != "bench-server" }
+        try executableTargets().filter { !notShipped.contains($0) }
     }
 }
 
