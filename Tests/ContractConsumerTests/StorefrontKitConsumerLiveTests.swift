@@ -65,10 +65,14 @@ struct StorefrontKitConsumerLiveTests {
         var testDescription: String { description }
     }
 
-    /// Every method of the surface that calls the gateway once. A new method is one more line:
-    /// its description, the expectation of the gateway (shopctl's, or a new one in
-    /// ``StorefrontKitInteractions``), and the call.
-    static let calls: [Call] = [
+    /// Every method of the surface that calls the gateway once, and the refusals an app
+    /// branches on. A new method is one more line in its surface's list: its description, the
+    /// expectation of the gateway (shopctl's, or a new one in ``StorefrontKitInteractions``),
+    /// and the call.
+    static let calls: [Call] = authCalls + catalogCalls + orderCalls
+
+    /// The calls of the `auth` surface.
+    static let authCalls: [Call] = [
         Call("SignUp for auth.signUp", like: Gateway.signUp, then: .signedOut) { client in
             let user = try await client.auth.signUp(email: Gateway.email, password: Gateway.newPassword, displayName: "Ada")
             #expect(user.emailVerified == false)

@@ -41,7 +41,7 @@ struct ProductDetailView: View {
         .task { await load() }
     }
 
-    /// Reads the product page.
+    /// Reads the product page; a product removed since the list was loaded says so.
     private func load() async {
         do {
             let page = try await client.catalog.productPage(id: productID)
@@ -49,8 +49,10 @@ struct ProductDetailView: View {
             isFavorite = page.isFavorite
             countInBasket = page.basketItem?.count ?? 0
             problem = nil
+        } catch where error.reason == .productNotFound {
+            problem = "This product is no longer in the shop."
         } catch {
-            problem = "\(error)"
+            problem = error.message
         }
     }
 

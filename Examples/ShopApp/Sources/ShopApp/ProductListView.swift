@@ -24,7 +24,7 @@ final class ProductList: ObservableObject {
                 await untilMoreWanted()
             }
         } catch {
-            problem = "\(error)"
+            problem = error.message
         }
         hasMore = false
     }
