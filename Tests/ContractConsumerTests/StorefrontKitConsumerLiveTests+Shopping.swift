@@ -3,8 +3,8 @@ import Contracts
 import StorefrontKit
 import Testing
 
-/// The calls of the `catalog` and `orders` surfaces, each with what the library made of the
-/// gateway's answer, and a refusal of each that an app branches on.
+/// The calls of the `catalog`, `basket` and `orders` surfaces, each with what the library made of the
+/// gateway's answer, and refusals an app branches on.
 extension StorefrontKitConsumerLiveTests {
     /// The interactions StorefrontKit has where shopctl has none.
     typealias Kit = StorefrontKitInteractions
@@ -66,6 +66,31 @@ extension StorefrontKitConsumerLiveTests {
         },
         Call("GetProduct of a missing product for catalog.product(id:)", like: Kit.productNotFound, then: .signedOut) { client in
             await expectRefusal(.productNotFound) { _ = try await client.catalog.product(id: CatalogInteractions.missingID) }
+        },
+    ]
+
+    /// The calls of the `basket` surface that answer once (`changes`, a stream that reconnects,
+    /// is checked live in StorefrontKitBasketLiveTests).
+    static let basketCalls: [Call] = [
+        Call("GetBasket for basket.current", like: Gateway.getBasket, signedIn: true, then: .unchanged) { client in
+            let basket = try await client.basket.current()
+            #expect(basket.items.map(\.productId) == Gateway.basket.items.map(\.productId))
+        },
+        Call("AddItem for basket.add", like: Gateway.addItem, signedIn: true, then: .unchanged) { client in
+            let basket = try await client.basket.add(productID: Gateway.backpack.id, count: 2)
+            #expect(basket.items.contains { $0.productId == Gateway.backpack.id })
+        },
+        Call("UpdateItemCount for basket.setCount", like: Gateway.updateItemCount, signedIn: true, then: .unchanged) { client in
+            let basket = try await client.basket.setCount(itemID: Gateway.backpackLine.id, count: 3)
+            #expect(basket.items.first { $0.id == Gateway.backpackLine.id }?.count == 3)
+        },
+        Call("RemoveItem for basket.remove", like: Gateway.removeItem, signedIn: true, then: .unchanged) { client in
+            let basket = try await client.basket.remove(itemID: Gateway.lampLine.id)
+            #expect(!basket.items.contains { $0.id == Gateway.lampLine.id })
+        },
+        Call("ClearBasket for basket.clear", like: Gateway.clearBasket, signedIn: true, then: .unchanged) { client in
+            let basket = try await client.basket.clear()
+            #expect(basket.items.isEmpty && basket.itemCount == 0)
         },
     ]
 

@@ -69,7 +69,7 @@ struct StorefrontKitConsumerLiveTests {
     /// branches on. A new method is one more line in its surface's list: its description, the
     /// expectation of the gateway (shopctl's, or a new one in ``StorefrontKitInteractions``),
     /// and the call.
-    static let calls: [Call] = authCalls + catalogCalls + orderCalls
+    static let calls: [Call] = authCalls + catalogCalls + basketCalls + orderCalls
 
     /// The calls of the `auth` surface.
     static let authCalls: [Call] = [
