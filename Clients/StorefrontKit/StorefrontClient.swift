@@ -65,8 +65,10 @@ public final class StorefrontClient: Sendable {
         basket = StorefrontBasket(calls: calls, broadcast: broadcast)
     }
 
-    /// Ends every call in flight (they fail with `.unavailable`); the client makes no more.
+    /// Ends every call in flight (they fail with `.unavailable`), every ``StorefrontAuth/stateChanges``
+    /// stream and every ``StorefrontBasket/changes`` stream; the client makes no more.
     public func close() async {
         await calls.rpc.close()
+        auth.broadcast.finish()
     }
 }

@@ -24,7 +24,7 @@ package struct PortableMutex<Value>: ~Copyable, @unchecked Sendable {
     package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         var failure: Failure?
         let result: Result? = lock.withLockUnchecked { value in
-            do {
+            do throws(Failure) {  // typed: a plain `do` would catch `any Error` (no FullTypedThrows in Swift 6)
                 return try body(&value)
             } catch {
                 failure = error

@@ -75,6 +75,28 @@ struct BasketWatchTests {
         await client.close()
     }
 
+    @Test("Closing the client ends basket.changes at once, even during a backoff, and lets the client go")
+    func closeEndsChanges() async throws {
+        let fake = FakeBasketWatchService([.init([1], .fail(RPCError(code: .unavailable, message: "Down.")))])
+        let client = fake.client()
+        let (firstSeen, seen) = AsyncStream.makeStream(of: Void.self)
+        let watcher = Task { () -> [Int] in
+            var versions: [Int] = []
+            do {
+                for try await basket in client.basket.changes {
+                    versions.append(basket.version)
+                    seen.yield()
+                }
+            } catch {}
+            return versions
+        }
+        for await _ in firstSeen { break }  // the first stream delivered, then failed: a backoff follows
+        let closed = ContinuousClock.now
+        await client.close()
+        #expect(await watcher.value == [1])
+        #expect(ContinuousClock.now - closed < .seconds(2))
+    }
+
     @Test("The backoff doubles per failed attempt up to its cap, and starts again only after a healthy stream", arguments: [true, false])
     func backoffGrowsAndResets(healthyQuickly: Bool) async throws {
         let failure = RPCError(code: .internal, message: "Broken.")

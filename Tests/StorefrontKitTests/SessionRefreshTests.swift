@@ -1,5 +1,6 @@
 import Contracts
 import Foundation
+import RPC
 @testable import StorefrontKit
 import Testing
 
@@ -48,6 +49,37 @@ struct SessionRefreshTests {
         await client.close()
     }
 
+    @Test("A refresh refused as unauthenticated for another reason (a captive portal's 401, say) keeps the session")
+    func otherRefusalKeepsSession() async throws {
+        let fake = FakeAuthService()
+        fake.refuseRefreshes("NOT_A_REFRESH_REASON")
+        let stored = fake.storedSession(expiresAt: Date().addingTimeInterval(-5))
+        let store = MemoryCredentialStore(stored)
+        let client = fake.client(store: store)
+        let error = await #expect(throws: StorefrontError.self) { try await client.auth.reload() }
+        #expect(error?.code == .unauthenticated)
+        #expect(client.auth.currentUser == fake.user)
+        #expect(store.load() == stored)
+        await client.close()
+    }
+
+    @Test("Closing the client ends every stateChanges stream, and a stream made after ends after its first user")
+    func closeEndsStateChanges() async throws {
+        let fake = FakeAuthService()
+        let client = fake.client(store: MemoryCredentialStore(fake.storedSession(expiresAt: Date().addingTimeInterval(600))))
+        let listener = Task { () -> [User?] in
+            var seen: [User?] = []
+            for await user in client.auth.stateChanges { seen.append(user) }
+            return seen
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        await client.close()
+        #expect(await listener.value == [fake.user])
+        var late: [User?] = []
+        for await user in client.auth.stateChanges { late.append(user) }
+        #expect(late == [fake.user])
+    }
+
     @Test("Signing out of a session the server has revoked already signs out without an error")
     func signOutOfRevokedSession() async throws {
         let fake = FakeAuthService()
@@ -68,6 +100,17 @@ struct SessionRefreshTests {
         #expect(client.auth.currentUser == nil)
         #expect(fake.refreshCalls == 0)
         await client.close()
+    }
+
+    @Test("A call started before the transport closed and sent after it ends UNAVAILABLE; it makes no task on the closed session (which traps)")
+    func callSentAfterClose() async throws {
+        let transport = ConnectTransport(baseURL: URL(string: "http://127.0.0.1:1")!, methods: CatalogContract.all)
+        let call = try transport.startCall(path: CatalogContract.getProduct.path, options: CallOptions(), prepare: { _ in })
+        await transport.close()
+        try? await call.send(Data(#"{"id":1}"#.utf8))
+        call.finishSending()
+        let error = await #expect(throws: RPCError.self) { _ = try await call.nextMessage() }
+        #expect(error?.code == .unavailable)
     }
 
     /// Runs `times` concurrent `reload()`s of `client`, each of which must return the user.

@@ -14,6 +14,8 @@ final class AuthStateBroadcast: Sendable {
     private struct State {
         var user: User?
         var streams: [UUID: AsyncStream<User?>.Continuation] = [:]
+        /// Set by ``finish()``: a stream made after it ends after its first user.
+        var finished = false
     }
 
     private let state: PortableMutex<State>
@@ -36,18 +38,37 @@ final class AuthStateBroadcast: Sendable {
         for stream in streams { stream.yield(user) }
     }
 
-    /// A stream of the current user, then of every change, until the consumer stops iterating.
-    /// A consumer slower than the changes gets the latest user, never a backlog.
+    /// A stream of the current user, then of every change, until the consumer stops iterating
+    /// or the client closes (``finish()``). A consumer slower than the changes gets the latest
+    /// user, never a backlog.
     func stream() -> AsyncStream<User?> {
         let (stream, continuation) = AsyncStream.makeStream(of: User?.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.streams.removeValue(forKey: id) }
         }
-        state.withLock { state in
-            state.streams[id] = continuation
+        let finished = state.withLock { state -> Bool in
             continuation.yield(state.user)
+            if !state.finished { state.streams[id] = continuation }
+            return state.finished
         }
+        if finished { continuation.finish() }
         return stream
+    }
+
+    /// Ends every stream (a consumer's `for await` then ends) and every later one after its
+    /// first user: the client closed.
+    func finish() {
+        let streams = state.withLock { state -> [AsyncStream<User?>.Continuation] in
+            state.finished = true
+            defer { state.streams = [:] }
+            return Array(state.streams.values)
+        }
+        for stream in streams { stream.finish() }
+    }
+
+    deinit {
+        // A stream whose continuation is merely released leaves its consumer waiting for ever.
+        finish()
     }
 }

@@ -25,7 +25,7 @@ actor SessionKeeper {
     private let now: @Sendable () -> Date
     private var session: StoredSession?
     /// The refresh under way; every caller needing a token awaits it.
-    private var refreshing: Task<StoredSession?, any Error>?
+    private var refreshing: (id: UUID, task: Task<StoredSession?, any Error>)?
 
     /// A keeper of the session `store` holds (read now: an unreadable store counts as signed
     /// out), refreshing through `refresher`, telling `broadcast` who is signed in.
@@ -88,28 +88,39 @@ actor SessionKeeper {
 
     /// The session after the refresh of `stale`: the one under way, or a new one.
     private func refreshed(from stale: StoredSession) async throws -> StoredSession? {
-        if let refreshing { return try await refreshing.value }
-        let task = Task { try await refresh(stale) }
-        refreshing = task
+        if let refreshing { return try await refreshing.task.value }
+        let id = UUID()
+        let task = Task { try await refresh(stale, id: id) }
+        refreshing = (id, task)
         return try await task.value
     }
 
+    /// The refusals of `RefreshSession` that end the session (API.md §3): the refresh token is
+    /// unknown, or was used before (the server revoked the whole session family). Any other
+    /// failure — no network, a server down, a captive portal's 401 — leaves the session as it
+    /// is, to be refreshed later.
+    static let sessionEndingReasons: Set<String> = ["INVALID_REFRESH_TOKEN", "REFRESH_TOKEN_REUSED"]
+
     /// Exchanges `stale`'s refresh token. The new session is kept unless the user signed out
-    /// (or in again) meanwhile; a refusal as unauthenticated ends the session.
-    private func refresh(_ stale: StoredSession) async throws -> StoredSession? {
-        defer { refreshing = nil }
+    /// (or in again) meanwhile; a refusal in ``sessionEndingReasons`` ends the session.
+    private func refresh(_ stale: StoredSession, id: UUID) async throws -> StoredSession? {
+        // Only this refresh's own entry is cleared: a sign-out meanwhile may have let a newer
+        // refresh start, which later callers must still join.
+        defer { if refreshing?.id == id { refreshing = nil } }
         do {
             let fresh = StoredSession(try await refresher(stale.refreshToken), receivedAt: now())
             guard session?.refreshToken == stale.refreshToken else { return session }
             try install(fresh)
             return fresh
-        } catch let error as RPCError where error.code == .unauthenticated {
+        } catch let error as RPCError where error.code == .unauthenticated && Self.sessionEndingReasons.contains(error.reason ?? "") {
             if session?.refreshToken == stale.refreshToken { try signOut() }
             throw error
         }
     }
 
-    /// Makes `stored` the session, here and in the store, and tells who is signed in.
+    /// Makes `stored` the session, here and in the store, and tells who is signed in. Here
+    /// first: after a refresh the server has rotated the old refresh token out, so this process
+    /// keeps the new session even when the store cannot save it (the error says so).
     private func install(_ stored: StoredSession) throws {
         session = stored
         broadcast.publish(stored.user)

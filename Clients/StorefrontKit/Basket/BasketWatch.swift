@@ -93,7 +93,8 @@ struct BasketWatch: Sendable {
                 }
             } catch {
                 if Task.isCancelled { return .cancelled }
-                if Self.isFinal(error) { return .failed(error) }
+                // A closed client opens no stream again: retrying would loop for ever, holding it.
+                if Self.isFinal(error) || calls.rpc.isClosed { return .failed(error) }
             }
             if progress.attemptWasHealthy(after: backoff.healthyAfter) { failures = 0 }
             failures += 1

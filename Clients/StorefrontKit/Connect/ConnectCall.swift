@@ -53,7 +53,9 @@ final class ConnectCall: ClientCall {
         }
         guard let requests else { return }
         let request = transport.urlRequest(path: path, streaming: streaming, messages: requests, options: options)
-        let task = transport.start(request, for: self)
+        guard let task = transport.start(request, for: self) else {
+            return end(with: ConnectTransport.closedError, cancellingTask: false)
+        }
         let cancelled = state.withLock { state -> Bool in
             state.task = task
             return state.status != nil

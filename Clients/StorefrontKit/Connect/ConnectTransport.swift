@@ -66,7 +66,7 @@ package final class ConnectTransport: ClientTransport {
 
     /// Starts an attempt of the call on `path`; the request goes out at `finishSending()`.
     package func startCall(path: String, options: CallOptions, prepare: (any ClientCall) -> Void) throws(RPCError) -> any ClientCall {
-        guard !isClosed else { throw RPCError(code: .unavailable, message: "The client is closed.") }
+        guard !isClosed else { throw Self.closedError }
         if let deadline = options.deadline, deadline <= .now {
             throw RPCError(code: .deadlineExceeded, message: "The call's deadline passed before it started.")
         }
@@ -78,22 +78,31 @@ package final class ConnectTransport: ClientTransport {
     /// Whether ``close()`` was called.
     package var isClosed: Bool { closed.withLock { $0 } }
 
+    /// What a call meets once the transport has closed.
+    static let closedError = RPCError(code: .unavailable, message: "The client is closed.")
+
     /// Ends every open call with `UNAVAILABLE` and cancels their requests; no call starts after.
     package func close() async {
+        // Set under the lock ``start(_:for:)`` holds while it registers a task: a call is
+        // either registered before this (and ended below) or meets the flag (and never makes a
+        // task on the invalidated session, which traps).
         closed.withLock { $0 = true }
-        let closedError = RPCError(code: .unavailable, message: "The client is closed.")
-        for call in delegate.openCalls { call.end(with: closedError, cancellingTask: true) }
+        for call in delegate.openCalls { call.end(with: Self.closedError, cancellingTask: true) }
         session.invalidateAndCancel()
     }
 
     // MARK: Requests
 
-    /// Starts `request` as a data task whose events go to `call`.
-    func start(_ request: URLRequest, for call: ConnectCall) -> URLSessionDataTask {
-        let task = session.dataTask(with: request)
-        delegate.register(task, request: request, for: call)
-        task.resume()
-        return task
+    /// Starts `request` as a data task whose events go to `call`; nil once the transport has
+    /// closed (its session is invalidated: a new task there traps).
+    func start(_ request: URLRequest, for call: ConnectCall) -> URLSessionDataTask? {
+        closed.withLock { closed -> URLSessionDataTask? in
+            guard !closed else { return nil }
+            let task = session.dataTask(with: request)
+            delegate.register(task, request: request, for: call)
+            task.resume()
+            return task
+        }
     }
 
     /// The HTTP request of a call on `path` carrying `messages` (one for a unary call, the

@@ -98,7 +98,9 @@ extension StorefrontError.Reason {
         switch name {
         case "RATE_LIMITED":
             let seconds = details?["retryAfterSeconds"]?.numberValue
-            self = .rateLimited(retryAfter: seconds.map { .milliseconds(Int64(($0 * 1000).rounded())) })
+            // A server's number, not trusted: negative, huge or not finite reads as no hint (no trap).
+            let milliseconds = seconds.flatMap { $0 >= 0 ? Int64(exactly: ($0 * 1000).rounded()) : nil }
+            self = .rateLimited(retryAfter: milliseconds.map { .milliseconds($0) })
         case "OUT_OF_STOCK":
             // Basket: {productId, available}; orders: the first of `shortages`.
             let entry = details?["shortages"]?.arrayValue?.first ?? details
