@@ -2,6 +2,7 @@ import Contracts
 import Foundation
 import RPC
 @testable import StorefrontKit
+import Synchronization
 import Testing
 
 /// The session's refresh against an in-process auth fake (``FakeAuthService``): one refresh for
@@ -80,6 +81,18 @@ struct SessionRefreshTests {
         #expect(late == [fake.user])
     }
 
+    @Test("A store that cannot be read at first (a locked Keychain) is read again at the next call; its session is then signed in")
+    func unreadableStoreIsReadAgain() async throws {
+        let fake = FakeAuthService()
+        let store = LockedAtFirstStore(fake.storedSession(expiresAt: Date().addingTimeInterval(600)))
+        let client = fake.client(store: store)
+        #expect(client.auth.currentUser == nil)  // unreadable: signed out for now
+        store.unlock()
+        #expect(try await client.auth.reload() == fake.user)
+        #expect(client.auth.currentUser == fake.user)
+        await client.close()
+    }
+
     @Test("Signing out of a session the server has revoked already signs out without an error")
     func signOutOfRevokedSession() async throws {
         let fake = FakeAuthService()
@@ -122,4 +135,21 @@ struct SessionRefreshTests {
             #expect(users == times)
         }
     }
+}
+
+/// A store whose `load()` throws until ``unlock()``, as the Keychain does before the device's
+/// first unlock. Thread-safe.
+final class LockedAtFirstStore: CredentialStore {
+    private let state: Mutex<(locked: Bool, session: StoredSession?)>
+    init(_ session: StoredSession) { state = Mutex((true, session)) }
+    /// Lets `load()` read.
+    func unlock() { state.withLock { $0.locked = false } }
+    func load() throws -> StoredSession? {
+        try state.withLock { state in
+            if state.locked { throw CocoaError(.fileReadNoPermission) }
+            return state.session
+        }
+    }
+    func save(_ session: StoredSession) throws { state.withLock { $0.session = session } }
+    func remove() throws { state.withLock { $0.session = nil } }
 }

@@ -27,8 +27,9 @@ actor SessionKeeper {
     /// The refresh under way; every caller needing a token awaits it.
     private var refreshing: (id: UUID, task: Task<StoredSession?, any Error>)?
 
-    /// A keeper of the session `store` holds (read now: an unreadable store counts as signed
-    /// out), refreshing through `refresher`, telling `broadcast` who is signed in.
+    /// A keeper of the session `store` holds (read now; a store that cannot be read counts as
+    /// signed out until a later call can read it), refreshing through `refresher`, telling
+    /// `broadcast` who is signed in.
     init(
         store: any CredentialStore, refresher: @escaping Refresher, broadcast: AuthStateBroadcast,
         refreshMargin: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
@@ -38,16 +39,41 @@ actor SessionKeeper {
         self.broadcast = broadcast
         self.refreshMargin = refreshMargin
         self.now = now
-        session = try? store.load()
+        do {
+            session = try store.load()
+        } catch {
+            session = nil
+            storeUnread = true
+        }
         broadcast.publish(session?.user)
     }
 
+    /// Whether the store could not be read yet (a Keychain before the device's first unlock,
+    /// say): until it can, the keeper counts as signed out and tries again at each call.
+    private var storeUnread = false
+
+    /// Reads the store again if it could not be read before; a session found there becomes the
+    /// signed-in one.
+    private func readStoreIfUnread() {
+        guard storeUnread else { return }
+        let loaded: StoredSession?
+        do { loaded = try store.load() } catch { return }
+        storeUnread = false
+        guard let loaded, session == nil else { return }
+        session = loaded
+        broadcast.publish(loaded.user)
+    }
+
     /// The stored session, as it is now (no refresh).
-    var current: StoredSession? { session }
+    var current: StoredSession? {
+        readStoreIfUnread()
+        return session
+    }
 
     /// The access token for a call: the current one, or a new one first when it is about to
     /// expire; nil when signed out.
     func accessToken() async throws -> String? {
+        readStoreIfUnread()
         guard let session else { return nil }
         guard session.needsRefresh(at: now(), margin: refreshMargin) else { return session.accessToken }
         return try await refreshed(from: session)?.accessToken
@@ -78,6 +104,7 @@ actor SessionKeeper {
 
     /// Forgets the session here: the store is cleared, `stateChanges` gets nil.
     func signOut() throws {
+        storeUnread = false
         session = nil
         refreshing = nil
         broadcast.publish(nil)
@@ -122,6 +149,7 @@ actor SessionKeeper {
     /// first: after a refresh the server has rotated the old refresh token out, so this process
     /// keeps the new session even when the store cannot save it (the error says so).
     private func install(_ stored: StoredSession) throws {
+        storeUnread = false
         session = stored
         broadcast.publish(stored.user)
         try store.save(stored)

@@ -2,8 +2,9 @@
 /// Apple platforms (`KeychainCredentialStore`), a file only its owner can read elsewhere
 /// (``FileCredentialStore``), memory in tests and previews (``MemoryCredentialStore``).
 ///
-/// The client reads the store once, when it first needs the session, and writes it on every
-/// sign-in, refresh and sign-out; implementations must be thread-safe.
+/// The client reads the store when it is made — and again at its next calls while `load()`
+/// throws (a Keychain before the device's first unlock) — and writes it on every sign-in,
+/// refresh and sign-out; implementations must be thread-safe.
 public protocol CredentialStore: Sendable {
     /// The stored session; nil when none is stored.
     func load() throws -> StoredSession?

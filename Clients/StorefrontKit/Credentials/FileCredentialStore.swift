@@ -44,6 +44,17 @@ public struct FileCredentialStore: CredentialStore {
             unlink(temporary.path)
             throw error
         }
+        // The rename is durable only once the directory is: else a crash can bring back the
+        // old session, whose refresh token the server has rotated out (a reuse that signs out).
+        try Self.syncDirectory(directory.path)
+    }
+
+    /// Flushes `path`, a directory, to disk.
+    private static func syncDirectory(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("open", path) }
+        defer { close(descriptor) }
+        try check(fsync(descriptor), "fsync", path)
     }
 
     /// Deletes the file; nothing happens when it does not exist.
