@@ -38,8 +38,9 @@ struct PlaceOrderKeyTests {
         let client = fake.client()
         let order = try await client.orders.place(address: Self.address, payment: Self.card)
         #expect(order.id == "order-1")
-        // Waits of 0.5, 1 and 2 s: the fourth attempt, 3.5 s in, is the first past the 3 s.
-        #expect((3...5).contains(fake.placeKeys.count) && Set(fake.placeKeys).count == 1, "\(fake.placeKeys)")
+        // Waits of 0.5, 1 and 2 s: the fourth attempt, 3.5 s in, is the first past the 3 s (on a
+        // busy machine an attempt may come later, and so one fewer).
+        #expect((3...4).contains(fake.placeKeys.count) && Set(fake.placeKeys).count == 1, "\(fake.placeKeys)")
         #expect(fake.orderCount == 1)
         await client.close()
     }
@@ -54,9 +55,10 @@ struct PlaceOrderKeyTests {
         await expectReason(.requestInProgress, .aborted) {
             _ = try await orders.place(address: Self.address, payment: Self.card)
         }
-        #expect(ContinuousClock.now - started < .seconds(2), "no wait ends past the limit")
-        // Attempts at 0, 0.5 and 1.5 s; the next wait (2 s) would end past the limit.
-        #expect(fake.placeKeys.count == 3 && Set(fake.placeKeys).count == 1, "\(fake.placeKeys)")
+        #expect(ContinuousClock.now - started < .seconds(3), "gave up rather than wait 2 s more, to 3.5 s")
+        // Attempts at 0, 0.5 and 1.5 s (later on a busy machine: then one fewer fits); the next
+        // wait (2 s) would end past the limit.
+        #expect((2...3).contains(fake.placeKeys.count) && Set(fake.placeKeys).count == 1, "\(fake.placeKeys)")
         #expect(fake.orderCount == 0)
         await client.close()
     }
