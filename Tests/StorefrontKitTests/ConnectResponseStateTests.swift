@@ -53,6 +53,29 @@ struct ConnectResponseStateTests {
         #expect(error.message == "Sign in first.")
     }
 
+    @Test("Only a 200 head begins an answer: an error answer is a status without response headers, retryable")
+    func onlySuccessBeginsAnswer() {
+        for (status, streaming, began) in [(200, false, true), (200, true, true), (503, false, false), (503, true, false), (302, false, false)] {
+            var state = ConnectResponseState(streaming: streaming, maxMessageSize: 1024)
+            #expect(!state.answerBegan)
+            _ = state.receive(head: Self.head(status))
+            #expect(state.answerBegan == began, "HTTP \(status), streaming: \(streaming)")
+        }
+    }
+
+    @Test("A redirect ends the call UNKNOWN, naming the status and where it pointed, whatever its body")
+    func redirectIsAnError() {
+        for streaming in [false, true] {
+            var state = ConnectResponseState(streaming: streaming, maxMessageSize: 1024)
+            _ = state.receive(head: Self.head(301, ["Location": "https://elsewhere.test/x"]))
+            _ = state.receive(body: Data(#"{"code":"unavailable"}"#.utf8))
+            _ = state.complete(error: nil, transportClosed: false)
+            guard case .failure(let error)? = Self.drain(&state).end else { Issue.record("no error"); return }
+            #expect(error.code == .unknown)
+            #expect(error.message.contains("redirected") && error.message.contains("301 to https://elsewhere.test/x"), "\(error)")
+        }
+    }
+
     @Test("A unary body over the limit fails the call")
     func unaryTooLarge() {
         var state = ConnectResponseState(streaming: false, maxMessageSize: 4)

@@ -7,14 +7,16 @@ import Synchronization
 /// catalog-svc's `ListProducts` and order-svc's `ListOrders` and `PlaceOrder` as far as the
 /// client's paging and retries go, served in this process: `ListProducts` pages through
 /// ``productCount`` products with tokens of its own, refusing others as `INVALID_PAGE_TOKEN`;
-/// `PlaceOrder` answers the first of its ``inProgressAnswers`` attempts with
-/// `REQUEST_IN_PROGRESS`, and then one order per idempotency key. Every request is recorded.
+/// `PlaceOrder` answers its first ``inProgressAnswers`` attempts, and every attempt within
+/// ``inProgressDuration`` of the first, with `REQUEST_IN_PROGRESS`, and then one order per
+/// idempotency key. Every request is recorded.
 /// A ``StorefrontClient`` calls it through an `InProcessTransport`. Thread-safe.
 final class FakeShopService: Sendable {
     private struct State {
         var pageTokens: [String?] = []
         var placeKeys: [String?] = []
         var ordersByKey: [String: Order] = [:]
+        var firstPlace: ContinuousClock.Instant?
     }
 
     private let state = Mutex(State())
@@ -22,12 +24,15 @@ final class FakeShopService: Sendable {
     let productCount: Int
     /// How many `PlaceOrder` attempts are answered `REQUEST_IN_PROGRESS` before one is placed.
     let inProgressAnswers: Int
+    /// How long from the first `PlaceOrder` attempt every attempt is answered `REQUEST_IN_PROGRESS`.
+    let inProgressDuration: Duration
 
-    /// A fake listing `productCount` products, answering `inProgressAnswers` attempts to place
-    /// an order as in progress.
-    init(productCount: Int = 10, inProgressAnswers: Int = 0) {
+    /// A fake listing `productCount` products, answering the first `inProgressAnswers` attempts
+    /// to place an order, and those within `inProgressDuration` of the first, as in progress.
+    init(productCount: Int = 10, inProgressAnswers: Int = 0, inProgressDuration: Duration = .zero) {
         self.productCount = productCount
         self.inProgressAnswers = inProgressAnswers
+        self.inProgressDuration = inProgressDuration
     }
 
     /// The `pageToken` of every `ListProducts` request, in order (nil: none sent).
@@ -91,7 +96,9 @@ final class FakeShopService: Sendable {
             guard let key else {
                 throw RPCError(code: .invalidArgument, reason: "IDEMPOTENCY_KEY_REQUIRED", message: "An idempotency key is required.")
             }
-            if state.placeKeys.count <= inProgressAnswers {
+            let firstPlace = state.firstPlace ?? .now
+            state.firstPlace = firstPlace
+            if state.placeKeys.count <= inProgressAnswers || ContinuousClock.now < firstPlace + inProgressDuration {
                 throw RPCError(code: .aborted, reason: "REQUEST_IN_PROGRESS", message: "The order is being placed.")
             }
             if let order = state.ordersByKey[key] { return order }

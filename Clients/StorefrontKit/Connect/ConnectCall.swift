@@ -91,11 +91,14 @@ final class ConnectCall: ClientCall {
         }
     }
 
-    /// Whether the response head has arrived.
-    var hasResponseHeaders: Bool { state.withLock { $0.headers != nil } }
+    /// Whether the server began a successful answer: an HTTP 200 head arrived. A Connect
+    /// error answer (any other status, its error in the body) is what gRPC calls
+    /// Trailers-Only — a status without response headers — so an `UNAVAILABLE` one may be
+    /// retried (gRFC A6), as ``RPC/RetryPolicy`` does for calls that saw no headers.
+    var hasResponseHeaders: Bool { state.withLock { $0.answerBegan } }
 
-    /// Whether the server answered (a response head), as opposed to a call never delivered.
-    var serverAnswered: Bool { hasResponseHeaders }
+    /// Whether the server answered (any response head), as opposed to a call never delivered.
+    var serverAnswered: Bool { state.withLock { $0.headers != nil } }
 
     // MARK: Ending
 

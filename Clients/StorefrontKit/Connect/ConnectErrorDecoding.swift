@@ -22,6 +22,18 @@ enum ConnectErrorDecoding {
         return error
     }
 
+    /// The error of a call the server redirected (a 3xx `httpStatus`, to `location`). The
+    /// client follows no redirect — `URLSession` would send the POST again as a GET without its
+    /// body, and perhaps the bearer token to another host — so the call fails: `UNKNOWN`, as
+    /// gRPC maps a 3xx, and not retried, for a redirect is where the base URL points, not a
+    /// passing failure.
+    static func redirectError(httpStatus: Int, location: String?) -> RPCError {
+        let target = location.map { " to \($0)" } ?? ""
+        return RPCError(
+            code: .unknown,
+            message: "The server redirected the call (HTTP status \(httpStatus)\(target)); calls are not redirected: check the base URL.")
+    }
+
     /// The status carried by an end-of-stream message: nil for success (`{}`), else the error,
     /// its reason also read from the trailing metadata.
     static func endOfStreamStatus(_ payload: Data) -> RPCError? {

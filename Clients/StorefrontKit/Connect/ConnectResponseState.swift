@@ -32,6 +32,9 @@ struct ConnectResponseState {
     private(set) var headers: Metadata?
     /// The response's HTTP status, once the head arrived.
     private(set) var httpStatus = 0
+    /// Whether the server began a successful answer (an HTTP 200 head): what a retry must not
+    /// follow. Any other status is a Connect error answer, a status without response headers.
+    var answerBegan: Bool { headers != nil && httpStatus == 200 }
     /// A unary body, or the body of a stream refused at the HTTP level.
     private var body = Data()
     /// A stream's envelopes, split as they come.
@@ -137,6 +140,9 @@ struct ConnectResponseState {
         guard status == nil else { return ConnectWakeUps() }
         if let error {
             return end(.failure(Self.transferError(error, transportClosed: transportClosed)))
+        }
+        if (300..<400).contains(httpStatus) {
+            return end(.failure(ConnectErrorDecoding.redirectError(httpStatus: httpStatus, location: headers?["location"])))
         }
         guard httpStatus == 200 else {
             let reason = headers?[RPCError.Trailer.reason]

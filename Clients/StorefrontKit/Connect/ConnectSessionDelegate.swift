@@ -64,6 +64,17 @@ final class ConnectSessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         registration?.call.completed(with: error)
     }
 
+    /// Refuses every redirect: the 3xx answer ends the call as an error
+    /// (``ConnectErrorDecoding/redirectError(httpStatus:location:)``). Followed, a 301 or 302
+    /// would turn the POST into a GET without its body, and could carry the `authorization`
+    /// header to another host.
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
     /// Never caches an answer: every call reaches the server.
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, willCacheResponse proposedResponse: CachedURLResponse,

@@ -12,7 +12,7 @@ import FoundationNetworking
 /// Every method of `client.orders` against the debug gateway and services (processes), over
 /// Connect on HTTP/1.1: placing (paid, declined, refused), listing, reading and cancelling;
 /// and one order, charged once, for a `place` whose call is retried — after the gateway refused
-/// its expired token, or when its answer was lost.
+/// its expired token, when its answer was lost, or by the app with the same key.
 @Suite("StorefrontKit orders, live")
 struct StorefrontKitOrdersLiveTests {
     @Test("place, orders, order, cancel; an empty basket, an invalid and a declined card, a bad address")
@@ -129,6 +129,26 @@ struct StorefrontKitOrdersLiveTests {
             #expect(try await client.orders.orders().all().joined().map(\.id) == [order.id])
             let calls = try kit.stack.service(.order).log.lines.filter { $0.contains("method=\(OrderContract.placeOrder.path) ") }
             #expect(calls.count == 2, "both attempts reached order-svc: \(calls)")
+            #expect(try await kit.chargeCount() == 1)
+            await client.close()
+        }
+    }
+
+    @Test("Two places with the app's own key are one order, charged once: how an app retries an order whose outcome is unknown")
+    func placeRetriedByAppWithItsKey() async throws {
+        try await withKitStack { kit in
+            let keys = IdempotencyKeyRecorder()
+            let client = try kit.client(interceptors: [keys])
+            _ = try await kit.signedInUser(client)
+            let product = try await client.catalog.products(pageSize: 1).all()[0].products[0]
+            try await KitStack.addToBasket(client, productID: product.id)
+
+            let key = UUID().uuidString
+            let order = try await client.orders.place(address: KitStack.address, payment: KitStack.goodCard, idempotencyKey: key)
+            let again = try await client.orders.place(address: KitStack.address, payment: KitStack.goodCard, idempotencyKey: key)
+            #expect(again == order)
+            #expect(keys.keys == [key, key] && keys.statuses == [200, 200])
+            #expect(try await client.orders.orders().all().joined().map(\.id) == [order.id])
             #expect(try await kit.chargeCount() == 1)
             await client.close()
         }
