@@ -52,6 +52,8 @@ let package = Package(
         .systemLibrary(
             name: "CSQLite", path: "Shared/CSQLite", pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(
+            name: "CLibPQ", path: "Shared/CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // The one POSIX layer: the syscall wrapper (EINTR, errno, EBADF), atomic file writes, sockets.
         .target(name: "SystemCalls", dependencies: ["CLinux"], path: "Shared/SystemCalls", swiftSettings: strictSettings),
@@ -63,6 +65,9 @@ let package = Package(
         .target(
             name: "RPCHTTP2", dependencies: ["RPC", "SystemCalls", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
             exclude: ["README.md"], swiftSettings: runtimeSettings + uncheckedExclusivityInRelease),
+        // PostgreSQL through libpq: a blocking connection, parameters apart from the SQL, SQLSTATE
+        // errors — the second storage backend's foundation (issue 30).
+        .target(name: "PostgreSQL", dependencies: ["CLibPQ"], path: "Shared/PostgreSQL", swiftSettings: strictSettings),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
         // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.
@@ -234,5 +239,6 @@ let package = Package(
             name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "Contracts"],
             path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
+        .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceTestSupport"], path: "Tests/PostgreSQLTests", swiftSettings: strictSettings),
     ]
 )

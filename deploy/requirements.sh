@@ -5,11 +5,12 @@
 #   run    what `deploy/compose up` needs to run executables built elsewhere (SHOP_BIN_DIR)
 #   test   what Tests/run needs
 
-APT_BUILD=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev nghttp2-client)
+APT_BUILD=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev libpq-dev nghttp2-client)
 APT_RUN=(libnghttp2-14 libsqlite3-0 libhttp-parser2.9 nghttp2-client)
 # procps: pgrep, for DeployTests; chromium, chromium-driver, python3-selenium: BrowserJourneyLiveTests
-# (Debian's selenium is for Debian's /usr/bin/python3, which the test prefers).
-APT_TEST=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev nghttp2-client sqlite3 procps chromium chromium-driver python3-selenium)
+# (Debian's selenium is for Debian's /usr/bin/python3, which the test prefers); postgresql: the
+# PostgreSQL server the PostgreSQLTests start.
+APT_TEST=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev libpq-dev nghttp2-client sqlite3 procps chromium chromium-driver python3-selenium postgresql)
 # Python packages as pip-name:import-name. pyyaml: DeployTests reads the Kubernetes manifests.
 PIP_TEST=(grpcio:grpc aiosmtpd:aiosmtpd pyyaml:yaml connect-python:connectrpc sonora:sonora)
 
