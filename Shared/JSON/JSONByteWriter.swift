@@ -54,22 +54,22 @@ final class JSONByteWriter {
     }
 
     /// The JSON written so far.
-    @exclusivity(unchecked) var bytes = JSONByteBuffer()  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var bytes = JSONByteBuffer()  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// The open arrays and objects, outermost first.
-    @exclusivity(unchecked) var frames: [Frame] = []  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var frames: [Frame] = []  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// The members of the open objects.
-    @exclusivity(unchecked) var members: [Member] = []  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var members: [Member] = []  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// The out-of-line children of the open frames.
-    @exclusivity(unchecked) var children: [Child] = []  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var children: [Child] = []  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// The coding path below ``basePath``: a key's offset in ``bytes``, or `-1 - index` for an
     /// array element. Offsets stay valid while on the path: only closed frames are rewritten.
-    @exclusivity(unchecked) var path: [Int] = []  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var path: [Int] = []  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// The coding path of the value this writer holds, for out-of-line writers.
     let basePath: [any CodingKey]
     /// The next frame serial number.
-    @exclusivity(unchecked) var nextSerial = 0  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var nextSerial = 0  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// Reusable space for rewriting an object's members.
-    @exclusivity(unchecked) var scratch = JSONByteBuffer()  // one call's, never re-entered; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) var scratch = JSONByteBuffer()  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
 
     /// Creates an empty writer for a value at `basePath`.
     init(basePath: [any CodingKey] = []) {

@@ -10,7 +10,7 @@ final class JSONDocument {
     static let memberTableThreshold = 12
 
     /// The message, as UTF-8: borrowed from the caller until ``detach()``, owned after.
-    @exclusivity(unchecked) private(set) var bytes: UnsafeBufferPointer<UInt8>  // one call's; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) private(set) var bytes: UnsafeBufferPointer<UInt8>  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
     /// Whether ``bytes`` is our own copy, to free.
     private var ownsBytes = false
     /// The values of the message in document order; the top-level value is token 0.
@@ -19,7 +19,7 @@ final class JSONDocument {
     /// numbered after `tokens`, with their coding paths.
     private var absentValues: [[any CodingKey]] = []
     /// Key-to-value-token tables of large objects, built on first use.
-    @exclusivity(unchecked) private var memberTables: [Int: [String: Int]] = [:]  // one call's; HISTORY 2026-11-27 "JSON exclusivity"
+    @exclusivity(unchecked) private var memberTables: [Int: [String: Int]] = [:]  // one call's; Benchmarks/profile-get-product catalog (HISTORY "JSON exclusivity")
 
     /// Scans `bytes`, which must hold exactly one JSON value and stay valid until
     /// ``detach()`` or the end of this document.

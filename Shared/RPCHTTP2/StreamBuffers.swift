@@ -23,7 +23,8 @@ struct StreamBuffers {
     #else
     // Unsafe in release: CheckedContinuation's layout is opaque, so every optional test and
     // store of one is a value-witness call after a metadata lookup, on every read and write of
-    // every call; `Benchmarks/gateway-ab` (HISTORY 2026-11-27, "continuations") shows the cost.
+    // every call; `Benchmarks/profile-get-product` and `Benchmarks/gateway-ab` (HISTORY
+    // 2026-11-27, "Continuations") show the cost.
     typealias Reader = UnsafeContinuation<Data?, any Error>
     typealias Writer = UnsafeContinuation<Void, any Error>
     #endif
@@ -226,7 +227,7 @@ extension StreamBuffers {
     #else
     /// Suspends with an unsafe continuation (``Reader``, ``Writer``) handed to `body`.
     fileprivate static func suspend<Value>(_ body: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
-        try await withUnsafeThrowingContinuation(body)
+        try await withUnsafeThrowingContinuation(body)  // unsafe for the reason at ``Reader``: Benchmarks/profile-get-product, gateway-ab
     }
     #endif
 }

@@ -32,15 +32,11 @@ struct PostgreSQLServer: Sendable {
                 started = PostgreSQLServer(port: port)
             }
         }
-        let server = try #require(started, "PostgreSQL did not start (see its log under \(root.path))")
-        do {
-            let value = try await body(server)
-            try? await runAsServerUser("\(tools)/pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
-            return value
-        } catch {
-            try? await runAsServerUser("\(tools)/pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])
-            throw error
-        }
+        let server = try #require(started, "PostgreSQL did not start on any of five ports")
+        let outcome: Result<Value, any Error>
+        do { outcome = .success(try await body(server)) } catch { outcome = .failure(error) }
+        try? await runAsServerUser("\(tools)/pg_ctl", ["-D", data, "-m", "fast", "-w", "stop"])  // whatever the body did
+        return try outcome.get()
     }
 
     /// Where `initdb` and `pg_ctl` are: Debian's newest `/usr/lib/postgresql/<version>/bin`.
