@@ -69,7 +69,7 @@ let package = Package(
         // errors — the second storage backend's foundation (issue 30).
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"], path: "Shared/PostgreSQL", swiftSettings: strictSettings),
         // SQLite: connections, migrations, statements.
-        .target(name: "Storage", dependencies: ["CSQLite"], path: "Shared/Storage", swiftSettings: strictSettings),
+        .target(name: "Storage", dependencies: ["CSQLite", "PostgreSQL"], path: "Shared/Storage", swiftSettings: strictSettings),
         // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.
         .target(
             name: "Credentials", dependencies: ["SystemCalls", crypto, cryptoExtras], path: "Shared/Credentials",
@@ -187,7 +187,7 @@ let package = Package(
         // What the service suites share: launching executables, their logs, accounts, expectations.
         .target(
             name: "ServiceTestSupport",
-            dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],
+            dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", "PostgreSQL", crypto, cryptoExtras],
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
         // Services built inside the test process (`<Name>Server.make`) for the service suites
         // that do not need the wire (Tests/README.md).
@@ -238,7 +238,7 @@ let package = Package(
         .testTarget(
             name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "Contracts"],
             path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"], path: "Tests/StorageTests", swiftSettings: strictSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "ServiceTestSupport"], path: "Tests/StorageTests", swiftSettings: strictSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceTestSupport"], path: "Tests/PostgreSQLTests", swiftSettings: strictSettings),
     ]
 )

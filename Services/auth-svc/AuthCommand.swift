@@ -13,6 +13,9 @@ struct AuthCommand: AsyncParsableCommand {
 
     @OptionGroup var options: ServiceOptions
 
+    /// `--database-url`, `--database-password-file`: PostgreSQL instead of SQLite.
+    @OptionGroup var database: DatabaseFlags
+
     @Option(help: "The iss claim of access tokens (env SHOP_AUTH_ISSUER).")
     var issuer = environment["SHOP_AUTH_ISSUER"] ?? "storefront-auth"
 
@@ -100,6 +103,9 @@ struct AuthCommand: AsyncParsableCommand {
     var authConfiguration: AuthConfiguration {
         var configuration = AuthConfiguration(dataDirectory: options.dataDir)
         options.apply(to: &configuration, defaultPort: 7001)
+        configuration.databaseURL = database.url
+        // validate() has read the file once already; what it refused never gets here.
+        configuration.databasePassword = (try? database.password()) ?? nil
         configuration.issuer = issuer
         configuration.audience = audience
         configuration.signingKeyPath = signingKey

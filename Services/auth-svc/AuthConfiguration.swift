@@ -1,5 +1,6 @@
 import Foundation
 import ServiceKit
+import Storage
 import RPC
 
 /// Everything auth-svc is configured with, gathered from flags and environment by
@@ -70,4 +71,14 @@ struct AuthConfiguration: ServiceConfiguration {
     var mailDirectory: String { "\(dataDirectory)/mail" }
     /// The database file.
     var databasePath: String { "\(dataDirectory)/auth.sqlite" }
+    /// The PostgreSQL database (`--database-url`) whose schema `auth` holds the data; nil
+    /// keeps it in ``databasePath``.
+    var databaseURL: String?
+    /// The PostgreSQL password, when it is not left to libpq (`PGPASSWORD`, `~/.pgpass`).
+    var databasePassword: String?
+
+    /// Where the data is: the schema `auth` of ``databaseURL``, else ``databasePath``.
+    var databaseLocation: DatabaseLocation {
+        DatabaseLocation(url: databaseURL, password: databasePassword, schema: "auth", sqlitePath: databasePath)
+    }
 }

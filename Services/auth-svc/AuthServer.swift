@@ -61,9 +61,9 @@ struct AuthServer: ServiceServer {
         }
         let store: AuthStore
         do {
-            store = try await AuthStore.open(path: configuration.databasePath)
+            store = try await AuthStore.open(location: configuration.databaseLocation)
         } catch {
-            throw StartupError("cannot open the database \(configuration.databasePath): \(error)")
+            throw StartupError("cannot open the database \(configuration.databaseLocation): \(error)")
         }
 
         let transport: any MailTransport =

@@ -15,6 +15,9 @@ struct BasketCommand: AsyncParsableCommand {
     /// `--host`, `--port`, `--data-dir`, `--log-level`, `--grace-seconds` and the server limits.
     @OptionGroup var options: ServiceOptions
 
+    /// `--database-url`, `--database-password-file`: PostgreSQL instead of SQLite.
+    @OptionGroup var database: DatabaseFlags
+
     /// `--auth-addr`, `--auth-issuer`, `--auth-audience`.
     @OptionGroup var auth: AuthLinkOptions
 
@@ -36,6 +39,9 @@ struct BasketCommand: AsyncParsableCommand {
     var basketConfiguration: BasketConfiguration {
         var configuration = BasketConfiguration(dataDirectory: options.dataDir)
         options.apply(to: &configuration, defaultPort: 7003)
+        configuration.databaseURL = database.url
+        // validate() has read the file once already; what it refused never gets here.
+        configuration.databasePassword = (try? database.password()) ?? nil
         configuration.authAddress = auth.authAddress
         configuration.authIssuer = auth.authIssuer
         configuration.authAudience = auth.authAudience

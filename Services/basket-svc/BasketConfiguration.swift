@@ -1,4 +1,5 @@
 import ServiceKit
+import Storage
 import RPC
 
 /// Everything basket-svc is configured with, gathered from flags and environment by
@@ -30,4 +31,14 @@ struct BasketConfiguration: ServiceConfiguration {
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/basket.sqlite" }
+    /// The PostgreSQL database (`--database-url`) whose schema `basket` holds the data; nil
+    /// keeps it in ``databasePath``.
+    var databaseURL: String?
+    /// The PostgreSQL password, when it is not left to libpq (`PGPASSWORD`, `~/.pgpass`).
+    var databasePassword: String?
+
+    /// Where the data is: the schema `basket` of ``databaseURL``, else ``databasePath``.
+    var databaseLocation: DatabaseLocation {
+        DatabaseLocation(url: databaseURL, password: databasePassword, schema: "basket", sqlitePath: databasePath)
+    }
 }

@@ -51,9 +51,9 @@ struct BasketServer: ServiceServer {
         let internalKey = try configuration.internalKey ?? ServiceSecret.internalKey(dataDirectory: configuration.dataDirectory)
         let store: BasketStore
         do {
-            store = try await BasketStore.open(path: configuration.databasePath)
+            store = try await BasketStore.open(location: configuration.databaseLocation)
         } catch {
-            throw StartupError("cannot open the database \(configuration.databasePath): \(error)")
+            throw StartupError("cannot open the database \(configuration.databaseLocation): \(error)")
         }
 
         let authLink = AuthServiceLink(

@@ -11,6 +11,9 @@ struct CatalogCommand: AsyncParsableCommand {
 
     /// `--host`, `--port`, `--data-dir`, `--log-level`, `--grace-seconds` and the server limits.
     @OptionGroup var options: ServiceOptions
+
+    /// `--database-url`, `--database-password-file`: PostgreSQL instead of SQLite.
+    @OptionGroup var database: DatabaseFlags
     /// `--auth-addr`, `--auth-issuer`, `--auth-audience`.
     @OptionGroup var auth: AuthLinkOptions
 
@@ -24,6 +27,9 @@ struct CatalogCommand: AsyncParsableCommand {
     var catalogConfiguration: CatalogConfiguration {
         var configuration = CatalogConfiguration(dataDirectory: options.dataDir, auth: auth)
         options.apply(to: &configuration, defaultPort: 7002)
+        configuration.databaseURL = database.url
+        // validate() has read the file once already; what it refused never gets here.
+        configuration.databasePassword = (try? database.password()) ?? nil
         configuration.seed = !(noSeed || ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1")
         return configuration
     }

@@ -1,4 +1,5 @@
 import ServiceKit
+import Storage
 
 /// Everything catalog-svc is configured with, gathered from flags and environment by
 /// `CatalogCommand` (and built directly by tests).
@@ -18,4 +19,14 @@ struct CatalogConfiguration: ServiceConfiguration {
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/catalog.sqlite" }
+    /// The PostgreSQL database (`--database-url`) whose schema `catalog` holds the data; nil
+    /// keeps it in ``databasePath``.
+    var databaseURL: String?
+    /// The PostgreSQL password, when it is not left to libpq (`PGPASSWORD`, `~/.pgpass`).
+    var databasePassword: String?
+
+    /// Where the data is: the schema `catalog` of ``databaseURL``, else ``databasePath``.
+    var databaseLocation: DatabaseLocation {
+        DatabaseLocation(url: databaseURL, password: databasePassword, schema: "catalog", sqlitePath: databasePath)
+    }
 }

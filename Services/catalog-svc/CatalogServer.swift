@@ -46,7 +46,7 @@ struct CatalogServer: ServiceServer {
         let internalKey = try ServiceSecret.internalKey(dataDirectory: directory)
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_CATALOG_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
-        let store = try await CatalogStore.open(path: configuration.databasePath)
+        let store = try await CatalogStore.open(location: configuration.databaseLocation)
         if configuration.seed, try await store.seedIfNeeded(with: SeedCatalog.products) {
             logger.info("seed catalog loaded", metadata: ["products": "\(SeedCatalog.products.count)"])
         }

@@ -11,6 +11,9 @@ struct OrderCommand: AsyncParsableCommand {
 
     /// `--host`, `--port`, `--data-dir`, `--log-level`, `--grace-seconds` and the server limits.
     @OptionGroup var options: ServiceOptions
+
+    /// `--database-url`, `--database-password-file`: PostgreSQL instead of SQLite.
+    @OptionGroup var database: DatabaseFlags
     /// `--auth-addr`, `--auth-issuer`, `--auth-audience`.
     @OptionGroup var auth: AuthLinkOptions
 
@@ -25,6 +28,9 @@ struct OrderCommand: AsyncParsableCommand {
             dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog.catalogAddress,
             basketAddress: basket.basketAddress)
         options.apply(to: &configuration, defaultPort: 7004)
+        configuration.databaseURL = database.url
+        // validate() has read the file once already; what it refused never gets here.
+        configuration.databasePassword = (try? database.password()) ?? nil
         return configuration
     }
 

@@ -1,4 +1,5 @@
 import ServiceKit
+import Storage
 import RPC
 
 /// Everything order-svc is configured with, gathered from flags and environment by
@@ -19,4 +20,14 @@ struct OrderConfiguration: ServiceConfiguration {
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/order.sqlite" }
+    /// The PostgreSQL database (`--database-url`) whose schema `orders` holds the data; nil
+    /// keeps it in ``databasePath``.
+    var databaseURL: String?
+    /// The PostgreSQL password, when it is not left to libpq (`PGPASSWORD`, `~/.pgpass`).
+    var databasePassword: String?
+
+    /// Where the data is: the schema `orders` of ``databaseURL``, else ``databasePath``.
+    var databaseLocation: DatabaseLocation {
+        DatabaseLocation(url: databaseURL, password: databasePassword, schema: "orders", sqlitePath: databasePath)
+    }
 }

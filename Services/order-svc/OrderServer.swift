@@ -49,7 +49,7 @@ struct OrderServer: ServiceServer {
             environmentName: "SHOP_ORDER_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
         let requestSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_ORDER_REQUEST_KEY", path: "\(directory)/request-hash-key")
-        let store = try await OrderStore.open(path: configuration.databasePath)
+        let store = try await OrderStore.open(location: configuration.databaseLocation)
         let freed = try await store.freeAbandonedKeys()
         if freed > 0 { logger.notice("freed idempotency keys a crash left claimed", metadata: ["keys": "\(freed)"]) }
         let auth = AuthServiceLink(

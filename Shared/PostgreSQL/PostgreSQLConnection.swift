@@ -12,12 +12,26 @@ public final class PostgreSQLConnection {
     private let connection: OpaquePointer
 
     /// Connects to `url` (`postgres://user@host:port/database?…`, or libpq's `key=value`
-    /// form); a password comes from the URL, `PGPASSWORD` or `~/.pgpass`, as libpq reads them.
+    /// form); a password comes from `password` when given, else from the URL, `PGPASSWORD` or
+    /// `~/.pgpass`, as libpq reads them. The server's notices (`NOTICE: … already exists,
+    /// skipping`) are dropped rather than printed on standard error.
     ///
     /// - Throws: ``PostgreSQLError`` naming why (refused, unknown database, bad password …),
     ///   without the password.
-    public init(url: String) throws(PostgreSQLError) {
-        guard let connection = PQconnectdb(url) else {
+    public init(url: String, password: String? = nil) throws(PostgreSQLError) {
+        var keywords = ["dbname", "fallback_application_name"]
+        var values = [url, "storefront"]
+        if let password {
+            keywords.append("password")
+            values.append(password)
+        }
+        // expand_dbname = 1: the dbname value is itself a URL or a key=value string.
+        let made = Self.withCStrings(keywords + [nil]) { keywordPointers in
+            Self.withCStrings(values + [nil]) { valuePointers in
+                PQconnectdbParams(keywordPointers, valuePointers, 1)
+            }
+        }
+        guard let connection = made else {
             throw PostgreSQLError(message: "libpq could not allocate a connection.")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -25,6 +39,7 @@ public final class PostgreSQLConnection {
             PQfinish(connection)
             throw PostgreSQLError(message: message)
         }
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         self.connection = connection
     }
 
@@ -44,16 +59,51 @@ public final class PostgreSQLConnection {
         let result = Self.withCStrings(parameters) { values in
             PQexecParams(connection, sql, Int32(parameters.count), nil, values, nil, nil, 0)
         }
-        guard let result else {
-            throw PostgreSQLError(message: Self.text(PQerrorMessage(connection)) ?? "The statement was not sent.")
+        return try rows(of: result)
+    }
+
+    /// Compiles `sql` into the prepared statement `name` on this connection, the parameters'
+    /// types inferred by the server from where they stand.
+    ///
+    /// - Throws: ``PostgreSQLError`` when the statement does not compile (or the name is taken).
+    public func prepare(_ name: String, _ sql: String) throws(PostgreSQLError) {
+        try rows(of: PQprepare(connection, name, sql, 0, nil))
+    }
+
+    /// Runs the prepared statement `name` with `parameters` (text form; nil binds NULL).
+    ///
+    /// - Throws: ``PostgreSQLError`` with the server's SQLSTATE, message and detail.
+    @discardableResult
+    public func executePrepared(_ name: String, _ parameters: [String?]) throws(PostgreSQLError) -> PostgreSQLRows {
+        let result = Self.withCStrings(parameters) { values in
+            PQexecPrepared(connection, name, Int32(parameters.count), values, nil, nil, 0)
         }
-        defer { PQclear(result) }
-        switch PQresultStatus(result) {
-        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
-            return Self.rows(of: result)
-        default:
-            throw Self.error(of: result, connection: connection)
+        return try rows(of: result)
+    }
+
+    /// Runs `sql`, which may hold several `;`-separated statements and no parameters (a
+    /// migration's script), and returns the last statement's answer.
+    @discardableResult
+    public func executeScript(_ sql: String) throws(PostgreSQLError) -> PostgreSQLRows {
+        try rows(of: PQexec(connection, sql))
+    }
+
+    /// Closes the connection and opens it again with the same parameters (after the server
+    /// restarted or the network dropped it); prepared statements are gone afterwards.
+    ///
+    /// - Throws: ``PostgreSQLError`` when the new connection fails.
+    public func reconnect() throws(PostgreSQLError) {
+        PQreset(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            throw PostgreSQLError(message: Self.text(PQerrorMessage(connection)) ?? "The connection failed.")
         }
+    }
+
+    /// Whether the session is inside a transaction block (open, or failed and awaiting its
+    /// ROLLBACK).
+    public var isInTransaction: Bool {
+        let status = PQtransactionStatus(connection)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
 
     /// Runs `body` in a transaction at `isolation`: committed when it returns, rolled back
@@ -95,17 +145,39 @@ public final class PostgreSQLConnection {
 
     // MARK: Results
 
-    /// The columns, rows and changed-row count of a successful `result`.
+    /// What `result` (of the last call on the connection) answered; it is cleared here.
+    ///
+    /// - Throws: ``PostgreSQLError`` when there is no result (the statement was not sent) or it
+    ///   reports a failure.
+    @discardableResult
+    private func rows(of result: OpaquePointer?) throws(PostgreSQLError) -> PostgreSQLRows {
+        guard let result else {
+            throw PostgreSQLError(message: Self.text(PQerrorMessage(connection)) ?? "The statement was not sent.")
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return Self.rows(of: result)
+        default:
+            throw Self.error(of: result, connection: connection)
+        }
+    }
+
+    /// The columns, their types, the rows and changed-row count of a successful `result`.
     private static func rows(of result: OpaquePointer) -> PostgreSQLRows {
         let columnCount = PQnfields(result)
         let rowCount = PQntuples(result)
         let columns = (0..<columnCount).map { text(PQfname(result, $0)) ?? "" }
+        let types = (0..<columnCount).map { UInt32(PQftype(result, $0)) }
         let rows = (0..<rowCount).map { row in
             (0..<columnCount).map { column -> String? in
-                PQgetisnull(result, row, column) == 1 ? nil : text(PQgetvalue(result, row, column))
+                guard PQgetisnull(result, row, column) == 0 else { return nil }
+                // Values are NUL-terminated in text format; an empty one is "" and not NULL.
+                return String(cString: PQgetvalue(result, row, column))
             }
         }
-        return PostgreSQLRows(columns: columns, rows: rows, affected: Int(text(PQcmdTuples(result)) ?? "") ?? 0)
+        return PostgreSQLRows(
+            columns: columns, types: types, rows: rows, affected: Int(text(PQcmdTuples(result)) ?? "") ?? 0)
     }
 
     /// The error a failed `result` reports.
@@ -123,12 +195,18 @@ public final class PostgreSQLConnection {
     }
 
     /// Calls `body` with `values` as NUL-terminated C strings (NULL for nil), valid during it.
-    private static func withCStrings<Result>(
-        _ values: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) -> Result
-    ) -> Result {
+    private static func withCStrings<Result, Failure: Error>(
+        _ values: [String?], _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
         let copies = values.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         let pointers = copies.map { $0.map { UnsafePointer($0) } }
-        return pointers.withUnsafeBufferPointer { body($0.baseAddress) }
+        var result: Result?
+        var failure: Failure?
+        pointers.withUnsafeBufferPointer { buffer in
+            do throws(Failure) { result = try body(buffer.baseAddress) } catch { failure = error }
+        }
+        if let failure { throw failure }
+        return result!
     }
 }

@@ -1,52 +1,87 @@
-private import CSQLite
-
-/// One SQLite connection with its cache of prepared statements: what the closures given to
+/// One connection to a service's database, SQLite or PostgreSQL: what the closures given to
 /// `Database.write(_:)` and `Database.read(_:)` run SQL through.
 ///
 /// Not `Sendable`, on purpose: a connection is created on its worker thread and used only
-/// there, one job at a time, which is what makes it safe to open SQLite in multi-thread mode
-/// (`SQLITE_OPEN_NOMUTEX`). Do not keep it beyond the closure it was passed to.
+/// there, one job at a time. Do not keep it beyond the closure it was passed to.
 ///
-/// Parameters are positional (`?`) and bound from Swift values:
+/// Parameters are positional (`?`) and bound from Swift values, whatever the backend (on
+/// PostgreSQL they are numbered `$1`, `$2` … before the statement is prepared):
 ///
 /// ```swift
 /// try connection.execute("INSERT INTO users (email, name) VALUES (?, ?)", [email, nil])
 /// let rows = try connection.query("SELECT id, email FROM users WHERE id > ?", [lastID])
 /// ```
+///
+/// Most SQL the stores write reads the same in both dialects (`ON CONFLICT … DO UPDATE`,
+/// `RETURNING`, `coalesce`); where it differs, a store switches on `dialect` and keeps both
+/// texts side by side.
 package final class Connection {
-    /// The `sqlite3 *`, valid until `close()`.
-    private let handle: OpaquePointer
-    /// Whether `close()` has not run yet.
-    private var isOpen = true
-    /// Prepared statements by SQL text, at most `statementCacheCapacity` of them.
-    private var statements: [String: Statement] = [:]
-    /// How many statements the cache keeps; 0 disables caching.
-    private let statementCacheCapacity: Int
-    /// Counts statement uses, to find the least recently used one to evict.
-    private var clock: UInt64 = 0
+    private enum Backend {
+        case sqlite(SQLiteConnection)
+        case postgresql(PostgreSQLSession)
+    }
+
+    private let backend: Backend
+
+    init(_ connection: SQLiteConnection) {
+        backend = .sqlite(connection)
+    }
+
+    init(_ session: PostgreSQLSession) {
+        backend = .postgresql(session)
+    }
+
+    /// The SQL dialect of the database behind this connection.
+    package var dialect: SQLDialect {
+        switch backend {
+        case .sqlite: .sqlite
+        case .postgresql: .postgresql
+        }
+    }
+
+    /// The SQLite connection, for the SQLite-only parts of the storage layer.
+    var sqlite: SQLiteConnection? {
+        if case .sqlite(let connection) = backend { return connection }
+        return nil
+    }
+
+    /// The PostgreSQL session, for the PostgreSQL-only parts of the storage layer.
+    var postgresql: PostgreSQLSession? {
+        if case .postgresql(let session) = backend { return session }
+        return nil
+    }
 
     /// How many times this connection compiled SQL into a statement; a statement-cache hit
     /// does not count. For tests and diagnostics.
-    package private(set) var preparedStatementCount = 0
-
-    /// Wraps an open `sqlite3 *`, which the connection then owns.
-    init(handle: OpaquePointer, statementCacheCapacity: Int) {
-        self.handle = handle
-        self.statementCacheCapacity = max(0, statementCacheCapacity)
-    }
-
-    deinit {
-        close()
+    package var preparedStatementCount: Int {
+        switch backend {
+        case .sqlite(let connection): connection.preparedStatementCount
+        case .postgresql(let session): session.preparedStatementCount
+        }
     }
 
     /// How many prepared statements the cache holds now. For tests and diagnostics.
-    package var cachedStatementCount: Int { statements.count }
+    package var cachedStatementCount: Int {
+        switch backend {
+        case .sqlite(let connection): connection.cachedStatementCount
+        case .postgresql(let session): session.cachedStatementCount
+        }
+    }
 
-    /// The rowid of the most recent successful `INSERT` on this connection.
-    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    /// The rowid of the most recent successful `INSERT` on this connection: SQLite only (on
+    /// PostgreSQL, and in SQL meant for both, use `INSERT … RETURNING id`).
+    package var lastInsertRowID: Int64 {
+        guard let sqlite else { preconditionFailure("lastInsertRowID is SQLite's; use INSERT … RETURNING") }
+        return sqlite.lastInsertRowID
+    }
 
-    /// Whether a transaction is open (SQLite is not in autocommit mode).
-    package var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    /// Whether a transaction is open.
+    package var isInTransaction: Bool {
+        switch backend {
+        case .sqlite(let connection): connection.isInTransaction
+        case .postgresql(let session): session.isInTransaction
+        }
+    }
 
     /// Runs one statement with `bindings` for its `?` parameters, discarding any result rows.
     ///
@@ -55,33 +90,26 @@ package final class Connection {
     /// - Throws: `StorageError`, for example with `isConstraintViolation`.
     @discardableResult
     package func execute(_ sql: String, _ bindings: [(any DatabaseValueConvertible)?] = []) throws -> Int {
-        try withStatement(sql) { statement in
-            try statement.bind(bindings)
-            while try statement.step() {}
-            return statement.isReadOnly ? 0 : Int(sqlite3_changes64(handle))
+        switch backend {
+        case .sqlite(let connection): try connection.execute(sql, bindings)
+        case .postgresql(let session): try session.run(sql, bindings).changed
         }
     }
 
     /// Runs one query with `bindings` for its `?` parameters and returns all its rows.
     package func query(_ sql: String, _ bindings: [(any DatabaseValueConvertible)?] = []) throws -> [Row] {
-        try withStatement(sql) { statement in
-            try statement.bind(bindings)
-            let columns = statement.columnNames()
-            var rows: [Row] = []
-            while try statement.step() {
-                rows.append(statement.row(columns: columns))
-            }
-            return rows
+        switch backend {
+        case .sqlite(let connection): try connection.query(sql, bindings)
+        case .postgresql(let session): try session.run(sql, bindings).rows
         }
     }
 
-    /// Runs one query and returns its first row, or nil when it has none; later rows are not
-    /// computed.
+    /// Runs one query and returns its first row, or nil when it has none. On SQLite later rows
+    /// are not computed; on PostgreSQL they are sent, so write `LIMIT 1` where many could match.
     package func queryOne(_ sql: String, _ bindings: [(any DatabaseValueConvertible)?] = []) throws -> Row? {
-        try withStatement(sql) { statement in
-            try statement.bind(bindings)
-            guard try statement.step() else { return nil }
-            return statement.row(columns: statement.columnNames())
+        switch backend {
+        case .sqlite(let connection): try connection.queryOne(sql, bindings)
+        case .postgresql(let session): try session.run(sql, bindings).rows.first
         }
     }
 
@@ -95,26 +123,28 @@ package final class Connection {
 
     /// Runs several `;`-separated statements without bindings or caching, as migrations do.
     package func executeScript(_ sql: String) throws {
-        precondition(isOpen, "a connection is used after it was closed")
-        let code = sqlite3_exec(handle, sql, nil, nil, nil)
-        guard code == SQLITE_OK else { throw StorageError(code: code, handle: handle, sql: sql) }
+        switch backend {
+        case .sqlite(let connection): try connection.executeScript(sql)
+        case .postgresql(let session): try session.script(sql)
+        }
     }
 
     /// Runs `body` inside a savepoint nested in the current transaction: when `body` throws,
     /// only its changes are rolled back, and the error is rethrown.
     ///
     /// Use it to attempt a statement that may violate a constraint without losing the rest of
-    /// the transaction.
+    /// the transaction (on PostgreSQL, a failed statement otherwise aborts the whole
+    /// transaction).
     @discardableResult
     package func savepoint<T>(_ body: (Connection) throws -> T) throws -> T {
-        try execute("SAVEPOINT storage_savepoint")
+        try executeScript("SAVEPOINT storage_savepoint")
         do {
             let result = try body(self)
-            try execute("RELEASE storage_savepoint")
+            try executeScript("RELEASE SAVEPOINT storage_savepoint")
             return result
         } catch {
-            _ = try? execute("ROLLBACK TO storage_savepoint")
-            _ = try? execute("RELEASE storage_savepoint")
+            _ = try? executeScript("ROLLBACK TO SAVEPOINT storage_savepoint")
+            _ = try? executeScript("RELEASE SAVEPOINT storage_savepoint")
             throw error
         }
     }
@@ -122,60 +152,43 @@ package final class Connection {
     /// Runs `body` between `begin` (a `BEGIN …` statement) and `COMMIT`, rolling back when
     /// `body` or the commit throws.
     func transaction<T>(beginningWith begin: String, _ body: (Connection) throws -> T) throws -> T {
-        try execute(begin)
+        if case .postgresql(let session) = backend { try session.begin(begin) } else { try control(begin) }
         do {
             let result = try body(self)
-            try execute("COMMIT")
+            try control("COMMIT")
             return result
         } catch {
             // Some errors (SQLITE_FULL, SQLITE_IOERR, …) already ended the transaction.
-            if isInTransaction { _ = try? execute("ROLLBACK") }
+            if isInTransaction { _ = try? executeScript("ROLLBACK") }
             throw error
         }
     }
 
-    /// Finalizes every cached statement and closes the connection; later calls do nothing.
+    /// Runs a transaction-control statement: a cached statement on SQLite, a simple query on
+    /// PostgreSQL (one round trip either way, and no prepared statement kept for it).
+    private func control(_ sql: String) throws {
+        switch backend {
+        case .sqlite(let connection): try connection.execute(sql)
+        case .postgresql(let session): try session.script(sql)
+        }
+    }
+
+    /// Finalizes every cached statement and closes the connection.
     func close() {
-        guard isOpen else { return }
-        isOpen = false
-        for statement in statements.values {
-            statement.finalize()
+        switch backend {
+        case .sqlite(let connection): connection.close()
+        case .postgresql: break  // libpq's connection closes when the session is released
         }
-        statements.removeAll()
-        // With every statement finalized this cannot return SQLITE_BUSY; the _v2 variant
-        // would defer the close instead of failing if one were left.
-        sqlite3_close_v2(handle)
-    }
-
-    /// Runs `body` with the cached statement for `sql` (compiling it on a miss) and resets the
-    /// statement afterwards, so it holds no lock or snapshot between uses.
-    private func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
-        precondition(isOpen, "a connection is used after it was closed")
-        let statement = try cachedStatement(for: sql)
-        defer { statement.reset() }
-        return try body(statement)
-    }
-
-    private func cachedStatement(for sql: String) throws -> Statement {
-        clock += 1
-        if let statement = statements[sql] {
-            statement.lastUse = clock
-            return statement
-        }
-        let statement = try Statement(database: handle, sql: sql, persistent: statementCacheCapacity > 0)
-        preparedStatementCount += 1
-        statement.lastUse = clock
-        guard statementCacheCapacity > 0 else { return statement }
-        if statements.count >= statementCacheCapacity,
-            let oldest = statements.values.min(by: { $0.lastUse < $1.lastUse })
-        {
-            statements[oldest.sql] = nil
-            oldest.finalize()
-        }
-        statements[sql] = statement
-        return statement
     }
 }
 
 @available(*, unavailable, message: "a Connection is confined to its worker thread")
 extension Connection: Sendable {}
+
+/// The SQL dialect of a database.
+package enum SQLDialect: String, Sendable, Hashable {
+    /// SQLite 3 (the embedded default).
+    case sqlite
+    /// PostgreSQL (15 and later).
+    case postgresql
+}

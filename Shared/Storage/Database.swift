@@ -1,5 +1,5 @@
-/// One SQLite database: a writer connection on its own thread, a small pool of read-only
-/// connections on theirs, and the schema migrations applied when it opens.
+/// One service's database — a SQLite file, or a schema of a PostgreSQL database — with its
+/// connections on their own threads and the schema migrations applied when it opens.
 ///
 /// Thread-safe (`Sendable`): every operation may be called from any task at once. All mutable
 /// state lives in the worker pools, whose queues are guarded by a lock, and each SQLite
@@ -26,15 +26,35 @@
 /// `synchronous` level and busy timeout. An in-memory database (`":memory:"`) exists only in
 /// its writer connection, so its reads are served by the writer too (in a `query_only`
 /// transaction); it is meant for tests of stores.
+///
+/// On PostgreSQL (`Database(location: .postgresql(…), …)`) a pool of connections, each on its
+/// own thread, runs reads and writes alike, and many processes may share the database. A
+/// write runs at `SERIALIZABLE` isolation and is run again from the start when PostgreSQL
+/// reports a serialization conflict or a deadlock: the same guarantee as SQLite's one writer
+/// (every write sees the result of every write committed before it, across every replica), so
+/// a store's read-check-write needs no lock of its own. Its body must therefore have no effect
+/// outside the database. A read runs in a `REPEATABLE READ READ ONLY` transaction: one
+/// snapshot, as on SQLite.
 package final class Database: Sendable {
-    /// The path the database was opened with.
-    package let path: String
-    /// The thread and connection that run every write (and every read of an in-memory database).
+    /// Where the database is.
+    package let location: DatabaseLocation
+    /// The SQL dialect its connections speak.
+    package var dialect: SQLDialect { location.dialect }
+    /// The path the database was opened with (SQLite), or the location's description.
+    package var path: String {
+        if case .sqlite(let path) = location { return path }
+        return location.description
+    }
+    /// The thread and connection that run every write (and every read of an in-memory
+    /// database) on SQLite; every connection of the pool on PostgreSQL.
     private let writer: WorkerPool
-    /// The read-only connections, or nil when reads go to the writer.
+    /// SQLite's read-only connections, or nil when reads go to the writer pool.
     private let readers: WorkerPool?
+    /// How often a PostgreSQL transaction is run again after a serialization conflict.
+    private let serializationRetries: Int
 
-    /// Opens (creating if needed) the database at `path` and applies the pending `migrations`.
+    /// Opens (creating if needed) the SQLite database at `path` and applies the pending
+    /// `migrations`.
     ///
     /// Opening and migrating run on the new writer thread, not on the caller's.
     ///
@@ -45,26 +65,50 @@ package final class Database: Sendable {
     ///   - migrations: The database's whole schema history, in order (see `Migration`).
     /// - Throws: `StorageError`: `isCannotOpen` when the directory does not exist or the file
     ///   cannot be opened; the failing step's error when a migration fails.
-    package init(path: String, options: DatabaseOptions = .init(), migrations: [Migration] = []) async throws {
-        let writer = try await WorkerPool.start(name: "storage-writer", count: 1) {
-            try Connection.open(path: path, role: .writer, options: options)
-        }
-        var readers: WorkerPool?
-        do {
-            _ = try await writer.submit { connection in try connection.migrate(migrations) }
-            // Readers open after the writer has set up WAL mode and the schema.
-            if options.readerCount > 0 && !Connection.isInMemory(path: path) {
-                readers = try await WorkerPool.start(name: "storage-reader", count: options.readerCount) {
-                    try Connection.open(path: path, role: .reader, options: options)
-                }
+    package convenience init(path: String, options: DatabaseOptions = .init(), migrations: [Migration] = []) async throws {
+        try await self.init(location: .sqlite(path: path), options: options, migrations: .init(sqlite: migrations, postgresql: []))
+    }
+
+    /// Opens the database at `location` and applies the pending migrations of its dialect.
+    ///
+    /// - Throws: `StorageError`: `isCannotOpen` when the file cannot be opened or the server
+    ///   cannot be reached; the failing step's error when a migration fails.
+    package init(location: DatabaseLocation, options: DatabaseOptions = .init(), migrations: Migrations) async throws {
+        switch location {
+        case .sqlite(let path):
+            let writer = try await WorkerPool.start(name: "storage-writer", count: 1) {
+                Connection(try SQLiteConnection.open(path: path, role: .writer, options: options))
             }
-        } catch {
-            await writer.shutdown()
-            throw error
+            var readers: WorkerPool?
+            do {
+                _ = try await writer.submit { connection in try connection.migrate(migrations.sqlite) }
+                // Readers open after the writer has set up WAL mode and the schema.
+                if options.readerCount > 0 && !SQLiteConnection.isInMemory(path: path) {
+                    readers = try await WorkerPool.start(name: "storage-reader", count: options.readerCount) {
+                        Connection(try SQLiteConnection.open(path: path, role: .reader, options: options))
+                    }
+                }
+            } catch {
+                await writer.shutdown()
+                throw error
+            }
+            self.writer = writer
+            self.readers = readers
+        case .postgresql(let url, let schema, let password):
+            let pool = try await WorkerPool.start(name: "storage-pg", count: max(1, options.postgreSQLConnectionCount)) {
+                Connection(try PostgreSQLSession(url: url, password: password, schema: schema, options: options))
+            }
+            do {
+                _ = try await pool.submit { connection in try connection.migrate(migrations.postgresql) }
+            } catch {
+                await pool.shutdown()
+                throw error
+            }
+            self.writer = pool
+            self.readers = nil
         }
-        self.path = path
-        self.writer = writer
-        self.readers = readers
+        self.location = location
+        self.serializationRetries = options.serializationRetries
     }
 
     deinit {
@@ -74,18 +118,33 @@ package final class Database: Sendable {
         writer.requestShutdown()
     }
 
-    /// Runs `body` in a write transaction on the writer thread and returns its result.
+    /// Runs `body` in a write transaction and returns its result.
     ///
-    /// The transaction starts with `BEGIN IMMEDIATE`, taking the write lock before the first
-    /// read, so a read-then-write in `body` cannot be invalidated by another writer. It commits
-    /// when `body` returns and rolls back when `body` (or the commit) throws; the error is
-    /// rethrown unchanged. Writes run one at a time, in the order they were called.
+    /// On SQLite the transaction starts with `BEGIN IMMEDIATE` on the writer thread, taking
+    /// the write lock before the first read, so a read-then-write in `body` cannot be
+    /// invalidated by another writer; writes run one at a time, in the order they were called.
+    /// On PostgreSQL it runs at `SERIALIZABLE` isolation and, when it loses a serialization
+    /// conflict or a deadlock, is rolled back and run again (up to
+    /// `DatabaseOptions.serializationRetries` times): `body` may run more than once and must
+    /// have no effect outside the database. It commits when `body` returns and rolls back
+    /// when `body` (or the commit) throws; the error is rethrown unchanged.
     ///
-    /// - Throws: What `body` throws; `StorageError` from SQLite, or `isMisuse` after `close()`.
+    /// - Throws: What `body` throws; `StorageError` from the database (`isBusy` when the
+    ///   retries ran out), or `isMisuse` after `close()`.
     @discardableResult
     package func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        try await writer.submit { connection in
-            try connection.transaction(beginningWith: "BEGIN IMMEDIATE", body)
+        let retries = serializationRetries
+        switch location {
+        case .sqlite:
+            return try await writer.submit { connection in
+                try connection.transaction(beginningWith: "BEGIN IMMEDIATE", body)
+            }
+        case .postgresql:
+            return try await writer.submit { connection in
+                try connection.postgresql!.retrying(writes: true, retries: retries) {
+                    try connection.transaction(beginningWith: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+                }
+            }
         }
     }
 
@@ -94,8 +153,17 @@ package final class Database: Sendable {
     /// Every query in `body` sees the same snapshot: the data committed before its first
     /// query, and no later write. Writing in `body` fails with `StorageError.isReadOnly`.
     ///
-    /// - Throws: What `body` throws; `StorageError` from SQLite, or `isMisuse` after `close()`.
+    /// - Throws: What `body` throws; `StorageError` from the database, or `isMisuse` after
+    ///   `close()`.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        let retries = serializationRetries
+        if case .postgresql = location {
+            return try await writer.submit { connection in
+                try connection.postgresql!.retrying(writes: false, retries: retries) {
+                    try connection.transaction(beginningWith: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                }
+            }
+        }
         if let readers {
             return try await readers.submit { connection in
                 try connection.transaction(beginningWith: "BEGIN DEFERRED", body)
@@ -115,5 +183,20 @@ package final class Database: Sendable {
         // The writer closes last: the last connection to close checkpoints the WAL.
         await readers?.shutdown()
         await writer.shutdown()
+    }
+}
+
+/// A database's schema history, for each dialect: the same tables, each written in its
+/// dialect's SQL (see `Migration`).
+package struct Migrations: Sendable {
+    /// The steps for SQLite, versioned in `PRAGMA user_version`.
+    package var sqlite: [Migration]
+    /// The steps for PostgreSQL, versioned in the schema's `storage_schema_version` table.
+    package var postgresql: [Migration]
+
+    /// Both histories; a service that does not run on PostgreSQL yet passes none for it.
+    package init(sqlite: [Migration], postgresql: [Migration]) {
+        self.sqlite = sqlite
+        self.postgresql = postgresql
     }
 }

@@ -15,7 +15,9 @@ package struct DatabaseOptions: Sendable, Hashable {
         case normal = "NORMAL"
     }
 
-    /// The durability of commits; `.full` by default.
+    /// The durability of commits; `.full` by default. On PostgreSQL `.full` is
+    /// `synchronous_commit = on` (a commit returns once its WAL is flushed) and `.normal` is
+    /// `off`.
     package var synchronous: Synchronous
     /// How long a statement waits for another process's lock before failing with `isBusy`.
     package var busyTimeout: Duration
@@ -25,13 +27,22 @@ package struct DatabaseOptions: Sendable, Hashable {
     /// How many prepared statements each connection keeps, least recently used evicted first;
     /// 0 compiles every statement anew.
     package var statementCacheCapacity: Int
+    /// How many connections (each with its own thread) a PostgreSQL database opens; reads and
+    /// writes share them. Every replica of every service opens this many, so it counts
+    /// against the server's `max_connections`.
+    package var postgreSQLConnectionCount: Int
+    /// How often a PostgreSQL transaction that lost a serialization conflict or a deadlock is
+    /// run again before the error (`isBusy`) reaches the caller.
+    package var serializationRetries: Int
 
     /// Creates options; every parameter has the production default.
     package init(
         synchronous: Synchronous = .full,
         busyTimeout: Duration = .seconds(5),
         readerCount: Int = 2,
-        statementCacheCapacity: Int = 64
+        statementCacheCapacity: Int = 64,
+        postgreSQLConnectionCount: Int = 4,
+        serializationRetries: Int = 20
     ) {
         precondition(readerCount >= 0, "readerCount must not be negative")
         precondition(statementCacheCapacity >= 0, "statementCacheCapacity must not be negative")
@@ -39,6 +50,8 @@ package struct DatabaseOptions: Sendable, Hashable {
         self.busyTimeout = busyTimeout
         self.readerCount = readerCount
         self.statementCacheCapacity = statementCacheCapacity
+        self.postgreSQLConnectionCount = postgreSQLConnectionCount
+        self.serializationRetries = serializationRetries
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

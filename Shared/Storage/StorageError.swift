@@ -16,6 +16,9 @@ package struct StorageError: Error, Sendable, Hashable, CustomStringConvertible 
     package var message: String
     /// The SQL being run when the error happened, if any.
     package var sql: String?
+    /// PostgreSQL's SQLSTATE (`23505`, `40001` …) when the error came from PostgreSQL; the
+    /// result codes then hold its SQLite counterpart.
+    package var sqlState: String?
 
     /// Creates an error from its parts; the primary code is the low byte of the extended code.
     package init(extendedResultCode: Int32, message: String, sql: String? = nil) {
@@ -46,7 +49,8 @@ package struct StorageError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// A description for logs: the extended code, the message and the SQL.
     package var description: String {
-        var text = "StorageError(\(extendedResultCode)): \(message)"
+        var text = sqlState.map { "StorageError(\(extendedResultCode), SQLSTATE \($0)): \(message)" }
+            ?? "StorageError(\(extendedResultCode)): \(message)"
         if let sql { text += " [SQL: \(sql)]" }
         return text
     }
@@ -62,8 +66,18 @@ package struct StorageError: Error, Sendable, Hashable, CustomStringConvertible 
     /// Whether a FOREIGN KEY constraint was violated.
     package var isForeignKeyViolation: Bool { extendedResultCode == constraintForeignKey }
 
-    /// Whether the database was busy or locked beyond the busy timeout; retrying may succeed.
+    /// Whether the database was busy or locked beyond the busy timeout (SQLite), or a
+    /// transaction lost a serialization conflict or a deadlock more often than it is retried
+    /// (PostgreSQL); retrying later may succeed.
     package var isBusy: Bool { resultCode == SQLITE_BUSY || resultCode == SQLITE_LOCKED }
+
+    /// Whether PostgreSQL aborted the transaction for a serialization conflict (40001) or a
+    /// deadlock (40P01): running it again from its start may succeed.
+    package var isSerializationFailure: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// Whether the database could not be read or written, or (PostgreSQL) the connection to
+    /// the server was lost.
+    package var isIOError: Bool { resultCode == SQLITE_IOERR }
 
     /// Whether the database file could not be opened (missing directory, permissions).
     package var isCannotOpen: Bool { resultCode == SQLITE_CANTOPEN }
@@ -84,6 +98,17 @@ private let constraintForeignKey = SQLITE_CONSTRAINT | (3 << 8)
 private let constraintPrimaryKey = SQLITE_CONSTRAINT | (6 << 8)
 private let constraintUnique = SQLITE_CONSTRAINT | (8 << 8)
 
+// The codes PostgreSQL's errors are given (see `StorageError.init(_:sql:)`), for files that
+// do not import SQLite.
+let storageConstraint = SQLITE_CONSTRAINT
+let storageConstraintUnique = constraintUnique
+let storageConstraintForeignKey = constraintForeignKey
+let storageBusy = SQLITE_BUSY
+let storageReadOnly = SQLITE_READONLY
+let storageMismatch = SQLITE_MISMATCH
+let storageIOError = SQLITE_IOERR
+let storageGenericError = SQLITE_ERROR
+
 extension StorageError {
     /// The error for work submitted to a database that has been closed.
     static let closed = StorageError(extendedResultCode: SQLITE_MISUSE, message: "the database is closed")
@@ -94,8 +119,13 @@ extension StorageError {
     }
 
     /// An error with the `SQLITE_MISMATCH` code and the given message.
-    static func mismatch(_ message: String) -> StorageError {
-        StorageError(extendedResultCode: SQLITE_MISMATCH, message: message)
+    static func mismatch(_ message: String, sql: String? = nil) -> StorageError {
+        StorageError(extendedResultCode: SQLITE_MISMATCH, message: message, sql: sql)
+    }
+
+    /// An error with the `SQLITE_IOERR` code and the given message.
+    static func ioError(_ message: String) -> StorageError {
+        StorageError(extendedResultCode: SQLITE_IOERR, message: message)
     }
 
     /// An error with the `SQLITE_CANTOPEN` code and the given message.

@@ -188,7 +188,7 @@ struct CatalogSearchTests {
         #expect(oldHits == 0, "the old index finds 湯呑 only at the start of a run, and no run starts with it")
         await old.close()
 
-        let store = try await CatalogStore.open(path: path)
+        let store = try await CatalogStore.open(location: .sqlite(path: path))
         let total = try await store.listProducts(.init(sort: .relevance), after: nil, limit: 100).total
         #expect(total == SeedCatalog.products.count + Self.japanese.count)
         #expect(try await titles(store, "湯呑") == ["伝統的な湯呑みセット", "急須と湯呑"])

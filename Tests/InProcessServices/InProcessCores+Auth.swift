@@ -5,8 +5,9 @@ import ServiceKit
 extension InProcessCores {
     /// auth-svc as the live harness starts it: cheap scrypt (`--scrypt-log-n 10`), mail into
     /// `<data-dir>/mail`, and `options`.
-    static func auth(dataDirectory: String, options: InProcessAuthOptions) async throws -> any ServiceCore {
+    static func auth(dataDirectory: String, databaseURL: String?, options: InProcessAuthOptions) async throws -> any ServiceCore {
         var configuration = AuthConfiguration(dataDirectory: dataDirectory)
+        configuration.databaseURL = databaseURL
         configuration.port = 0
         configuration.issuer = issuer
         configuration.audience = audience

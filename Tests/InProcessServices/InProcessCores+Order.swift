@@ -7,12 +7,13 @@ extension InProcessCores {
     /// order-svc over `auth`, `catalog` and `basket` (the addresses in its configuration are
     /// unused: the clients are given).
     static func order(
-        dataDirectory: String, auth: RPCClient, catalog: RPCClient, basket: RPCClient
+        dataDirectory: String, databaseURL: String?, auth: RPCClient, catalog: RPCClient, basket: RPCClient
     ) async throws -> any ServiceCore {
-        let configuration = OrderConfiguration(
+        var configuration = OrderConfiguration(
             port: 0, dataDirectory: dataDirectory, auth: authLink,
             catalogAddress: SocketAddressText(host: "127.0.0.1", port: 7002),
             basketAddress: SocketAddressText(host: "127.0.0.1", port: 7003))
+        configuration.databaseURL = databaseURL
         return try await OrderServer.make(
             configuration: configuration, auth: auth, catalog: catalog, basket: basket, logger: logger)
     }

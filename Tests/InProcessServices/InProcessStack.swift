@@ -126,16 +126,20 @@ enum InProcessCores {
     static func make(_ name: ServiceName, in stack: ServiceStack, options: InProcessOptions) async throws -> any ServiceCore {
         quietLogging
         let directory = stack.dataDirectory(name).path
+        let databaseURL = try await stack.databaseURL()
         switch name {
-        case .auth: return try await auth(dataDirectory: directory, options: options.auth)
+        case .auth: return try await auth(dataDirectory: directory, databaseURL: databaseURL, options: options.auth)
         case .catalog:
-            return try await catalog(dataDirectory: directory, auth: stack.newClient(.auth), seed: options.seedCatalog)
+            return try await catalog(
+                dataDirectory: directory, databaseURL: databaseURL, auth: stack.newClient(.auth), seed: options.seedCatalog)
         case .basket:
-            return try await basket(dataDirectory: directory, auth: stack.newClient(.auth), catalog: stack.newClient(.catalog))
+            return try await basket(
+                dataDirectory: directory, databaseURL: databaseURL, auth: stack.newClient(.auth),
+                catalog: stack.newClient(.catalog))
         case .order:
             return try await order(
-                dataDirectory: directory, auth: stack.newClient(.auth), catalog: stack.newClient(.catalog),
-                basket: stack.newClient(.basket))
+                dataDirectory: directory, databaseURL: databaseURL, auth: stack.newClient(.auth),
+                catalog: stack.newClient(.catalog), basket: stack.newClient(.basket))
         case .gateway:
             return try gateway(in: stack, options: options.gateway)
         }

@@ -1,16 +1,17 @@
 import Foundation
 import PostgreSQL
+import ServiceTestSupport
 import Testing
 
-/// `PostgreSQLConnection` against a real PostgreSQL server started for each test
-/// (``PostgreSQLServer``): statements with parameters, NULLs and text as the server keeps them,
+/// `PostgreSQLConnection` against a real PostgreSQL server, in a database of its own for each
+/// test (``PostgreSQLServer``): statements with parameters, NULLs and text as the server keeps them,
 /// errors with their SQLSTATE, transactions.
 @Suite("PostgreSQL connection, live")
 struct PostgreSQLConnectionLiveTests {
     @Test("parameters travel apart from the SQL: NULL, unicode and quotes come back as they went")
     func parametersRoundTrip() async throws {
-        try await PostgreSQLServer.with { server in
-            let connection = try PostgreSQLConnection(url: server.url)
+        try await PostgreSQLServer.withDatabase { url in
+            let connection = try PostgreSQLConnection(url: url)
             try connection.execute("CREATE TABLE notes (id bigserial PRIMARY KEY, body text, tag text)")
             let awkward = "Robert'); DROP TABLE notes; -- ✓ 世界"
             let inserted = try connection.execute(
@@ -26,8 +27,8 @@ struct PostgreSQLConnectionLiveTests {
 
     @Test("a unique violation, a syntax error and a missing table carry their SQLSTATE and message")
     func errorsCarrySQLState() async throws {
-        try await PostgreSQLServer.with { server in
-            let connection = try PostgreSQLConnection(url: server.url)
+        try await PostgreSQLServer.withDatabase { url in
+            let connection = try PostgreSQLConnection(url: url)
             try connection.execute("CREATE TABLE keys (key text PRIMARY KEY)")
             try connection.execute("INSERT INTO keys VALUES ($1)", ["k"])
             let duplicate = #expect(throws: PostgreSQLError.self) { try connection.execute("INSERT INTO keys VALUES ($1)", ["k"]) }
@@ -46,8 +47,8 @@ struct PostgreSQLConnectionLiveTests {
 
     @Test("a transaction commits when its body returns and rolls back when it throws")
     func transactions() async throws {
-        try await PostgreSQLServer.with { server in
-            let connection = try PostgreSQLConnection(url: server.url)
+        try await PostgreSQLServer.withDatabase { url in
+            let connection = try PostgreSQLConnection(url: url)
             try connection.execute("CREATE TABLE stock (id int PRIMARY KEY, count int NOT NULL CHECK (count >= 0))")
             try connection.execute("INSERT INTO stock VALUES (1, 5)")
             try connection.transaction(isolation: .serializable) { try $0.execute("UPDATE stock SET count = count - 2 WHERE id = 1") }
@@ -67,9 +68,9 @@ struct PostgreSQLConnectionLiveTests {
         let refused = #expect(throws: PostgreSQLError.self) { try PostgreSQLConnection(url: "postgres://storefront@127.0.0.1:1/postgres?connect_timeout=2") }
         #expect(refused?.sqlState == nil)
         #expect(refused?.message.localizedCaseInsensitiveContains("refused") == true || refused?.message.contains("connect") == true, "\(String(describing: refused))")
-        try await PostgreSQLServer.with { server in
+        try await PostgreSQLServer.withDatabase { url in
             let unknown = #expect(throws: PostgreSQLError.self) {
-                try PostgreSQLConnection(url: "postgres://storefront@127.0.0.1:\(server.port)/no_such_database")
+                try PostgreSQLConnection(url: PostgreSQLServer.databaseURL(url, database: "no_such_database"))
             }
             #expect(unknown?.message.contains("no_such_database") == true, "\(String(describing: unknown))")
         }

@@ -119,12 +119,29 @@ package final class ServiceStack: Sendable {
     }
 
     private let members = Mutex<[ServiceName: Member]>([:])
+    /// The name of the PostgreSQL database the services keep their data in, each in its own
+    /// schema, when the suites run on PostgreSQL (``TestBackend``); nil on SQLite.
+    private let databaseName: String?
+    /// The URL of that database once created.
+    private let createdDatabaseURL = Mutex<String?>(nil)
 
     /// Makes a stack with nothing running yet.
     package init(extraArguments: [ServiceName: [String]] = [:], environment: [ServiceName: [String: String]] = [:]) {
         root = TestScratch.directoryURL(prefix: "service-stack")
         self.extraArguments = extraArguments
         extraEnvironment = environment
+        databaseName = TestBackend.isPostgreSQL ? "stack_" + UUID().uuidString.prefix(13).lowercased().replacing("-", with: "") : nil
+    }
+
+    /// The URL of the PostgreSQL database the stack's services share when the suites run on
+    /// PostgreSQL, created on first use (on ``PostgreSQLServer``'s shared server) and dropped
+    /// by ``shutDown()``; nil on SQLite.
+    package func databaseURL() async throws -> String? {
+        guard let databaseName else { return nil }
+        if let url = createdDatabaseURL.withLock({ $0 }) { return url }
+        let url = try await PostgreSQLServer.createDatabase(databaseName)
+        createdDatabaseURL.withLock { $0 = url }
+        return url
     }
 
     /// The data directory of `name`.
@@ -200,6 +217,7 @@ package final class ServiceStack: Sendable {
             ]
             environment["SHOP_ADMIN_API_KEY"] = adminKey
         }
+        if name != .gateway, let url = try await databaseURL() { environment["SHOP_DATABASE_URL"] = url }
         arguments += extraArguments[name] ?? []
         environment.merge(extraEnvironment[name] ?? [:]) { _, extra in extra }
         let service = try await ServiceProcess.launch(
@@ -257,6 +275,9 @@ package final class ServiceStack: Sendable {
             await current[name]?.close()
         }
         try? FileManager.default.removeItem(at: root)
+        if let databaseName, createdDatabaseURL.withLock({ $0 }) != nil {
+            try? await PostgreSQLServer.dropDatabase(databaseName)
+        }
     }
 
     /// `host:port` of the running process `name`.

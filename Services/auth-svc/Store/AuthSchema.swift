@@ -101,4 +101,8 @@ enum AuthSchema {
                 UPDATE OR IGNORE identities SET issuer = 'https://accounts.google.com' WHERE issuer = 'accounts.google.com';
                 """),
     ]
+
+    /// The same schema on PostgreSQL, in the schema `auth`, as numbered migrations
+    /// (`storage_schema_version`).
+    static let postgreSQLMigrations: [Migration] = []
 }

@@ -26,9 +26,10 @@ final class AuthStore: Sendable {
 
     /// Opens (creating and migrating) the database at `path` with `synchronous=FULL`: an
     /// acknowledged account or session survives a power loss.
-    static func open(path: String) async throws -> AuthStore {
+    static func open(location: DatabaseLocation) async throws -> AuthStore {
         let database = try await Database(
-            path: path, options: DatabaseOptions(synchronous: .full), migrations: AuthSchema.migrations)
+            location: location, options: DatabaseOptions(synchronous: .full),
+                migrations: Migrations(sqlite: AuthSchema.migrations, postgresql: AuthSchema.postgreSQLMigrations))
         return AuthStore(database: database)
     }
 

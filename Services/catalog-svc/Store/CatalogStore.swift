@@ -23,10 +23,11 @@ final class CatalogStore: Sendable {
     }
 
     /// Opens (creating and migrating) the database at `path`.
-    static func open(path: String) async throws -> CatalogStore {
+    static func open(location: DatabaseLocation) async throws -> CatalogStore {
         CatalogStore(
             database: try await Database(
-                path: path, options: DatabaseOptions(synchronous: .full), migrations: CatalogSchema.migrations))
+                location: location, options: DatabaseOptions(synchronous: .full),
+                migrations: Migrations(sqlite: CatalogSchema.migrations, postgresql: CatalogSchema.postgreSQLMigrations)))
     }
 
     /// Loads `products` unless a seed was loaded before (so deleting products never brings it

@@ -55,4 +55,8 @@ enum OrderSchema {
                 );
                 """)
     ]
+
+    /// The same schema on PostgreSQL, in the schema `orders`, as numbered migrations
+    /// (`storage_schema_version`).
+    static let postgreSQLMigrations: [Migration] = []
 }

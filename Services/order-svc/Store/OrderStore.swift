@@ -30,10 +30,11 @@ final class OrderStore: Sendable {
     }
 
     /// Opens (creating and migrating) the database at `path` with `synchronous=FULL`.
-    static func open(path: String) async throws -> OrderStore {
+    static func open(location: DatabaseLocation) async throws -> OrderStore {
         OrderStore(
             database: try await Database(
-                path: path, options: DatabaseOptions(synchronous: .full), migrations: OrderSchema.migrations))
+                location: location, options: DatabaseOptions(synchronous: .full),
+                migrations: Migrations(sqlite: OrderSchema.migrations, postgresql: OrderSchema.postgreSQLMigrations)))
     }
 
     /// Writes a new `PENDING` order at step `priced`, and ties its idempotency key to it.

@@ -1,7 +1,7 @@
 private import CSQLite
 private import Foundation
 
-extension Connection {
+extension SQLiteConnection {
     /// The role a connection plays for its `Database`.
     enum Role {
         /// The one connection that writes; it also sets the database up (WAL mode).
@@ -20,7 +20,7 @@ extension Connection {
     ///
     /// - Throws: `StorageError` (`isCannotOpen`) when the directory does not exist or the file
     ///   cannot be opened, or any error of the configuration pragmas.
-    static func open(path: String, role: Role, options: DatabaseOptions) throws -> Connection {
+    static func open(path: String, role: Role, options: DatabaseOptions) throws -> SQLiteConnection {
         if !isInMemory(path: path) {
             try checkDirectory(of: path)
         }
@@ -35,7 +35,7 @@ extension Connection {
             throw error
         }
         sqlite3_extended_result_codes(handle, 1)
-        let connection = Connection(handle: handle, statementCacheCapacity: options.statementCacheCapacity)
+        let connection = SQLiteConnection(handle: handle, statementCacheCapacity: options.statementCacheCapacity)
         do {
             let code = sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
             guard code == SQLITE_OK else { throw StorageError(code: code, handle: handle) }
