@@ -218,14 +218,14 @@ let package = Package(
             path: "Tests/AuthServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceUnitTests",
-            dependencies: ["JSON", "auth-svc", "Storage", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
+            dependencies: ["JSON", "auth-svc", "Storage", "ServiceTestSupport", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
             path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceTests",
             dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/CatalogServiceTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "CatalogServiceUnitTests", dependencies: ["JSON", "catalog-svc", "Storage", "Contracts", "RPC", "ServiceKit"],
+            name: "CatalogServiceUnitTests", dependencies: ["JSON", "catalog-svc", "Storage", "ServiceTestSupport", "Contracts", "RPC", "ServiceKit"],
             path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "BasketServiceTests",
@@ -236,7 +236,7 @@ let package = Package(
             dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "Contracts"],
+            name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "ServiceTestSupport", "Contracts"],
             path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "ServiceTestSupport"], path: "Tests/StorageTests", swiftSettings: strictSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceTestSupport"], path: "Tests/PostgreSQLTests", swiftSettings: strictSettings),
