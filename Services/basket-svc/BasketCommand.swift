@@ -42,10 +42,10 @@ struct BasketCommand: AsyncParsableCommand {
         configuration.databaseURL = database.url
         // validate() has read the file once already; what it refused never gets here.
         configuration.databasePassword = (try? database.password()) ?? nil
-        configuration.authAddress = auth.authAddress
+        configuration.authTarget = auth.authTarget
         configuration.authIssuer = auth.authIssuer
         configuration.authAudience = auth.authAudience
-        configuration.catalogAddress = catalog.catalogAddress
+        configuration.catalogTarget = catalog.catalogTarget
         configuration.catalogTimeout = .milliseconds(catalogTimeoutMs)
         return configuration
     }

@@ -12,13 +12,13 @@ struct BasketConfiguration: ServiceConfiguration {
     /// The data directory: `basket.sqlite` and, when generated, the internal API key.
     var dataDirectory: String
     /// Where auth-svc is: its keys verify access tokens, its feed reports revoked sessions.
-    var authAddress = SocketAddressText(host: "127.0.0.1", port: 7001)
+    var authTarget = UpstreamTarget(host: "127.0.0.1", port: 7001)
     /// The `iss` access tokens must carry.
     var authIssuer = "storefront-auth"
     /// The `aud` access tokens must carry.
     var authAudience = "storefront"
     /// Where catalog-svc is.
-    var catalogAddress = SocketAddressText(host: "127.0.0.1", port: 7002)
+    var catalogTarget = UpstreamTarget(host: "127.0.0.1", port: 7002)
     /// The longest a catalog call may take, whatever the caller's deadline.
     var catalogTimeout: Duration = .seconds(2)
     /// The internal API key (auth-svc's revocation feed); nil resolves it from the environment

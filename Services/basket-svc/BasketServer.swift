@@ -78,10 +78,11 @@ struct BasketServer: ServiceServer {
     /// addresses and the server included; nothing listens until ``ServiceMain/run(_:logger:)``
     /// starts it.
     static func build(configuration: BasketConfiguration, logger: Logger) async throws -> BasketServer {
-        let authClient = try RPCClient(target: configuration.authAddress, configuration: .upstream)
+        let authClient = try RPCClient.upstream(configuration.authTarget, name: "auth-svc", logger: logger)
         var catalogConfiguration = ClientConfiguration.upstream
         catalogConfiguration.connectTimeout = configuration.catalogTimeout
-        let catalogClient = try RPCClient(target: configuration.catalogAddress, configuration: catalogConfiguration)
+        let catalogClient = try RPCClient.upstream(
+            configuration.catalogTarget, name: "catalog-svc", configuration: catalogConfiguration, logger: logger)
         let core = try await make(configuration: configuration, auth: authClient, catalog: catalogClient, logger: logger)
         let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return BasketServer(server: server, core: core)

@@ -67,7 +67,7 @@ struct CatalogServer: ServiceServer {
     /// Builds everything, the client of auth-svc at its configured address and the server
     /// included; nothing listens until ``ServiceMain/run(_:logger:)`` starts it.
     static func build(configuration: CatalogConfiguration, logger: Logger) async throws -> CatalogServer {
-        let authClient = try RPCClient(target: configuration.auth.authAddress, configuration: .upstream)
+        let authClient = try RPCClient.upstream(configuration.auth.authTarget, name: "auth-svc", logger: logger)
         let core = try await make(configuration: configuration, auth: authClient, logger: logger)
         let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return CatalogServer(server: server, core: core)

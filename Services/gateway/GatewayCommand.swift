@@ -77,9 +77,9 @@ struct GatewayCommand: AsyncParsableCommand {
         // that come without one, else the policy's own 10 s; the server's default follows it.
         configuration.policy.defaultTimeout = options.defaultTimeout(or: configuration.policy.defaultTimeout)
         options.apply(to: &configuration, defaultPort: 8080, defaultTimeout: configuration.policy.defaultTimeout)
-        configuration.catalogAddress = catalog.catalogAddress
-        configuration.basketAddress = basket.basketAddress
-        configuration.orderAddress = order.orderAddress
+        configuration.catalogTarget = catalog.catalogTarget
+        configuration.basketTarget = basket.basketTarget
+        configuration.orderTarget = order.orderTarget
         configuration.rateLimit = rateLimit
         configuration.rateBurst = rateBurst
         configuration.maxWatchesPerUser = maxWatchesPerUser

@@ -12,9 +12,9 @@ struct GatewayConfiguration: ServiceConfiguration {
     /// How to reach auth-svc, and the issuer and audience of its tokens.
     var auth: AuthLinkOptions
     /// The other upstreams.
-    var catalogAddress = SocketAddressText(host: "127.0.0.1", port: 7002)
-    var basketAddress = SocketAddressText(host: "127.0.0.1", port: 7003)
-    var orderAddress = SocketAddressText(host: "127.0.0.1", port: 7004)
+    var catalogTarget = UpstreamTarget(host: "127.0.0.1", port: 7002)
+    var basketTarget = UpstreamTarget(host: "127.0.0.1", port: 7003)
+    var orderTarget = UpstreamTarget(host: "127.0.0.1", port: 7004)
     /// Deadlines of forwarded calls.
     var policy = ForwardingPolicy()
     /// Requests a second per client (0: no limit), and the burst allowed.

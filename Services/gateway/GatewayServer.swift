@@ -41,13 +41,13 @@ struct GatewayServer: ServiceServer {
         /// the same process in a test.
         init(of configuration: GatewayConfiguration, _ upstream: (UpstreamDefinition) throws -> Upstream) rethrows {
             auth = try upstream(UpstreamDefinition(
-                name: "auth-svc", address: configuration.auth.authAddress, services: [AuthContract.service], required: true))
+                name: "auth-svc", target: configuration.auth.authTarget, services: [AuthContract.service], required: true))
             catalog = try upstream(UpstreamDefinition(
-                name: "catalog-svc", address: configuration.catalogAddress, services: [CatalogContract.service], required: true))
+                name: "catalog-svc", target: configuration.catalogTarget, services: [CatalogContract.service], required: true))
             basket = try upstream(UpstreamDefinition(
-                name: "basket-svc", address: configuration.basketAddress, services: [BasketContract.service], required: false))
+                name: "basket-svc", target: configuration.basketTarget, services: [BasketContract.service], required: false))
             order = try upstream(UpstreamDefinition(
-                name: "order-svc", address: configuration.orderAddress, services: [OrderContract.service], required: false))
+                name: "order-svc", target: configuration.orderTarget, services: [OrderContract.service], required: false))
         }
     }
 
@@ -55,8 +55,8 @@ struct GatewayServer: ServiceServer {
     struct UpstreamDefinition: Sendable {
         /// The process name, e.g. `catalog-svc` (``Upstream/name``).
         let name: String
-        /// Where the process listens.
-        let address: SocketAddressText
+        /// Where the process, or its replicas, listen.
+        let target: UpstreamTarget
         /// The API services it serves (``Upstream/services``).
         let services: [String]
         /// Whether the gateway is `NOT_SERVING` while it is down (``Upstream/required``).
@@ -136,8 +136,9 @@ struct GatewayServer: ServiceServer {
         clientConfiguration.connectionCount = configuration.upstreamConnections
         let upstreams = Upstreams(of: configuration) { definition in
             Upstream.connecting(
-                name: definition.name, address: definition.address, services: definition.services,
-                required: definition.required, configuration: clientConfiguration, group: group)
+                name: definition.name, target: definition.target, services: definition.services,
+                required: definition.required, configuration: clientConfiguration, group: group,
+                logger: Logger(label: "gateway.replicas"))
         }
         // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
         let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
@@ -164,30 +165,42 @@ extension GatewayServer.Core {
 }
 
 extension Upstream {
-    /// An upstream at `address` as the gateway reaches it: unary calls over `configuration`'s
+    /// An upstream at `target` as the gateway reaches it: unary calls over `configuration`'s
     /// connections on `group`'s loops, streams over as many more of their own (connected when
     /// the first stream is made: an `RPCClient` connects on demand), health checks over one
-    /// connection of their own. That connection waits at most half a second before
-    /// reconnecting, less than the checks' interval: each check after a failure tries a new
-    /// connection, so a failed check — which opens the breaker — means the upstream cannot be
-    /// reached now, not that this connection is still backing off from an outage the calls'
-    /// connections have already recovered from.
+    /// connection of their own (``ClientConfiguration/forHealthChecks``).
+    ///
+    /// A target of several replicas (or a name) makes each of the three a client balanced over
+    /// them (``BalancingTransport``), sharing one ``ReplicaMonitor`` that checks each replica
+    /// and follows the name, and that ``close()`` stops.
     static func connecting(
-        name: String, address: SocketAddressText, services: [String], required: Bool,
-        configuration: ClientConfiguration, group: EventLoopGroup
+        name: String, target: UpstreamTarget, services: [String], required: Bool,
+        configuration: ClientConfiguration, group: EventLoopGroup, logger: Logger
     ) -> Upstream {
-        var healthConfiguration = configuration
-        healthConfiguration.connectionCount = 1
-        healthConfiguration.reconnectMaxBackoff = min(configuration.reconnectMaxBackoff, .milliseconds(500))
         // Watches may stay open for hours: when they take every stream the service allows on
         // the stream client's connections, more connections are opened rather than new watches
         // waiting for one of them to end.
         var streamConfiguration = configuration
         streamConfiguration.maxExtraConnections = Self.maxExtraStreamConnections
+        let healthConfiguration = configuration.forHealthChecks
+        if let address = target.singleLiteralAddress {
+            return Upstream(
+                name: name, services: services, required: required,
+                client: RPCClient(target: address, configuration: configuration, group: group),
+                streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
+                healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
+        }
+        let monitor = ReplicaMonitor(name: name, target: target, logger: logger) { address in
+            RPCClient(target: address, configuration: healthConfiguration, group: group)
+        }
+        func balanced(_ configuration: ClientConfiguration) -> RPCClient {
+            RPCClient(transport: BalancingTransport(replicas: monitor.replicas) { address in
+                HTTP2ClientTransport(target: address, configuration: configuration, group: group)
+            })
+        }
+        monitor.start()
         return Upstream(
-            name: name, services: services, required: required,
-            client: RPCClient(target: address, configuration: configuration, group: group),
-            streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
-            healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
+            name: name, services: services, required: required, client: balanced(configuration),
+            streamClient: balanced(streamConfiguration), healthClient: balanced(healthConfiguration), replicas: monitor)
     }
 }

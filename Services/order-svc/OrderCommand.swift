@@ -25,8 +25,8 @@ struct OrderCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var orderConfiguration: OrderConfiguration {
         var configuration = OrderConfiguration(
-            dataDirectory: options.dataDir, auth: auth, catalogAddress: catalog.catalogAddress,
-            basketAddress: basket.basketAddress)
+            dataDirectory: options.dataDir, auth: auth, catalogTarget: catalog.catalogTarget,
+            basketTarget: basket.basketTarget)
         options.apply(to: &configuration, defaultPort: 7004)
         configuration.databaseURL = database.url
         // validate() has read the file once already; what it refused never gets here.

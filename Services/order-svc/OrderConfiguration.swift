@@ -12,7 +12,7 @@ struct OrderConfiguration: ServiceConfiguration {
     /// How to reach auth-svc, and the issuer and audience of its tokens.
     var auth: AuthLinkOptions
     /// catalog-svc and basket-svc.
-    var catalogAddress: SocketAddressText, basketAddress: SocketAddressText
+    var catalogTarget: UpstreamTarget, basketTarget: UpstreamTarget
     /// How long in-flight calls get to finish on shutdown.
     var gracePeriod: Duration = .seconds(10)
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).

@@ -75,9 +75,9 @@ struct OrderServer: ServiceServer {
     static func build(configuration: OrderConfiguration, logger: Logger) async throws -> OrderServer {
         let core = try await make(
             configuration: configuration,
-            auth: try RPCClient(target: configuration.auth.authAddress, configuration: .upstream),
-            catalog: try RPCClient(target: configuration.catalogAddress, configuration: .upstream),
-            basket: try RPCClient(target: configuration.basketAddress, configuration: .upstream), logger: logger)
+            auth: try .upstream(configuration.auth.authTarget, name: "auth-svc", logger: logger),
+            catalog: try .upstream(configuration.catalogTarget, name: "catalog-svc", logger: logger),
+            basket: try .upstream(configuration.basketTarget, name: "basket-svc", logger: logger), logger: logger)
         let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return OrderServer(server: server, core: core)
     }

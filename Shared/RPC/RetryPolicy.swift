@@ -28,18 +28,27 @@ extension RetryPolicy {
     /// when it may not be retried.
     ///
     /// Only `UNAVAILABLE` before any response header is retried — after headers the server has
-    /// begun to answer — and only for an idempotent method, or for a stream the server refused
-    /// unprocessed (`REFUSED_STREAM`: it never reached the server), while attempts remain and
-    /// the delay ends before the deadline.
+    /// begun to answer — and only for an idempotent method, or for a call that never reached
+    /// the server: a stream it refused unprocessed (`REFUSED_STREAM`), or one that was never
+    /// sent (caused by ``CallNotSent``, or by a ``ConnectFailure``: its connection could not be
+    /// made — with several replicas the next attempt goes to another), while attempts remain
+    /// and the delay ends before the deadline.
     public func retryDelay(
         after attempt: Int, of method: MethodInfo, failedWith error: RPCError, sawResponseHeaders: Bool,
         deadline: ContinuousClock.Instant?
     ) -> Duration? {
         guard error.code == .unavailable, !sawResponseHeaders else { return nil }
-        let transparent = error.reason == "REFUSED_STREAM"
+        let transparent = error.reason == "REFUSED_STREAM" || error.cause is CallNotSent || error.cause is ConnectFailure
         guard method.idempotent || transparent, attempt < maxAttempts else { return nil }
         let delay = delay(beforeRetry: attempt)
         if let deadline, ContinuousClock.now + delay >= deadline { return nil }
         return delay
     }
+}
+
+/// The cause of a call's `UNAVAILABLE` when the call never left the client (its connection
+/// closed before the request was written): retrying it cannot run it twice.
+package struct CallNotSent: Error, Sendable, CustomStringConvertible {
+    package init() {}
+    package var description: String { "the call was not sent" }
 }

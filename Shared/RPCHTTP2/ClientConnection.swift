@@ -198,7 +198,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
                 code: .unavailable, reason: "REFUSED_STREAM", message: "The connection to \(target) was retired; the call was not sent.")))
         case .refuseClosed:
             releaseStream()
-            call.complete(.failure(RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).")))
+            call.complete(.failure(RPCError(
+                code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No connection to \(target).", cause: CallNotSent())))
         case .open:
             if call.hasEnded { return releaseStream() }  // cancelled before it started
             let id = session.submitRequest(call.head)
@@ -534,14 +535,16 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         isUsable.store(false, ordering: .relaxed)
         socket?.close()
         let error = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason, cause: cause)
-        let failed = waiting + calls.allValues
+        // Calls still waiting for the connection were never written: retrying them is safe.
+        let unsent = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason, cause: cause ?? CallNotSent())
+        let failed = waiting.map { ($0, unsent) } + calls.allValues.map { ($0, error) }
         waiting = []
         calls.removeAll()
         // The client learns of the close (and starts its reconnect backoff) before the calls
         // fail: a caller that tries again on its failure must meet the backoff, not this
         // connection still in its slot with no backoff recorded yet.
         onClose(self, lifecycle.everConnected)
-        for call in failed {
+        for (call, error) in failed {
             disarmDeadline(call)
             call.complete(.failure(error))
         }

@@ -6,7 +6,7 @@ public import RPC
 /// The flags of a service that serves signed-in users: where auth-svc is, and the issuer and
 /// audience its access tokens carry (auth-svc's defaults).
 public struct AuthLinkOptions: ParsableArguments, Sendable {
-    @Option(help: "auth-svc address host:port (env SHOP_AUTH_ADDR).")
+    @Option(help: "auth-svc address host:port, or its replicas: several host:port, comma-separated, or a name that resolves to several addresses (env SHOP_AUTH_ADDR).")
     public var authAddr: String = ProcessInfo.processInfo.environment["SHOP_AUTH_ADDR"] ?? "127.0.0.1:7001"
 
     @Option(help: "The iss of access tokens (env SHOP_AUTH_ISSUER).")
@@ -18,12 +18,12 @@ public struct AuthLinkOptions: ParsableArguments, Sendable {
     public init() {}
 
     public mutating func validate() throws {
-        guard SocketAddressText(authAddr) != nil else { throw ValidationError("--auth-addr must be host:port.") }
+        guard UpstreamTarget(authAddr) != nil else { throw ValidationError("--auth-addr must be host:port, or several separated by commas.") }
     }
 
     /// The parsed `--auth-addr`.
-    public var authAddress: SocketAddressText {
-        SocketAddressText(authAddr) ?? SocketAddressText(host: "127.0.0.1", port: 7001)
+    public var authTarget: UpstreamTarget {
+        UpstreamTarget(authAddr) ?? UpstreamTarget(host: "127.0.0.1", port: 7001)
     }
 }
 
@@ -51,7 +51,7 @@ package struct AuthServiceLink: Sendable {
     /// A link configured by `options`, with its own client of auth-svc.
     package init(options: AuthLinkOptions, internalKey: String, logger: Logger) throws {
         self.init(
-            client: try .upstream(options.authAddress), issuer: options.authIssuer,
+            client: try .upstream(options.authTarget, name: "auth-svc", logger: logger), issuer: options.authIssuer,
             audience: options.authAudience, internalKey: internalKey, logger: logger)
     }
 

@@ -1,3 +1,4 @@
+public import Logging
 public import RPC
 public import RPCHTTP2
 
@@ -22,5 +23,46 @@ extension RPCClient {
     /// ``ClientConfiguration/upstream`` settings, on an event loop of its own.
     public static func upstream(_ address: SocketAddressText) throws -> RPCClient {
         try RPCClient(target: address, configuration: .upstream)
+    }
+}
+
+extension RPCClient {
+    /// A client of the service named `name` at `target`: for one literal address, HTTP/2 to it
+    /// (``upstream(_:)``); for several, or a name, a client balanced over the replicas
+    /// (``BalancingTransport``), kept up to date by a ``ReplicaMonitor`` (health checks each
+    /// second, lookups every ten) that closing the client stops. Every replica's connections
+    /// share one event loop.
+    public static func upstream(
+        _ target: UpstreamTarget, name: String, configuration: ClientConfiguration = .upstream, logger: Logger
+    ) throws -> RPCClient {
+        if let address = target.singleLiteralAddress {
+            return try RPCClient(target: address, configuration: configuration)
+        }
+        let group = try EventLoopGroup(count: configuration.loopCount, name: "client")
+        let checkConfiguration = configuration.forHealthChecks
+        let monitor = ReplicaMonitor(name: name, target: target, logger: logger) { address in
+            RPCClient(target: address, configuration: checkConfiguration, group: group)
+        }
+        let transport = BalancingTransport(replicas: monitor.replicas, onClose: {
+            await monitor.stop()
+            await group.shutdown()
+        }) { address in
+            HTTP2ClientTransport(target: address, configuration: configuration, group: group)
+        }
+        monitor.start()
+        return RPCClient(transport: transport)
+    }
+}
+
+extension ClientConfiguration {
+    /// The connection health checks go over: one, reconnecting within half a second — less than
+    /// the checks' interval, so a check after a failure tries a new connection, and a failed
+    /// check means the replica cannot be reached now, not that the connection is still backing
+    /// off from an outage already over.
+    package var forHealthChecks: ClientConfiguration {
+        var configuration = self
+        configuration.connectionCount = 1
+        configuration.reconnectMaxBackoff = min(reconnectMaxBackoff, .milliseconds(500))
+        return configuration
     }
 }

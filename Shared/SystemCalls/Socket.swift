@@ -194,3 +194,19 @@ package enum Socket {
         return family == AF_INET6 ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 }
+
+extension ResolvedAddress {
+    /// The address as numeric text, `10.0.0.5` or `fd00::5` (`getnameinfo` with
+    /// `NI_NUMERICHOST`: no lookup); nil when it cannot be written.
+    package var numericHost: String? {
+        var storage = self.storage
+        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        let status = withUnsafePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)
+            }
+        }
+        guard status == 0 else { return nil }
+        return String(decoding: host.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

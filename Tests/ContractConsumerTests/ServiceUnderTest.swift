@@ -98,7 +98,7 @@ struct ServiceUnderTest: Sendable {
         let directory = try dataDirectory("basket")
         let built = try await BasketServer.build(
             configuration: BasketConfiguration(
-                port: 0, dataDirectory: directory.path, authAddress: auth, catalogAddress: catalog,
+                port: 0, dataDirectory: directory.path, authTarget: UpstreamTarget(auth), catalogTarget: UpstreamTarget(catalog),
                 internalKey: TestAuthority.internalKey, gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.authLink, directory: directory) {
@@ -115,8 +115,8 @@ struct ServiceUnderTest: Sendable {
         let directory = try dataDirectory("order")
         let built = try await OrderServer.build(
             configuration: OrderConfiguration(
-                port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogAddress: catalog,
-                basketAddress: basket, gracePeriod: .seconds(2)),
+                port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogTarget: UpstreamTarget(catalog),
+                basketTarget: UpstreamTarget(basket), gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.auth, directory: directory) {
             await built.auth.client.close()
@@ -133,8 +133,8 @@ struct ServiceUnderTest: Sendable {
         let directory = try dataDirectory("gateway")
         let built = try GatewayServer.build(
             configuration: GatewayConfiguration(
-                port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogAddress: catalog,
-                basketAddress: basket, orderAddress: order, gracePeriod: .seconds(2)),
+                port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogTarget: UpstreamTarget(catalog),
+                basketTarget: UpstreamTarget(basket), orderTarget: UpstreamTarget(order), gracePeriod: .seconds(2)),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.auth, directory: directory) {
             for upstream in built.upstreams { await upstream.close() }

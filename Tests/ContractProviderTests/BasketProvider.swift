@@ -56,8 +56,8 @@ enum BasketProvider {
             catalog = try MockProvider.start(playing: contract, only: ["GetProduct of a product in the catalog"])
             server = try await BasketServer.build(
                 configuration: BasketConfiguration(
-                    port: 0, dataDirectory: directory.path, authAddress: authority.address,
-                    catalogAddress: catalog.address, internalKey: TestScratch.randomKey(), gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: directory.path, authTarget: UpstreamTarget(authority.address),
+                    catalogTarget: UpstreamTarget(catalog.address), internalKey: TestScratch.randomKey(), gracePeriod: .seconds(2)),
                 logger: ContractLogging.quiet)
         } catch {
             await authority.server.shutdown()

@@ -99,8 +99,8 @@ enum GatewayProvider {
 
             let basket = try await BasketServer.build(
                 configuration: BasketConfiguration(
-                    port: 0, dataDirectory: try dataDirectory("basket").path, authAddress: authAddress,
-                    catalogAddress: catalogAddress, internalKey: internalKey, gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: try dataDirectory("basket").path, authTarget: UpstreamTarget(authAddress),
+                    catalogTarget: UpstreamTarget(catalogAddress), internalKey: internalKey, gracePeriod: .seconds(2)),
                 logger: quiet)
             started.stops.append {
                 await basket.server.shutdown()
@@ -112,8 +112,8 @@ enum GatewayProvider {
 
             let order = try await OrderServer.build(
                 configuration: OrderConfiguration(
-                    port: 0, dataDirectory: try dataDirectory("order").path, auth: authLink, catalogAddress: catalogAddress,
-                    basketAddress: basketAddress, gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: try dataDirectory("order").path, auth: authLink, catalogTarget: UpstreamTarget(catalogAddress),
+                    basketTarget: UpstreamTarget(basketAddress), gracePeriod: .seconds(2)),
                 logger: quiet)
             started.stops.append {
                 await order.server.shutdown()
@@ -126,8 +126,8 @@ enum GatewayProvider {
 
             let gateway = try GatewayServer.build(
                 configuration: GatewayConfiguration(
-                    port: 0, dataDirectory: try dataDirectory("gateway").path, auth: authLink, catalogAddress: catalogAddress,
-                    basketAddress: basketAddress, orderAddress: orderAddress, gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: try dataDirectory("gateway").path, auth: authLink, catalogTarget: UpstreamTarget(catalogAddress),
+                    basketTarget: UpstreamTarget(basketAddress), orderTarget: UpstreamTarget(orderAddress), gracePeriod: .seconds(2)),
                 logger: quiet)
             started.stops.append {
                 await gateway.server.shutdown()

@@ -51,8 +51,8 @@ enum OrderProvider {
             auth.authAudience = TestAuthority.audience
             server = try await OrderServer.build(
                 configuration: OrderConfiguration(
-                    port: 0, dataDirectory: directory.path, auth: auth, catalogAddress: mocks[1].address,
-                    basketAddress: mocks[0].address, gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: directory.path, auth: auth, catalogTarget: UpstreamTarget(mocks[1].address),
+                    basketTarget: UpstreamTarget(mocks[0].address), gracePeriod: .seconds(2)),
                 logger: ContractLogging.quiet)
         } catch {
             for mock in mocks { await mock.stop() }

@@ -90,8 +90,8 @@ struct UpstreamHealthLiveTests {
             configuration: ServerConfiguration(host: "127.0.0.1", port: 0), router: router, logger: ProxyFixture.logger)
         let group = try EventLoopGroup(count: 1, name: "health-test")
         let upstream = Upstream.connecting(
-            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: try server.start()),
-            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+            name: "catalog-svc", target: UpstreamTarget(host: "127.0.0.1", port: try server.start()),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group, logger: ProxyFixture.logger)
         return (server, group, upstream)
     }
 
@@ -106,8 +106,8 @@ struct UpstreamHealthLiveTests {
         let port = try server.start()
         let group = try EventLoopGroup(count: 2, name: "health-test")
         let upstream = Upstream.connecting(
-            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
-            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+            name: "catalog-svc", target: UpstreamTarget(host: "127.0.0.1", port: port),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group, logger: ProxyFixture.logger)
         var failure: (any Error)?
         do {
             try await Self.whileSlotsAreHeld(upstream, holds: holds, connections: 2) {
@@ -135,8 +135,8 @@ struct UpstreamHealthLiveTests {
         var configuration = ClientConfiguration.upstream
         configuration.reconnectInitialBackoff = .seconds(3)
         let upstream = Upstream.connecting(
-            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
-            services: [CatalogContract.service], required: true, configuration: configuration, group: group)
+            name: "catalog-svc", target: UpstreamTarget(host: "127.0.0.1", port: port),
+            services: [CatalogContract.service], required: true, configuration: configuration, group: group, logger: ProxyFixture.logger)
         let checker = Self.checker(upstream)
         let down = await checker.checkAll()["catalog-svc"]
         var serverConfiguration = ServerConfiguration(host: "127.0.0.1", port: port)
@@ -205,8 +205,8 @@ struct UpstreamHealthLiveTests {
         defer { System.close(listener) }
         let group = try EventLoopGroup(count: 1, name: "health-test")
         let upstream = Upstream.connecting(
-            name: "catalog-svc", address: SocketAddressText(host: "127.0.0.1", port: port),
-            services: [CatalogContract.service], required: true, configuration: .upstream, group: group)
+            name: "catalog-svc", target: UpstreamTarget(host: "127.0.0.1", port: port),
+            services: [CatalogContract.service], required: true, configuration: .upstream, group: group, logger: ProxyFixture.logger)
         let call = Self.callInFlight(on: upstream)
         let checker = Self.checker(upstream)
         await checker.checkAll()  // unanswered: only the health connection is replaced

@@ -11,8 +11,8 @@ extension InProcessCores {
     ) async throws -> any ServiceCore {
         var configuration = OrderConfiguration(
             port: 0, dataDirectory: dataDirectory, auth: authLink,
-            catalogAddress: SocketAddressText(host: "127.0.0.1", port: 7002),
-            basketAddress: SocketAddressText(host: "127.0.0.1", port: 7003))
+            catalogTarget: UpstreamTarget(host: "127.0.0.1", port: 7002),
+            basketTarget: UpstreamTarget(host: "127.0.0.1", port: 7003))
         configuration.databaseURL = databaseURL
         return try await OrderServer.make(
             configuration: configuration, auth: auth, catalog: catalog, basket: basket, logger: logger)

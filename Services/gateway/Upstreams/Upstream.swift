@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import RPC
+import ServiceKit
 import Synchronization
 
 /// One service behind the gateway: the API services it serves, its clients, and the circuit
@@ -34,6 +35,8 @@ final class Upstream: Sendable {
     let healthClient: RPCClient
     /// Refuses calls fast while it is known to be down.
     let breaker: CircuitBreaker
+    /// What keeps the replicas of a balanced upstream up to date; nil for one address.
+    let replicas: ReplicaMonitor?
     /// Health checks in a row that went unanswered (``UpstreamHealth``).
     let unansweredChecks = Atomic<Int>(0)
     /// Whether a failed attempt of a task-free unary call may be retried: it counts against the
@@ -45,8 +48,9 @@ final class Upstream: Sendable {
     /// through `healthClient` (each by default the same client).
     init(
         name: String, services: [String], required: Bool, client: RPCClient, streamClient: RPCClient? = nil,
-        healthClient: RPCClient? = nil, breaker: CircuitBreaker = CircuitBreaker()
+        healthClient: RPCClient? = nil, breaker: CircuitBreaker = CircuitBreaker(), replicas: ReplicaMonitor? = nil
     ) {
+        self.replicas = replicas
         self.name = name
         self.services = services
         self.required = required
@@ -64,8 +68,10 @@ final class Upstream: Sendable {
     /// (each carries as many as the service allows, 256 of ours).
     static let maxExtraStreamConnections = 64
 
-    /// Closes its connections; calls in flight fail with `UNAVAILABLE`.
+    /// Closes its connections (and stops following its replicas); calls in flight fail with
+    /// `UNAVAILABLE`.
     func close() async {
+        await replicas?.stop()
         await client.close()
         if streamClient !== client { await streamClient.close() }
         if healthClient !== client { await healthClient.close() }
