@@ -8,8 +8,8 @@ import Storage
 
 /// basket-svc wired together: the store, the watchers' hub (fed, on PostgreSQL, by the other
 /// replicas' changes), the links to auth-svc and catalog-svc, the handlers behind the
-/// authentication interceptor, and the server. Reads
-/// ``Core``'s members as its own (`server.store`).
+/// authentication interceptor, and the server. Reads ``Core``'s members as its own
+/// (`server.store`).
 @dynamicMemberLookup
 struct BasketServer: ServiceServer {
     /// The RPC server (not yet listening), serving ``Core/router``.
