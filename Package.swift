@@ -98,7 +98,7 @@ let package = Package(
             swiftSettings: strictSettings),
         .executableTarget(
             name: "basket-svc",
-            dependencies: ["JSON", "ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
+            dependencies: ["JSON", "ServiceKit", "Storage", "PostgreSQL", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
             path: "Services/basket-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         .executableTarget(
@@ -229,7 +229,10 @@ let package = Package(
             path: "Tests/CatalogServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "BasketServiceTests",
-            dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
+            dependencies: [
+                "InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit",
+                "basket-svc", "Storage", "PostgreSQL", log,
+            ],
             path: "Tests/BasketServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "OrderServiceTests",

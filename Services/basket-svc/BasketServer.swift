@@ -6,9 +6,10 @@ import RPCHTTP2
 import ServiceKit
 import Storage
 
-/// basket-svc wired together: the store, the watchers' hub, the links to auth-svc and
-/// catalog-svc, the handlers behind the authentication interceptor, and the server. Reads
-/// ``Core``'s members as its own (`server.store`).
+/// basket-svc wired together: the store, the watchers' hub (fed, on PostgreSQL, by the other
+/// replicas' changes), the links to auth-svc and catalog-svc, the handlers behind the
+/// authentication interceptor, and the server. Reads ``Core``'s members as its own
+/// (`server.store`).
 @dynamicMemberLookup
 struct BasketServer: ServiceServer {
     /// The RPC server (not yet listening), serving ``Core/router``.
@@ -31,6 +32,9 @@ struct BasketServer: ServiceServer {
         let store: BasketStore
         /// The open `WatchBasket` streams.
         let hub: BasketHub
+        /// On PostgreSQL, what brings the changes other replicas make to ``hub``'s watchers;
+        /// nil on SQLite, whose database no other process changes.
+        let changeFeed: BasketChangeFeed?
         /// Verifies access tokens and follows auth-svc's revocation feed.
         let authLink: AuthServiceLink
         /// The client of catalog-svc.
@@ -60,6 +64,7 @@ struct BasketServer: ServiceServer {
             client: authClient, issuer: configuration.authIssuer, audience: configuration.authAudience,
             internalKey: internalKey, logger: Logger(label: "basket-svc.auth"))
         let hub = BasketHub()
+        let changeFeed = Self.changeFeed(location: configuration.databaseLocation, store: store, hub: hub)
         let service = BasketService(
             store: store, catalog: CatalogLink(client: catalogClient, timeoutCap: configuration.catalogTimeout), hub: hub,
             revocations: authLink.revocations)
@@ -70,8 +75,18 @@ struct BasketServer: ServiceServer {
         let health = HealthMonitor()
         router.addStandardServices(health: health)
         return Core(
-            router: router, health: health, store: store, hub: hub, authLink: authLink, catalogClient: catalogClient,
-            logger: logger)
+            router: router, health: health, store: store, hub: hub, changeFeed: changeFeed, authLink: authLink,
+            catalogClient: catalogClient, logger: logger)
+    }
+
+    /// On PostgreSQL, the feed of the changes every replica commits, each basket watched here
+    /// read again for `hub`'s watchers (``BasketRefresher``); nil on SQLite.
+    static func changeFeed(location: DatabaseLocation, store: BasketStore, hub: BasketHub) -> BasketChangeFeed? {
+        guard case .postgresql(let url, _, let password) = location else { return nil }
+        let logger = Logger(label: "basket-svc.changes")
+        let refresher = BasketRefresher(store: store, hub: hub, logger: logger)
+        return BasketChangeFeed(
+            url: url, password: password, channel: BasketStore.changeChannel, logger: logger, deliver: refresher.handle)
     }
 
     /// Builds everything, the clients of auth-svc and catalog-svc at their configured
@@ -90,8 +105,11 @@ struct BasketServer: ServiceServer {
 }
 
 extension BasketServer.Core {
-    /// The revocation feed, and the end of the open watches once a shutdown starts.
-    var companions: [@Sendable () async -> Void] { [authLink.run, endWatchesOnShutdown] }
+    /// The revocation feed, the end of the open watches once a shutdown starts, and on
+    /// PostgreSQL the feed of other replicas' changes.
+    var companions: [@Sendable () async -> Void] {
+        [authLink.run, endWatchesOnShutdown] + (changeFeed.map { [$0.run] } ?? [])
+    }
 
     /// Closes the upstream clients and the database; after the server has stopped.
     func close() async {

@@ -1,5 +1,8 @@
 internal import CLibPQ
 internal import Foundation
+#if canImport(Glibc)
+private import Glibc
+#endif
 
 /// One connection to a PostgreSQL server through libpq, blocking: each call waits for the
 /// server's answer. Made for the database threads of a pool (the event loops never call it).
@@ -141,6 +144,62 @@ public final class PostgreSQLConnection {
             case .serializable: "SERIALIZABLE"
             }
         }
+    }
+
+    // MARK: Notifications
+
+    /// The process id of the server process serving this connection (what
+    /// `pg_stat_activity.pid` and ``PostgreSQLNotification/processID`` name).
+    public var backendProcessID: Int32 { PQbackendPID(connection) }
+
+    /// Subscribes this connection to `channel` (`LISTEN`): from now on every `NOTIFY` on it
+    /// committed by any session of the database reaches ``waitForNotifications(timeout:)``.
+    ///
+    /// - Throws: ``PostgreSQLError`` when the server refuses (or the connection is lost).
+    public func listen(_ channel: String) throws(PostgreSQLError) {
+        try executeScript("LISTEN \"" + channel.replacing("\"", with: "\"\"") + "\"")
+    }
+
+    /// The notifications of the channels this connection listens to, waiting up to `timeout`
+    /// for the first when none has arrived yet; empty when none came in time. Returns as soon
+    /// as the server sends some, with all that arrived together.
+    ///
+    /// Call it between statements only (the connection idle, no transaction open): a
+    /// notification is read from the socket here, as libpq's `PQconsumeInput` and
+    /// `PQnotifies` read it.
+    ///
+    /// - Throws: ``PostgreSQLError`` when the connection is lost (the server closed it, was
+    ///   restarted, or the network dropped it): ``isOpen`` is false after that, and a new
+    ///   connection must listen again — what was notified meanwhile is not delivered.
+    public func waitForNotifications(timeout: Duration) throws(PostgreSQLError) -> [PostgreSQLNotification] {
+        let arrived = receivedNotifications()
+        guard arrived.isEmpty else { return arrived }
+        let socket = PQsocket(connection)
+        guard socket >= 0, isOpen else { throw PostgreSQLError(message: "The connection is closed.") }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let ready = poll(&descriptor, 1, Int32(clamping: max(0, milliseconds)))
+        guard ready > 0 else {
+            if ready < 0 && errno != EINTR { throw PostgreSQLError(message: "poll failed: \(String(cString: strerror(errno)))") }
+            return []  // timed out, or a signal interrupted the wait
+        }
+        guard PQconsumeInput(connection) == 1, isOpen else {
+            throw PostgreSQLError(message: Self.text(PQerrorMessage(connection)) ?? "The connection was lost.")
+        }
+        return receivedNotifications()
+    }
+
+    /// The notifications libpq has already read from the socket, oldest first.
+    private func receivedNotifications() -> [PostgreSQLNotification] {
+        var notifications: [PostgreSQLNotification] = []
+        while let notice = PQnotifies(connection) {
+            defer { PQfreemem(notice) }
+            notifications.append(
+                PostgreSQLNotification(
+                    channel: String(cString: notice.pointee.relname), payload: String(cString: notice.pointee.extra),
+                    processID: notice.pointee.be_pid))
+        }
+        return notifications
     }
 
     // MARK: Results

@@ -1,25 +1,43 @@
 internal import Foundation
 import Storage
 
-/// The SQL of basket-svc. Nothing else in the service writes SQL.
+/// The SQL of basket-svc, for SQLite and PostgreSQL alike (one text serves both; the one
+/// PostgreSQL-only statement is ``notifyChange(userID:on:)``). Nothing else in the service
+/// writes SQL.
 ///
-/// Every change is one `BEGIN IMMEDIATE` transaction that reads the basket, checks the
-/// request against it (expected version, line, limits) and writes, so concurrent changes of
-/// one basket are applied one after the other and each sees the last one's result: of two
-/// changes made with the same `expectedVersion`, exactly one succeeds.
+/// Every change is one write transaction that reads the basket, checks the request against
+/// it (expected version, line, limits) and writes, so concurrent changes of one basket are
+/// applied one after the other and each sees the last one's result: of two changes made with
+/// the same `expectedVersion`, exactly one succeeds. On SQLite the transaction is
+/// `BEGIN IMMEDIATE` (one writer at a time). On PostgreSQL — where any number of replicas
+/// share the database — it is `SERIALIZABLE` and run again from the start when it loses a
+/// serialization conflict (`Database.write(_:)`): the second of two changes that read the
+/// same version is rolled back, re-reads the basket and then refuses with `versionConflict`
+/// (or, without an expected version, applies on top of the first). So the guarantee holds
+/// across replicas with no lock of our own, and each write closure only touches the database.
+///
+/// On PostgreSQL every change also notifies ``changeChannel`` with the user id, delivered to
+/// the listening replicas when (and only if) it commits: how a `WatchBasket` on one replica
+/// learns of a change made on another (``BasketChangeFeed``).
 ///
 /// Thread-safe (`Sendable`): every method runs on the database's own threads.
 final class BasketStore: Sendable {
-    /// The database, `basket.sqlite` in the data directory (or `:memory:` in tests).
+    /// The database: `basket.sqlite` in the data directory (or `:memory:` in tests), or the
+    /// schema `basket` of a PostgreSQL database.
     let database: Database
+
+    /// The PostgreSQL notification channel every committed change is announced on, its
+    /// payload the user id.
+    static let changeChannel = "basket_changes"
 
     /// Wraps an open database whose migrations are `BasketSchema.migrations`.
     init(database: Database) {
         self.database = database
     }
 
-    /// Opens (creating and migrating) the database at `path` with `synchronous=FULL`: an
-    /// acknowledged change survives a power loss, as an order placed from it expects.
+    /// Opens (creating and migrating) the database at `location` with `synchronous=FULL`
+    /// (`synchronous_commit=on` on PostgreSQL): an acknowledged change survives a power loss,
+    /// as an order placed from it expects.
     static func open(location: DatabaseLocation) async throws -> BasketStore {
         let database = try await Database(
             location: location, options: DatabaseOptions(synchronous: .full),
@@ -109,13 +127,27 @@ final class BasketStore: Sendable {
         return BasketRecord(version: try row.value(at: 0), updatedAt: try row.value(at: 1), lines: lines)
     }
 
-    /// Records a change of `userID`'s basket: version + 1 (creating the row at version 1).
+    /// Records a change of `userID`'s basket: version + 1 (creating the row at version 1),
+    /// announced to the other replicas on PostgreSQL. Every change calls it exactly once.
     static func bumpVersion(userID: String, now: Int64, on connection: Connection) throws {
+        // `baskets.version`, qualified: PostgreSQL finds a bare `version` ambiguous beside
+        // `excluded.version`.
         try connection.execute(
             """
             INSERT INTO baskets (user_id, version, updated_at) VALUES (?, 1, ?)
-            ON CONFLICT (user_id) DO UPDATE SET version = version + 1, updated_at = excluded.updated_at
+            ON CONFLICT (user_id) DO UPDATE SET version = baskets.version + 1, updated_at = excluded.updated_at
             """, [userID, now])
+        try notifyChange(userID: userID, on: connection)
+    }
+
+    /// On PostgreSQL, queues a notification of `userID`'s change on ``changeChannel``: sent
+    /// when the transaction commits, dropped when it rolls back (or is run again). Nothing on
+    /// SQLite, whose database only this process opens: its own watchers are told directly.
+    static func notifyChange(userID: String, on connection: Connection) throws {
+        switch connection.dialect {
+        case .sqlite: break
+        case .postgresql: try connection.execute("SELECT pg_notify('\(changeChannel)', ?)", [userID])
+        }
     }
 
     /// Throws `versionConflict` unless `expectedVersion` is absent or `basket`'s version.

@@ -1,7 +1,9 @@
 import Contracts
 import Synchronization
 
-/// Hands each committed basket to the `WatchBasket` streams of its user in this process.
+/// Hands each committed basket to the `WatchBasket` streams of its user in this process: the
+/// baskets this process changed (by the handlers), and on PostgreSQL those another replica
+/// changed (re-read by ``BasketRefresher`` when ``BasketChangeFeed`` hears of them).
 ///
 /// Every watcher holds at most one unsent snapshot, the newest (an `AsyncStream` buffering the
 /// newest element only): a slow reader gets the latest state, never a backlog. Snapshots only
@@ -65,6 +67,16 @@ final class BasketHub: Sendable {
             }
             state.watchers[userID] = watchers
         }
+    }
+
+    /// Whether `userID` has a watcher in this process.
+    func isWatched(userID: String) -> Bool {
+        state.withLock { $0.watchers[userID] != nil }
+    }
+
+    /// Every user with a watcher in this process.
+    var watchedUserIDs: [String] {
+        state.withLock { Array($0.watchers.keys) }
     }
 
     /// How many watchers are registered, over all users.
