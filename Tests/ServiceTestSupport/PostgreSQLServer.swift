@@ -91,7 +91,7 @@ package struct PostgreSQLServer: Sendable {
         var started: PostgreSQLServer?
         for _ in 0..<5 where started == nil {
             let port = Int.random(in: 21000..<31000)
-            let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(root.path) -c fsync=off -c full_page_writes=off -c max_connections=300"
+            let options = "-p \(port) -c listen_addresses=127.0.0.1 -c unix_socket_directories=\(root.path) -c fsync=off -c full_page_writes=off -c max_connections=1000"
             if (try? await runAsServerUser("\(tools)/pg_ctl", ["-D", data, "-l", "\(root.path)/log", "-o", options, "-w", "-t", "30", "start"])) != nil {
                 started = PostgreSQLServer(port: port)
             }
