@@ -4,9 +4,11 @@
 #   build  what `deploy/compose up` needs to build and run (nghttp2-client: its health checks)
 #   run    what `deploy/compose up` needs to run executables built elsewhere (SHOP_BIN_DIR)
 #   test   what Tests/run needs
+#   postgres   what `deploy/compose up --postgres` needs beside: a PostgreSQL server and psql
 
 APT_BUILD=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev libpq-dev nghttp2-client)
-APT_RUN=(libnghttp2-14 libsqlite3-0 libhttp-parser2.9 nghttp2-client)
+APT_RUN=(libnghttp2-14 libsqlite3-0 libhttp-parser2.9 libpq5 nghttp2-client)
+APT_POSTGRES=(postgresql postgresql-client)
 # procps: pgrep, for DeployTests; chromium, chromium-driver, python3-selenium: BrowserJourneyLiveTests
 # (Debian's selenium is for Debian's /usr/bin/python3, which the test prefers); postgresql: the
 # PostgreSQL server the PostgreSQLTests start.
@@ -30,12 +32,13 @@ missing_pip() {
 
 ensure_requirements() {
   local mode=$1 apt pip
-  if [ "$mode" != run ]; then
+  if [ "$mode" != run ] && [ "$mode" != postgres ]; then
     command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 (https://www.swift.org/install/linux/) and retry." >&2; return 1; }
   fi
   case $mode in
     test) apt=$(missing_apt "${APT_TEST[@]}") ;;
     run) apt=$(missing_apt "${APT_RUN[@]}") ;;
+    postgres) apt=$(missing_apt "${APT_POSTGRES[@]}") ;;
     *) apt=$(missing_apt "${APT_BUILD[@]}") ;;
   esac
   if [ -n "$apt" ]; then

@@ -106,7 +106,7 @@ struct ContainerImageLiveTests {
         let runs = instructions.filter { $0.keyword == "RUN" }.map(\.arguments)
         #expect(runs.contains { $0.contains("libnghttp2-dev") && $0.contains("libsqlite3-dev") })
         #expect(runs.contains { $0.contains("swift build -c release") && $0.contains("--static-swift-stdlib") })
-        #expect(runs.contains { $0.contains("libnghttp2-14") && $0.contains("libsqlite3-0") })
+        #expect(runs.contains { $0.contains("libnghttp2-14") && $0.contains("libsqlite3-0") && $0.contains("libpq5") })
     }
 
     @Test("it runs as a non-root user with /data as a volume, and its command names an executable")
