@@ -13,7 +13,10 @@ extension AuthStore {
 
     /// Stores a token (by hash) for `userID` and queues `email`, which carries it, in one
     /// transaction: a token is never valid without its email on the way. A new reset token
-    /// invalidates the older unused ones.
+    /// invalidates the older unused ones — also when two are issued at once on two replicas:
+    /// each transaction reads the unused tokens the other inserts, so on PostgreSQL one of them
+    /// fails serialization and `Database.write` runs it again, after the other (on SQLite one
+    /// writer runs at a time). Either way only the later token stays usable.
     func issueEmailToken(
         userID: String, purpose: EmailTokenPurpose, tokenHash: String, email: OutgoingEmail,
         now: Int64 = Timestamp.now()
@@ -46,7 +49,8 @@ extension AuthStore {
 
     /// Uses a verification token: marks its address verified (the account keeps its password:
     /// its owner set it at sign-up) and returns the user and the sessions revoked with what
-    /// ``AuthStore/forgetUnprovenAccess(userID:keepPassword:now:on:)`` takes away.
+    /// ``AuthStore/forgetUnprovenAccess(userID:keepPassword:now:on:)`` takes away. A token is
+    /// used once, even when presented on two replicas at once (``claimEmailToken(hash:now:on:)``).
     func redeemVerificationToken(hash: String, now: Int64 = Timestamp.now()) async throws -> Result<
         (UserRecord, revoked: [String]), EmailTokenProblem
     > {
@@ -56,7 +60,7 @@ extension AuthStore {
             case .failure(let problem): return .failure(problem)
             case .success(let id): userID = id
             }
-            try connection.execute("UPDATE email_tokens SET used_at = ? WHERE token_hash = ?", [now, hash])
+            guard try Self.claimEmailToken(hash: hash, now: now, on: connection) else { return .failure(.invalid) }
             // Only the address the link was sent to is proved, should the account have changed it.
             var revoked: [String] = []
             if try Self.linkProvesAddress(hash: hash, userID: userID, on: connection) {
@@ -70,7 +74,8 @@ extension AuthStore {
 
     /// Uses a reset token: sets the new password hash, marks the address verified (the link
     /// proved it), revokes every session and invalidates the user's other reset tokens.
-    /// Returns the user and the revoked session ids.
+    /// Returns the user and the revoked session ids. A token is used once, even when presented
+    /// on two replicas at once (``claimEmailToken(hash:now:on:)``).
     func redeemResetToken(
         hash: String, newPasswordHash: String, now: Int64 = Timestamp.now()
     ) async throws -> Result<(UserRecord, revoked: [String]), EmailTokenProblem> {
@@ -80,6 +85,7 @@ extension AuthStore {
             case .failure(let problem): return .failure(problem)
             case .success(let id): userID = id
             }
+            guard try Self.claimEmailToken(hash: hash, now: now, on: connection) else { return .failure(.invalid) }
             try connection.execute(
                 "UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL",
                 [now, userID, EmailTokenPurpose.resetPassword.rawValue])
@@ -179,6 +185,15 @@ extension AuthStore {
     }
 
     // MARK: Shared SQL
+
+    /// Marks the token `hash` used, if it is not yet; whether it was not. Two transactions
+    /// claiming the same token cannot both commit — one SQLite writer runs at a time, and on
+    /// PostgreSQL the later fails serialization on the row and is run again by
+    /// `Database.write`, when the token is used — so a link works once.
+    static func claimEmailToken(hash: String, now: Int64, on connection: Connection) throws -> Bool {
+        try connection.execute(
+            "UPDATE email_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [now, hash]) == 1
+    }
 
     /// The owner of a usable token, or why it is not usable, read on `connection`.
     static func checkEmailToken(
