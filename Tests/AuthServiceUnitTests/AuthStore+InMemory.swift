@@ -26,15 +26,24 @@ extension AuthStore {
 
     /// Runs `body` with an empty store in the schema `auth` of a PostgreSQL database created
     /// for it (``PostgreSQLServer/withDatabase(_:)``), closed and dropped when `body` ends.
+    /// Holds one of ``postgreSQLStoreSlots`` meanwhile.
     static func withPostgreSQL<Result>(_ body: (AuthStore) async throws -> Result) async throws -> Result {
-        try await PostgreSQLServer.withDatabase { url in
-            let store = try await AuthStore.open(location: .postgresql(url: url, schema: "auth"))
-            let outcome: Swift.Result<Result, any Error>
-            do { outcome = .success(try await body(store)) } catch { outcome = .failure(error) }
-            await store.database.close()
-            return try outcome.get()
+        try await postgreSQLStoreSlots.withSlots {
+            try await PostgreSQLServer.withDatabase { url in
+                let store = try await AuthStore.open(location: .postgresql(url: url, schema: "auth"))
+                let outcome: Swift.Result<Result, any Error>
+                do { outcome = .success(try await body(store)) } catch { outcome = .failure(error) }
+                await store.database.close()
+                return try outcome.get()
+            }
         }
     }
+
+    /// Bounds how many PostgreSQL stores the store tests hold open at once: each holds a pool
+    /// of connections (`DatabaseOptions.postgreSQLConnectionCount`) to the test process's
+    /// shared server, and every store test starting at once would open more than its
+    /// `max_connections` allows.
+    static let postgreSQLStoreSlots = ConcurrencySlots(limit: 16)
 
     /// A user with a password, created at `testEpoch` with the given lower-case `email`.
     func makePasswordUser(_ email: String, verified: Bool = false) async throws -> UserRecord {

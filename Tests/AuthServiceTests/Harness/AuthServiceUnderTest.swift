@@ -7,10 +7,24 @@ import Testing
 import RPC
 
 /// Runs `body` against a fresh auth-svc built in this process (``withInProcessStack(_:options:_:)``)
-/// with its own empty data directory, configured as ``withLiveAuthService(extraArguments:sourceLocation:_:)``
-/// configures the process; closes it and removes its files whether `body` succeeded or not.
+/// with its own empty data directory (and, on PostgreSQL, database), configured as
+/// ``withLiveAuthService(extraArguments:sourceLocation:_:)`` configures the process; closes it
+/// and removes its files whether `body` succeeded or not. On PostgreSQL it holds one of
+/// ``postgreSQLServiceSlots`` meanwhile.
 @discardableResult
 func withAuthService<Result>(_ body: (AuthServiceUnderTest) async throws -> Result) async throws -> Result {
+    guard TestBackend.isPostgreSQL else { return try await withInProcessAuthService(body) }
+    return try await postgreSQLServiceSlots.withSlots { try await withInProcessAuthService(body) }
+}
+
+/// Bounds how many in-process auth-svc run at once when the suites run on PostgreSQL: each
+/// holds a pool of connections (`DatabaseOptions.postgreSQLConnectionCount`) to the test
+/// process's shared server, and every test of the suites starting at once would open more
+/// than its `max_connections` allows.
+let postgreSQLServiceSlots = ConcurrencySlots(limit: 24)
+
+/// ``withAuthService(_:)`` without the bound.
+private func withInProcessAuthService<Result>(_ body: (AuthServiceUnderTest) async throws -> Result) async throws -> Result {
     let files = try AuthServiceUnderTest.Files.make()
     defer { try? FileManager.default.removeItem(at: files.directory) }
     let options = InProcessAuthOptions(
