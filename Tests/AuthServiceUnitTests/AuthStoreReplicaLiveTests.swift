@@ -1,6 +1,9 @@
 @testable import auth_svc
 import Credentials
 import Foundation
+import Logging
+import Mail
+import ServiceKit
 import ServiceTestSupport
 import Storage
 import Testing
@@ -160,6 +163,40 @@ struct AuthStoreReplicaLiveTests {
                 }
                 #expect(usable == 1, "user \(user.email)")
             }
+        }
+    }
+
+    @Test("each queued email is sent once, by one of two replicas' outboxes delivering at once", arguments: Backend.allCases)
+    func concurrentOutboxes(backend: Backend) async throws {
+        try await withTwoReplicas(backend) { first, second in
+            var queued: Set<String> = []
+            for index in 0..<Self.races {
+                let user = try await first.makePasswordUser("user\(index)@example.com")
+                try await first.issueEmailToken(
+                    userID: user.id, purpose: .verifyEmail, tokenHash: freshHash(),
+                    email: emails.verification(to: user.email, token: "unused"), now: Timestamp.now())
+                queued.insert(user.email)
+            }
+            let transports = [RecordingMailTransport(), RecordingMailTransport()]
+            let outboxes = zip([first, second], transports).map { store, transport in
+                MailOutbox(
+                    store: store, transport: transport, sender: "Storefront <no-reply@storefront.test>",
+                    logger: Logger(label: "replica-outbox-test") { _ in SwiftLogNoOpLogHandler() })
+            }
+
+            await withTaskGroup(of: Void.self) { group in
+                for outbox in outboxes { group.addTask { await outbox.deliverDue() } }
+            }
+            // End each outbox's delivery thread: run() in a cancelled task shuts it down at once.
+            await withTaskGroup(of: Void.self) { group in
+                group.cancelAll()
+                for outbox in outboxes { group.addTask { await outbox.run() } }
+            }
+
+            let sent = transports.flatMap(\.delivered).map(\.to.address)
+            #expect(sent.count == queued.count, "\(sent)")
+            #expect(Set(sent) == queued)
+            #expect(try await second.nextEmailDue() == nil)
         }
     }
 }

@@ -133,20 +133,42 @@ extension AuthStore {
     func dueEmails(now: Int64 = Timestamp.now(), limit: Int = 50) async throws -> [OutboxEntry] {
         try await database.read { connection in
             try connection.query(
-                """
-                SELECT id, recipient, kind, subject, body, attempts, created_at FROM outbox
-                WHERE next_attempt_at <= ? ORDER BY id LIMIT ?
-                """, [now, limit]
-            ).map { row in
-                OutboxEntry(
-                    id: try row.value(at: 0),
-                    email: OutgoingEmail(
-                        recipient: try row.value(at: 1),
-                        kind: EmailTokenPurpose(rawValue: try row.value(at: 2)) ?? .verifyEmail,
-                        subject: try row.value(at: 3), body: try row.value(at: 4)),
-                    attempts: try row.value(at: 5), queuedAt: try row.value(at: 6))
-            }
+                "SELECT \(Self.outboxColumns) FROM outbox WHERE next_attempt_at <= ? ORDER BY id LIMIT ?", [now, limit]
+            ).map(Self.outboxEntry)
         }
+    }
+
+    /// Takes the oldest email due by `dueBy` for one delivery attempt and returns it, or nil
+    /// when none is: its next attempt moves to `now + lease`, so no other replica's outbox takes
+    /// it meanwhile. ``removeEmail(outboxID:)`` or ``markFailed(outboxID:error:retryAt:)``
+    /// settles it; should the process die first, it falls due again when the lease ends.
+    /// Two replicas taking the same email at once update the same row, which cannot commit
+    /// twice: one SQLite writer runs at a time, and on PostgreSQL the later fails serialization
+    /// and, run again by `Database.write`, takes the next email.
+    func claimDueEmail(dueBy: Int64, now: Int64 = Timestamp.now(), lease: Int64) async throws -> OutboxEntry? {
+        try await database.write { connection in
+            try connection.queryOne(
+                """
+                UPDATE outbox SET next_attempt_at = ?
+                WHERE id = (SELECT id FROM outbox WHERE next_attempt_at <= ? ORDER BY id LIMIT 1)
+                RETURNING \(Self.outboxColumns)
+                """, [now + lease, dueBy]
+            ).map(Self.outboxEntry)
+        }
+    }
+
+    /// The columns of `outbox` that ``outboxEntry(_:)`` reads, in its order.
+    private static let outboxColumns = "id, recipient, kind, subject, body, attempts, created_at"
+
+    /// The entry a row of ``outboxColumns`` describes.
+    private static func outboxEntry(_ row: Row) throws -> OutboxEntry {
+        OutboxEntry(
+            id: try row.value(at: 0),
+            email: OutgoingEmail(
+                recipient: try row.value(at: 1),
+                kind: EmailTokenPurpose(rawValue: try row.value(at: 2)) ?? .verifyEmail,
+                subject: try row.value(at: 3), body: try row.value(at: 4)),
+            attempts: try row.value(at: 5), queuedAt: try row.value(at: 6))
     }
 
     /// When the next email falls due, or nil when the outbox is empty.
