@@ -91,10 +91,12 @@ struct AuthStoreReplicaLiveTests {
                 #expect(reused == [session.id], "\(pair)")
                 #expect(try await second.session(id: session.id)?.revokedAt == epoch + 60)
             }
-            // Every revocation is in the feed once, whichever replica wrote it.
-            let (feed, _) = try await first.revocations(after: 0, now: epoch + 60)
+            // Every revocation is in the feed once, whichever replica wrote it, numbered without
+            // gaps: a transaction run again after a conflict takes no number of its own.
+            let (feed, lastSequence) = try await first.revocations(after: 0, now: epoch + 60)
             #expect(Set(feed.map(\.sessionID)) == Set(sessions.map(\.0.id)))
             #expect(feed.count == sessions.count)
+            #expect(lastSequence == Int64(sessions.count))
         }
     }
 
