@@ -7,15 +7,14 @@ import Testing
 
 /// `TOKEN_EXPIRED` for verification and reset links. Their lifetimes (24 h, 1 h) are too long
 /// to wait out, so the test ages the stored token instead: it sets `expires_at` in the past in
-/// the running service's own database with the `sqlite3` shell (WAL mode lets a second process
-/// write), exactly the state a day-old link leaves behind.
+/// the running service's own database from outside (`sqlite3`, or `psql` on PostgreSQL:
+/// ``AuthServiceUnderTest/runSQL(_:)``), exactly the state a day-old link leaves behind.
 @Suite("Expired links")
 struct ExpiredLinkTests {
-    /// Runs `sql` against the service's database with the `sqlite3` command-line shell.
-    func age(_ service: AuthServiceUnderTest, sql: String) async throws {
-        let database = service.dataDirectory.appendingPathComponent("auth.sqlite").path
-        let shell = try await Command.run("sqlite3", ["-cmd", ".timeout 5000", database, sql], timeout: .seconds(30))
-        try #require(shell.status == 0, "sqlite3 failed; is it installed (Debian sqlite3)? \(shell)")
+    /// Makes the unused tokens for `purpose` expire a second ago, in the service's database.
+    func age(_ service: AuthServiceUnderTest, purpose: String) async throws {
+        let past = Int64(Date().timeIntervalSince1970) - 1
+        try await service.runSQL("UPDATE email_tokens SET expires_at = \(past) WHERE purpose = '\(purpose)'")
     }
 
     @Test("a verification link past its 24 hours is TOKEN_EXPIRED, and a new one works")
@@ -24,7 +23,7 @@ struct ExpiredLinkTests {
             let email = "late-\(UUID().uuidString.prefix(8).lowercased())@example.com"
             try await service.signUp(email)
             let token = try await service.latestToken(to: email, kind: .verifyEmail)
-            try await age(service, sql: "UPDATE email_tokens SET expires_at = strftime('%s','now') - 1 WHERE purpose = 'verify-email'")
+            try await age(service, purpose: "verify-email")
             await expectRPCError(AuthReason.tokenExpired) {
                 try await service.client.unary(AuthContract.verifyEmail, VerifyEmailRequest(token: token), options: service.options())
             }
@@ -44,7 +43,7 @@ struct ExpiredLinkTests {
             _ = try await service.client.unary(
                 AuthContract.requestPasswordReset, RequestPasswordResetRequest(email: email), options: service.options())
             let token = try await service.latestToken(to: email, kind: .resetPassword)
-            try await age(service, sql: "UPDATE email_tokens SET expires_at = strftime('%s','now') - 1 WHERE purpose = 'reset-password'")
+            try await age(service, purpose: "reset-password")
             await expectRPCError(AuthReason.tokenExpired) {
                 try await service.client.unary(
                     AuthContract.resetPassword, ResetPasswordRequest(token: token, newPassword: Passwords.replacement),

@@ -33,13 +33,14 @@ struct ProcessLifecycleLiveTests {
         }
     }
 
-    @Test("the data directory gets the database, and the outbox writes mail files atomically as .eml")
+    @Test("the database is in the data directory (or the schema auth on PostgreSQL), and the outbox writes mail files atomically as .eml")
     func dataDirectoryLayout() async throws {
         try await withLiveAuthService { service in
             try await service.signUp("ada@example.com")
             await service.waitForMails(to: "ada@example.com", kind: .verifyEmail, count: 1)
             let files = try FileManager.default.contentsOfDirectory(atPath: service.dataDirectory.path)
-            #expect(files.contains("auth.sqlite"))
+            #expect(files.contains("auth.sqlite") == (service.databaseURL == nil))
+            #expect(try await service.runSQL("SELECT email FROM users") == "ada@example.com")
             let mailFiles = try FileManager.default.contentsOfDirectory(atPath: service.mailDirectory.path)
             #expect(mailFiles.count == 1)
             #expect(mailFiles.allSatisfy { $0.hasSuffix(".eml") }, "\(mailFiles)")

@@ -45,35 +45,36 @@ struct EmailRequestQueueTests {
         EmailRequestQueue.Request.Kind.passwordReset, .verification,
     ])
     func answerDoesNotWaitForTheWrite(kind: EmailRequestQueue.Request.Kind) async throws {
-        let store = try await AuthStore.inMemory()
-        _ = try await store.makePasswordUser("ada@example.com", verified: kind == .passwordReset)
-        let queue = EmailRequestQueue()
-        let service = try AuthService.inProcess(store: store, emailRequests: queue)
-        switch kind {
-        case .passwordReset:
-            _ = try await service.requestPasswordReset(
-                RequestPasswordResetRequest(email: "Ada@example.com"),
-                context: AuthService.context(for: AuthContract.requestPasswordReset.info))
-            _ = try await service.requestPasswordReset(
-                RequestPasswordResetRequest(email: "nobody@example.com"),
-                context: AuthService.context(for: AuthContract.requestPasswordReset.info))
-        case .verification:
-            _ = try await service.resendVerification(
-                ResendVerificationRequest(email: "Ada@example.com"),
-                context: AuthService.context(for: AuthContract.resendVerification.info))
-            _ = try await service.resendVerification(
-                ResendVerificationRequest(email: "nobody@example.com"),
-                context: AuthService.context(for: AuthContract.resendVerification.info))
+        try await AuthStore.withFresh { store in
+            _ = try await store.makePasswordUser("ada@example.com", verified: kind == .passwordReset)
+            let queue = EmailRequestQueue()
+            let service = try AuthService.inProcess(store: store, emailRequests: queue)
+            switch kind {
+            case .passwordReset:
+                _ = try await service.requestPasswordReset(
+                    RequestPasswordResetRequest(email: "Ada@example.com"),
+                    context: AuthService.context(for: AuthContract.requestPasswordReset.info))
+                _ = try await service.requestPasswordReset(
+                    RequestPasswordResetRequest(email: "nobody@example.com"),
+                    context: AuthService.context(for: AuthContract.requestPasswordReset.info))
+            case .verification:
+                _ = try await service.resendVerification(
+                    ResendVerificationRequest(email: "Ada@example.com"),
+                    context: AuthService.context(for: AuthContract.resendVerification.info))
+                _ = try await service.resendVerification(
+                    ResendVerificationRequest(email: "nobody@example.com"),
+                    context: AuthService.context(for: AuthContract.resendVerification.info))
+            }
+            #expect(try await store.emailTokenCount() == 0, "the answer came before the store write")
+            let worker = Task { await queue.run { await service.perform($0, logger: logger) } }
+            defer { worker.cancel() }
+            var count: Int64 = 0
+            for _ in 0..<200 where count == 0 {
+                try await Task.sleep(for: .milliseconds(10))
+                count = try await store.emailTokenCount()
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await store.emailTokenCount() == 1, "one email, for the account; none for the unknown address")
         }
-        #expect(try await store.emailTokenCount() == 0, "the answer came before the store write")
-        let worker = Task { await queue.run { await service.perform($0, logger: logger) } }
-        defer { worker.cancel() }
-        var count: Int64 = 0
-        for _ in 0..<200 where count == 0 {
-            try await Task.sleep(for: .milliseconds(10))
-            count = try await store.emailTokenCount()
-        }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(try await store.emailTokenCount() == 1, "one email, for the account; none for the unknown address")
     }
 }

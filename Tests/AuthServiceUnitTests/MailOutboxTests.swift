@@ -40,85 +40,89 @@ struct MailOutboxTests {
 
     @Test("a queued email is delivered by deliverDue and leaves the outbox")
     func deliversQueuedEmail() async throws {
-        let store = try await AuthStore.inMemory()
-        let transport = RecordingMailTransport()
-        let outbox = makeOutbox(store, transport)
-        let token = try await queueVerification(in: store)
-        let entry = try #require(try await store.dueEmails().first)
+        try await AuthStore.withFresh { store in
+            let transport = RecordingMailTransport()
+            let outbox = makeOutbox(store, transport)
+            let token = try await queueVerification(in: store)
+            let entry = try #require(try await store.dueEmails().first)
 
-        await outbox.deliverDue()
-        await stop(outbox)
+            await outbox.deliverDue()
+            await stop(outbox)
 
-        #expect(transport.delivered.count == 1)
-        let message = try #require(transport.delivered.first)
-        #expect(message.to.address == "ada@example.com")
-        #expect(message.body.contains("Token: \(token)"))
-        #expect(message.messageID == "auth-outbox-\(entry.id)@storefront.test")
-        #expect(try await store.nextEmailDue() == nil)
+            #expect(transport.delivered.count == 1)
+            let message = try #require(transport.delivered.first)
+            #expect(message.to.address == "ada@example.com")
+            #expect(message.body.contains("Token: \(token)"))
+            #expect(message.messageID == "auth-outbox-\(entry.id)@storefront.test")
+            #expect(try await store.nextEmailDue() == nil)
+        }
     }
 
     @Test("a failed delivery stays queued with its attempt counted and a later retry time, then goes out")
     func retriesWithoutLoss() async throws {
-        let store = try await AuthStore.inMemory()
-        let transport = RecordingMailTransport(failing: 1)
-        let outbox = makeOutbox(store, transport)
-        let queuedAt = Timestamp.now()
-        _ = try await queueVerification(in: store, now: queuedAt)
+        try await AuthStore.withFresh { store in
+            let transport = RecordingMailTransport(failing: 1)
+            let outbox = makeOutbox(store, transport)
+            let queuedAt = Timestamp.now()
+            _ = try await queueVerification(in: store, now: queuedAt)
 
-        let before = Timestamp.now()
-        await outbox.deliverDue()
-        let after = Timestamp.now()
-        #expect(transport.attempts == 1)
-        #expect(transport.delivered.isEmpty)
-        let kept = try #require(try await store.dueEmails(now: after + 3600).first)
-        #expect(kept.attempts == 1)
-        // The first retry waits one second (the backoff starts at 1 s and doubles).
-        let retryAt = try #require(try await store.nextEmailDue())
-        #expect((before + 1)...(after + 1) ~= retryAt)
-        #expect(retryAt > queuedAt)
+            let before = Timestamp.now()
+            await outbox.deliverDue()
+            let after = Timestamp.now()
+            #expect(transport.attempts == 1)
+            #expect(transport.delivered.isEmpty)
+            let kept = try #require(try await store.dueEmails(now: after + 3600).first)
+            #expect(kept.attempts == 1)
+            // The first retry waits one second (the backoff starts at 1 s and doubles).
+            let retryAt = try #require(try await store.nextEmailDue())
+            #expect((before + 1)...(after + 1) ~= retryAt)
+            #expect(retryAt > queuedAt)
 
-        // Time passes: make the row due now rather than sleeping until it is.
-        try await store.markFailed(outboxID: kept.id, error: "test: time passed", retryAt: Timestamp.now() - 1)
-        await outbox.deliverDue()
-        await stop(outbox)
+            // Time passes: make the row due now rather than sleeping until it is.
+            try await store.markFailed(outboxID: kept.id, error: "test: time passed", retryAt: Timestamp.now() - 1)
+            await outbox.deliverDue()
+            await stop(outbox)
 
-        #expect(transport.attempts == 2)
-        #expect(transport.delivered.map(\.messageID) == ["auth-outbox-\(kept.id)@storefront.test"])
-        #expect(try await store.nextEmailDue() == nil)
+            #expect(transport.attempts == 2)
+            #expect(transport.delivered.map(\.messageID) == ["auth-outbox-\(kept.id)@storefront.test"])
+            #expect(try await store.nextEmailDue() == nil)
+        }
     }
 
     @Test("a failure after the email's link has expired removes it; before, it stays")
     func expiredLinkGivenUp() async throws {
-        let store = try await AuthStore.inMemory()
-        let transport = RecordingMailTransport(failing: 2)
-        let outbox = makeOutbox(store, transport)
-        // Queued 23 hours ago: its 24-hour verification link still works.
-        _ = try await queueVerification(in: store, now: Timestamp.now() - 23 * 3600)
-        await outbox.deliverDue()
-        let kept = try #require(try await store.dueEmails(now: Timestamp.now() + 3600).first)
-        #expect(kept.attempts == 1)
+        try await AuthStore.withFresh { store in
+            let transport = RecordingMailTransport(failing: 2)
+            let outbox = makeOutbox(store, transport)
+            // Queued 23 hours ago: its 24-hour verification link still works.
+            _ = try await queueVerification(in: store, now: Timestamp.now() - 23 * 3600)
+            await outbox.deliverDue()
+            let kept = try #require(try await store.dueEmails(now: Timestamp.now() + 3600).first)
+            #expect(kept.attempts == 1)
 
-        // Queued 25 hours ago: the link is dead, so the failed email leaves the outbox.
-        try await store.database.write { try $0.execute("UPDATE outbox SET created_at = created_at - 7200, next_attempt_at = 0") }
-        await outbox.deliverDue()
-        await stop(outbox)
-        #expect(transport.attempts == 2)
-        #expect(try await store.nextEmailDue() == nil)
+            // Queued 25 hours ago: the link is dead, so the failed email leaves the outbox.
+            try await store.database.write { try $0.execute("UPDATE outbox SET created_at = created_at - 7200, next_attempt_at = 0") }
+            await outbox.deliverDue()
+            await stop(outbox)
+            #expect(transport.attempts == 2)
+            #expect(try await store.nextEmailDue() == nil)
+        }
     }
 
     @Test("an email not yet due is left alone")
     func notDueYet() async throws {
-        let store = try await AuthStore.inMemory()
-        let transport = RecordingMailTransport()
-        let outbox = makeOutbox(store, transport)
-        _ = try await queueVerification(in: store)
-        let entry = try #require(try await store.dueEmails().first)
-        try await store.markFailed(outboxID: entry.id, error: "test", retryAt: Timestamp.now() + 3600)
+        try await AuthStore.withFresh { store in
+            let transport = RecordingMailTransport()
+            let outbox = makeOutbox(store, transport)
+            _ = try await queueVerification(in: store)
+            let entry = try #require(try await store.dueEmails().first)
+            try await store.markFailed(outboxID: entry.id, error: "test", retryAt: Timestamp.now() + 3600)
 
-        await outbox.deliverDue()
-        await stop(outbox)
-        #expect(transport.attempts == 0)
-        #expect(try await store.dueEmails(now: Timestamp.now() + 3600).count == 1)
+            await outbox.deliverDue()
+            await stop(outbox)
+            #expect(transport.attempts == 0)
+            #expect(try await store.dueEmails(now: Timestamp.now() + 3600).count == 1)
+        }
     }
 
     @Test(

@@ -15,10 +15,16 @@ import Synchronization
 /// Delivery blocks (disk or network), so it runs on a pool of its own thread, one email at a
 /// time. Each email's `Message-ID` comes from its outbox row: a retry after a crash replaces
 /// the `.eml` file rather than adding a second one, and lets an SMTP receiver spot the
-/// duplicate. Thread-safe; `run()` is owned by the service's task group.
+/// duplicate. With several replicas on one database, each email is claimed by one of them for
+/// an attempt (``deliveryLease``). Thread-safe; `run()` is owned by the service's task group.
 final class MailOutbox: Sendable {
     /// The longest wait between attempts at one email.
     static let maximumBackoff: Int64 = 600
+
+    /// How long (seconds) a claimed email is this replica's to deliver: well beyond one
+    /// attempt (an SMTP delivery is bounded by a few 30-second timeouts), so only a replica
+    /// that died while delivering lets another send it again.
+    static let deliveryLease: Int64 = 300
 
     private let store: AuthStore
     private let transport: any MailTransport
@@ -54,17 +60,20 @@ final class MailOutbox: Sendable {
         }
     }
 
-    /// Makes one attempt at every email due now.
+    /// Makes one attempt at every email due now, one at a time, each first claimed
+    /// (``AuthStore/claimDueEmail(dueBy:now:lease:)``) so that another replica's outbox does not
+    /// send it too. An email that fails is due again only after this pass.
     func deliverDue() async {
-        let due: [OutboxEntry]
-        do {
-            due = try await store.dueEmails()
-        } catch {
-            logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
-            return
-        }
-        for entry in due {
-            guard !Task.isCancelled else { return }
+        let dueBy = Timestamp.now()
+        while !Task.isCancelled {
+            let entry: OutboxEntry?
+            do {
+                entry = try await store.claimDueEmail(dueBy: dueBy, lease: Self.deliveryLease)
+            } catch {
+                logger.error("cannot read the outbox", metadata: ["error": "\(error)"])
+                return
+            }
+            guard let entry else { return }
             await attempt(entry)
         }
     }

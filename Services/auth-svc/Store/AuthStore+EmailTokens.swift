@@ -13,7 +13,10 @@ extension AuthStore {
 
     /// Stores a token (by hash) for `userID` and queues `email`, which carries it, in one
     /// transaction: a token is never valid without its email on the way. A new reset token
-    /// invalidates the older unused ones.
+    /// invalidates the older unused ones — also when two are issued at once on two replicas:
+    /// each transaction reads the unused tokens the other inserts, so on PostgreSQL one of them
+    /// fails serialization and `Database.write` runs it again, after the other (on SQLite one
+    /// writer runs at a time). Either way only the later token stays usable.
     func issueEmailToken(
         userID: String, purpose: EmailTokenPurpose, tokenHash: String, email: OutgoingEmail,
         now: Int64 = Timestamp.now()
@@ -46,7 +49,8 @@ extension AuthStore {
 
     /// Uses a verification token: marks its address verified (the account keeps its password:
     /// its owner set it at sign-up) and returns the user and the sessions revoked with what
-    /// ``AuthStore/forgetUnprovenAccess(userID:keepPassword:now:on:)`` takes away.
+    /// ``AuthStore/forgetUnprovenAccess(userID:keepPassword:now:on:)`` takes away. A token is
+    /// used once, even when presented on two replicas at once (``claimEmailToken(hash:now:on:)``).
     func redeemVerificationToken(hash: String, now: Int64 = Timestamp.now()) async throws -> Result<
         (UserRecord, revoked: [String]), EmailTokenProblem
     > {
@@ -56,7 +60,7 @@ extension AuthStore {
             case .failure(let problem): return .failure(problem)
             case .success(let id): userID = id
             }
-            try connection.execute("UPDATE email_tokens SET used_at = ? WHERE token_hash = ?", [now, hash])
+            guard try Self.claimEmailToken(hash: hash, now: now, on: connection) else { return .failure(.invalid) }
             // Only the address the link was sent to is proved, should the account have changed it.
             var revoked: [String] = []
             if try Self.linkProvesAddress(hash: hash, userID: userID, on: connection) {
@@ -70,7 +74,8 @@ extension AuthStore {
 
     /// Uses a reset token: sets the new password hash, marks the address verified (the link
     /// proved it), revokes every session and invalidates the user's other reset tokens.
-    /// Returns the user and the revoked session ids.
+    /// Returns the user and the revoked session ids. A token is used once, even when presented
+    /// on two replicas at once (``claimEmailToken(hash:now:on:)``).
     func redeemResetToken(
         hash: String, newPasswordHash: String, now: Int64 = Timestamp.now()
     ) async throws -> Result<(UserRecord, revoked: [String]), EmailTokenProblem> {
@@ -80,6 +85,7 @@ extension AuthStore {
             case .failure(let problem): return .failure(problem)
             case .success(let id): userID = id
             }
+            guard try Self.claimEmailToken(hash: hash, now: now, on: connection) else { return .failure(.invalid) }
             try connection.execute(
                 "UPDATE email_tokens SET used_at = ? WHERE user_id = ? AND purpose = ? AND used_at IS NULL",
                 [now, userID, EmailTokenPurpose.resetPassword.rawValue])
@@ -127,20 +133,42 @@ extension AuthStore {
     func dueEmails(now: Int64 = Timestamp.now(), limit: Int = 50) async throws -> [OutboxEntry] {
         try await database.read { connection in
             try connection.query(
-                """
-                SELECT id, recipient, kind, subject, body, attempts, created_at FROM outbox
-                WHERE next_attempt_at <= ? ORDER BY id LIMIT ?
-                """, [now, limit]
-            ).map { row in
-                OutboxEntry(
-                    id: try row.value(at: 0),
-                    email: OutgoingEmail(
-                        recipient: try row.value(at: 1),
-                        kind: EmailTokenPurpose(rawValue: try row.value(at: 2)) ?? .verifyEmail,
-                        subject: try row.value(at: 3), body: try row.value(at: 4)),
-                    attempts: try row.value(at: 5), queuedAt: try row.value(at: 6))
-            }
+                "SELECT \(Self.outboxColumns) FROM outbox WHERE next_attempt_at <= ? ORDER BY id LIMIT ?", [now, limit]
+            ).map(Self.outboxEntry)
         }
+    }
+
+    /// Takes the oldest email due by `dueBy` for one delivery attempt and returns it, or nil
+    /// when none is: its next attempt moves to `now + lease`, so no other replica's outbox takes
+    /// it meanwhile. ``removeEmail(outboxID:)`` or ``markFailed(outboxID:error:retryAt:)``
+    /// settles it; should the process die first, it falls due again when the lease ends.
+    /// Two replicas taking the same email at once update the same row, which cannot commit
+    /// twice: one SQLite writer runs at a time, and on PostgreSQL the later fails serialization
+    /// and, run again by `Database.write`, takes the next email.
+    func claimDueEmail(dueBy: Int64, now: Int64 = Timestamp.now(), lease: Int64) async throws -> OutboxEntry? {
+        try await database.write { connection in
+            try connection.queryOne(
+                """
+                UPDATE outbox SET next_attempt_at = ?
+                WHERE id = (SELECT id FROM outbox WHERE next_attempt_at <= ? ORDER BY id LIMIT 1)
+                RETURNING \(Self.outboxColumns)
+                """, [now + lease, dueBy]
+            ).map(Self.outboxEntry)
+        }
+    }
+
+    /// The columns of `outbox` that ``outboxEntry(_:)`` reads, in its order.
+    private static let outboxColumns = "id, recipient, kind, subject, body, attempts, created_at"
+
+    /// The entry a row of ``outboxColumns`` describes.
+    private static func outboxEntry(_ row: Row) throws -> OutboxEntry {
+        OutboxEntry(
+            id: try row.value(at: 0),
+            email: OutgoingEmail(
+                recipient: try row.value(at: 1),
+                kind: EmailTokenPurpose(rawValue: try row.value(at: 2)) ?? .verifyEmail,
+                subject: try row.value(at: 3), body: try row.value(at: 4)),
+            attempts: try row.value(at: 5), queuedAt: try row.value(at: 6))
     }
 
     /// When the next email falls due, or nil when the outbox is empty.
@@ -179,6 +207,15 @@ extension AuthStore {
     }
 
     // MARK: Shared SQL
+
+    /// Marks the token `hash` used, if it is not yet; whether it was not. Two transactions
+    /// claiming the same token cannot both commit — one SQLite writer runs at a time, and on
+    /// PostgreSQL the later fails serialization on the row and is run again by
+    /// `Database.write`, when the token is used — so a link works once.
+    static func claimEmailToken(hash: String, now: Int64, on connection: Connection) throws -> Bool {
+        try connection.execute(
+            "UPDATE email_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL", [now, hash]) == 1
+    }
 
     /// The owner of a usable token, or why it is not usable, read on `connection`.
     static func checkEmailToken(

@@ -43,6 +43,13 @@ extension AuthStore {
 
     /// Exchanges the refresh token hashing to `hash` for the one hashing to `newHash`, in one
     /// transaction; a token presented twice revokes its session (the family).
+    ///
+    /// Presented twice at once — on two replicas — exactly one presentation rotates and the
+    /// other is reuse: the rotation claims the token with an update conditional on
+    /// `rotated_at IS NULL`, and two transactions updating the same row cannot both commit (on
+    /// SQLite one writer runs at a time; on PostgreSQL the later gets a serialization failure
+    /// and `Database.write` runs it again, when it finds the token rotated). Should the claim
+    /// find the token rotated all the same, that is reuse too.
     func rotateRefreshToken(hash: String, newHash: String, now: Int64 = Timestamp.now()) async throws -> RefreshOutcome {
         try await database.write { connection in
             guard
@@ -51,12 +58,16 @@ extension AuthStore {
                 let session = try Self.session(id: try token.value(at: 0), on: connection)
             else { return .invalid }
             guard session.revokedAt == nil, session.expiresAt > now else { return .invalid }
-            if try token.value(at: 1, as: Int64?.self) != nil {
+            /// Revokes the session for the reuse of its token.
+            func reuse() throws -> RefreshOutcome {
                 try Self.revoke(sessionID: session.id, reason: "refresh token reused", now: now, on: connection)
                 return .reused(sessionID: session.id)
             }
+            if try token.value(at: 1, as: Int64?.self) != nil { return try reuse() }
             guard let user = try Self.user(id: session.userID, on: connection) else { return .invalid }
-            try connection.execute("UPDATE refresh_tokens SET rotated_at = ? WHERE token_hash = ?", [now, hash])
+            let claimed = try connection.execute(
+                "UPDATE refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL", [now, hash])
+            guard claimed == 1 else { return try reuse() }
             try connection.execute(
                 "INSERT INTO refresh_tokens (token_hash, session_id, created_at) VALUES (?, ?, ?)",
                 [newHash, session.id, now])
@@ -152,8 +163,26 @@ extension AuthStore {
             "UPDATE sessions SET revoked_at = ?, revoke_reason = ? WHERE id = ? AND revoked_at IS NULL",
             [now, reason, sessionID])
         guard changed == 1 else { return false }
-        try connection.execute("INSERT INTO revocations (session_id, revoked_at) VALUES (?, ?)", [sessionID, now])
+        try connection.execute(appendRevocationSQL(connection.dialect), [sessionID, now])
         return true
+    }
+
+    /// The statement appending `(session_id, revoked_at)` to the feed under the next sequence
+    /// number. SQLite's `AUTOINCREMENT` numbers in commit order (one writer at a time);
+    /// PostgreSQL takes the number from the counter row `revocation_sequence`, whose update
+    /// makes concurrent revocations conflict (the later is run again by `Database.write`), so
+    /// there too numbers follow commit order (see `AuthSchema.postgreSQLMigrations`).
+    private static func appendRevocationSQL(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            "INSERT INTO revocations (session_id, revoked_at) VALUES (?, ?)"
+        case .postgresql:
+            """
+            WITH next AS (UPDATE revocation_sequence SET last = last + 1 RETURNING last)
+            INSERT INTO revocations (sequence, session_id, revoked_at)
+            SELECT last, CAST(? AS TEXT), CAST(? AS BIGINT) FROM next
+            """
+        }
     }
 
     /// Revokes every live session of `userID` but `except`; returns their ids.

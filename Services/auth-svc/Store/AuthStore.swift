@@ -5,8 +5,11 @@ import Storage
 /// The SQL of auth-svc: users and identities here; sessions, email tokens and the outbox in
 /// the `AuthStore+…` extensions. Nothing else in the service writes SQL.
 ///
-/// Thread-safe (`Sendable`): every method runs on the database's own threads, writes one
-/// transaction at a time.
+/// Thread-safe (`Sendable`): every method runs on the database's own threads. Every write is
+/// one transaction that sees every write committed before it, by this process or another
+/// replica (`Database.write`: one writer at a time on SQLite; `SERIALIZABLE`, and run again on
+/// conflict, on PostgreSQL), so a write closure may run more than once: ids and times are made
+/// outside it, and it has no effect but on the database.
 final class AuthStore: Sendable {
     /// Why a write was refused.
     enum Conflict: Error, Sendable, Hashable {
@@ -16,7 +19,8 @@ final class AuthStore: Sendable {
         case noSuchUser
     }
 
-    /// The database, `auth.sqlite` in the data directory (or `:memory:` in tests).
+    /// The database: `auth.sqlite` in the data directory, the schema `auth` of a PostgreSQL
+    /// database, or `:memory:` in tests.
     let database: Database
 
     /// Wraps an open database whose migrations are `AuthSchema.migrations`.
@@ -24,18 +28,19 @@ final class AuthStore: Sendable {
         self.database = database
     }
 
-    /// Opens (creating and migrating) the database at `path` with `synchronous=FULL`: an
-    /// acknowledged account or session survives a power loss.
+    /// Opens (creating and migrating) the database at `location`, on SQLite with
+    /// `synchronous=FULL`: an acknowledged account or session survives a power loss.
     static func open(location: DatabaseLocation) async throws -> AuthStore {
         let database = try await Database(
-            location: location, options: DatabaseOptions(synchronous: .full),
-                migrations: Migrations(sqlite: AuthSchema.migrations, postgresql: AuthSchema.postgreSQLMigrations))
+            location: location, options: DatabaseOptions(synchronous: .full), migrations: AuthSchema.allMigrations)
         return AuthStore(database: database)
     }
 
     // MARK: Users
 
-    /// Creates a user; `Conflict.emailInUse` when the (lower-cased) email is taken.
+    /// Creates a user; `Conflict.emailInUse` when the (lower-cased) email is taken — also by a
+    /// sign-up committed at the same moment on another replica: the unique index `users_email`
+    /// refuses the second row.
     func createUser(
         email: String, passwordHash: String?, displayName: String?, emailVerified: Bool = false,
         now: Int64 = Timestamp.now()
@@ -118,10 +123,16 @@ final class AuthStore: Sendable {
     /// account nobody had proved loses then); else a new account. `Conflict.emailInUse` when the
     /// email belongs to another account and the provider does not vouch for it. Returns the user
     /// and the sessions revoked.
+    ///
+    /// Two first sign-ins with one identity at once (two replicas) make one account: each reads
+    /// the identity and the email the other inserts, so on PostgreSQL the later fails
+    /// serialization and is run again by `Database.write`, when it finds the identity (or, as
+    /// the last line of defence, the unique keys of `identities` and `users_email` refuse it).
     func userForIdentity(
         provider: String, issuer: String, subject: String, email: String, emailVerified: Bool,
         now: Int64 = Timestamp.now()
     ) async throws -> (UserRecord, revoked: [String]) {
+        let newUserID = UUID().uuidString.lowercased()
         do {
             return try await database.write { connection in
                 if let id = try connection.queryValue(
@@ -142,7 +153,7 @@ final class AuthStore: Sendable {
                     try connection.execute(
                         "UPDATE users SET email_verified = 1, updated_at = ? WHERE id = ?", [now, userID])
                 } else {
-                    userID = UUID().uuidString.lowercased()
+                    userID = newUserID
                     try Self.insertUser(
                         id: userID, email: email, passwordHash: nil, displayName: nil, emailVerified: emailVerified,
                         now: now, on: connection)

@@ -7,10 +7,24 @@ import Testing
 import RPC
 
 /// Runs `body` against a fresh auth-svc built in this process (``withInProcessStack(_:options:_:)``)
-/// with its own empty data directory, configured as ``withLiveAuthService(extraArguments:sourceLocation:_:)``
-/// configures the process; closes it and removes its files whether `body` succeeded or not.
+/// with its own empty data directory (and, on PostgreSQL, database), configured as
+/// ``withLiveAuthService(extraArguments:sourceLocation:_:)`` configures the process; closes it
+/// and removes its files whether `body` succeeded or not. On PostgreSQL it holds one of
+/// ``postgreSQLServiceSlots`` meanwhile.
 @discardableResult
 func withAuthService<Result>(_ body: (AuthServiceUnderTest) async throws -> Result) async throws -> Result {
+    guard TestBackend.isPostgreSQL else { return try await withInProcessAuthService(body) }
+    return try await postgreSQLServiceSlots.withSlots { try await withInProcessAuthService(body) }
+}
+
+/// Bounds how many in-process auth-svc run at once when the suites run on PostgreSQL: each
+/// holds a pool of connections (`DatabaseOptions.postgreSQLConnectionCount`) to the test
+/// process's shared server, and every test of the suites starting at once would open more
+/// than its `max_connections` allows.
+let postgreSQLServiceSlots = ConcurrencySlots(limit: 24)
+
+/// ``withAuthService(_:)`` without the bound.
+private func withInProcessAuthService<Result>(_ body: (AuthServiceUnderTest) async throws -> Result) async throws -> Result {
     let files = try AuthServiceUnderTest.Files.make()
     defer { try? FileManager.default.removeItem(at: files.directory) }
     let options = InProcessAuthOptions(
@@ -20,8 +34,8 @@ func withAuthService<Result>(_ body: (AuthServiceUnderTest) async throws -> Resu
     return try await withInProcessStack([.auth], options: InProcessOptions(auth: options)) { stack in
         try await body(
             AuthServiceUnderTest(
-                dataDirectory: stack.dataDirectory(.auth), internalAPIKey: stack.internalKey, signingKey: files.signingKey,
-                client: try stack.client(.auth), process: nil))
+                dataDirectory: stack.dataDirectory(.auth), databaseURL: try await stack.databaseURL(),
+                internalAPIKey: stack.internalKey, signingKey: files.signingKey, client: try stack.client(.auth), process: nil))
     }
 }
 
@@ -57,6 +71,9 @@ final class AuthServiceUnderTest: Sendable {
 
     /// The data directory (`--data-dir`), removed when the service stops.
     let dataDirectory: URL
+    /// The PostgreSQL database the service keeps its data in (schema `auth`) when the suites
+    /// run on PostgreSQL (``TestBackend``); nil on SQLite (`auth.sqlite` in the data directory).
+    let databaseURL: String?
     /// The key of `SessionRevocationService` (`SHOP_INTERNAL_API_KEY`).
     let internalAPIKey: String
     /// The key the service signs access tokens with (`--signing-key`).
@@ -66,8 +83,12 @@ final class AuthServiceUnderTest: Sendable {
     /// The process, when the service runs as one.
     let process: ServiceProcess?
 
-    fileprivate init(dataDirectory: URL, internalAPIKey: String, signingKey: SigningKey, client: RPCClient, process: ServiceProcess?) {
+    fileprivate init(
+        dataDirectory: URL, databaseURL: String?, internalAPIKey: String, signingKey: SigningKey, client: RPCClient,
+        process: ServiceProcess?
+    ) {
         self.dataDirectory = dataDirectory
+        self.databaseURL = databaseURL
         self.internalAPIKey = internalAPIKey
         self.signingKey = signingKey
         self.client = client
@@ -123,12 +144,20 @@ final class AuthServiceUnderTest: Sendable {
     }
 
     /// Writes the configuration files, starts the executable (with `extraArguments` after the
-    /// standard ones) and waits for its `listening` line.
+    /// standard ones; on PostgreSQL with a database of its own, ``TestBackend``) and waits for
+    /// its `listening` line.
     static func launch(extraArguments: [String] = [], sourceLocation: SourceLocation) async throws -> AuthServiceUnderTest {
         let directory = try TestScratch.makeDirectory(prefix: "auth-svc-tests")
+        let databaseName = TestBackend.isPostgreSQL ? Self.databaseName(for: directory) : nil
         do {
             let files = try Files.write(into: directory)
             let apiKey = TestScratch.randomKey()
+            var environment = ["SHOP_INTERNAL_API_KEY": apiKey]
+            var databaseURL: String?
+            if let databaseName {
+                databaseURL = try await PostgreSQLServer.createDatabase(databaseName)
+                environment["SHOP_DATABASE_URL"] = databaseURL
+            }
             let service = try await ServiceProcess.launch(
                 "auth-svc",
                 arguments: [
@@ -138,14 +167,41 @@ final class AuthServiceUnderTest: Sendable {
                     "--apple-client-id", IDTokens.appleClientID, "--apple-jwks", files.appleJWKS,
                     "--public-url", linkBaseURL,
                 ] + extraArguments,
-                environment: ["SHOP_INTERNAL_API_KEY": apiKey], sourceLocation: sourceLocation)
+                environment: environment, sourceLocation: sourceLocation)
             return AuthServiceUnderTest(
-                dataDirectory: directory, internalAPIKey: apiKey, signingKey: files.signingKey, client: service.client,
-                process: service)
+                dataDirectory: directory, databaseURL: databaseURL, internalAPIKey: apiKey, signingKey: files.signingKey,
+                client: service.client, process: service)
         } catch {
             try? FileManager.default.removeItem(at: directory)
+            if let databaseName { try? await PostgreSQLServer.dropDatabase(databaseName) }
             throw error
         }
+    }
+
+    /// The name of the PostgreSQL database of the process whose data directory is `directory`:
+    /// unique as the directory is, and derived from it so that ``stop()`` finds it.
+    private static func databaseName(for directory: URL) -> String {
+        "auth_live_" + String(directory.lastPathComponent.lowercased().map { $0.isLetter || $0.isNumber ? $0 : "_" })
+    }
+
+    /// Runs `sql` against the service's own database from outside, as an operator would: with
+    /// the `sqlite3` shell on `auth.sqlite` (WAL mode lets a second process write), or with
+    /// `psql` in the schema `auth` on PostgreSQL. Returns what it printed (unaligned, no
+    /// headers: one line per row, columns separated by `|`).
+    @discardableResult
+    func runSQL(_ sql: String) async throws -> String {
+        let shell: Command.Result
+        if let databaseURL {
+            shell = try await Command.run(
+                "psql", [databaseURL, "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", "SET search_path TO auth", "-c", sql],
+                timeout: .seconds(30))
+            try #require(shell.status == 0, "psql failed; is it installed (Debian postgresql-client)? \(shell)")
+        } else {
+            let database = dataDirectory.appendingPathComponent("auth.sqlite").path
+            shell = try await Command.run("sqlite3", ["-cmd", ".timeout 5000", database, sql], timeout: .seconds(30))
+            try #require(shell.status == 0, "sqlite3 failed; is it installed (Debian sqlite3)? \(shell)")
+        }
+        return shell.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// Stops the process: closes the client, sends SIGTERM, waits for the exit (SIGKILL after
@@ -156,6 +212,7 @@ final class AuthServiceUnderTest: Sendable {
         guard let process else { return nil }
         await process.closeClient()
         let status = await process.stop(patience: .seconds(6))
+        if databaseURL != nil { try? await PostgreSQLServer.dropDatabase(Self.databaseName(for: dataDirectory)) }
         try? FileManager.default.removeItem(at: dataDirectory)
         return status
     }
