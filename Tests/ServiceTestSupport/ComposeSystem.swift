@@ -38,7 +38,15 @@ package struct ComposeSystem: Sendable {
     package let extraEnvironment: [String: String]
 
     /// A system in `scratch` on `ports`; nothing runs until `up`.
-    package init(scratch: URL, data: URL, ports: [String: Int], services: [String], extraEnvironment: [String: String] = [:]) {
+    /// `SHOP_PORT_BASE` when the system's ports follow it (replicas take ports after each
+    /// service's first), else nil: each service's port is set on its own (``ports``).
+    package let portBase: Int?
+
+    package init(
+        scratch: URL, data: URL, ports: [String: Int], services: [String], extraEnvironment: [String: String] = [:],
+        portBase: Int? = nil
+    ) {
+        self.portBase = portBase
         self.scratch = scratch
         self.data = data
         self.ports = ports
@@ -80,7 +88,11 @@ package struct ComposeSystem: Sendable {
         environment["XDG_CONFIG_HOME"] = configHome.path
         environment["SHOP_BIN_DIR"] = Self.binDirectory.path
         environment["SHOP_HEALTH_TIMEOUT"] = "90"
-        for (name, port) in ports { environment[Self.portVariable(of: name)] = String(port) }
+        if let portBase {
+            environment["SHOP_PORT_BASE"] = String(portBase)
+        } else {
+            for (name, port) in ports { environment[Self.portVariable(of: name)] = String(port) }
+        }
         return environment
     }
 
@@ -127,18 +139,23 @@ package struct ComposeSystem: Sendable {
 /// commands get `environment` too, then runs `down`, kills whatever is still left (recording
 /// an issue if anything was) and removes the scratch directory, whether `body` succeeded or not.
 /// Holds one of ``serviceProcessSlots`` per service while the system may run.
+///
+/// With `portBase`, no service's port is set on its own: compose derives them from
+/// `SHOP_PORT_BASE` (as it must for replicas, which take the ports after each service's first).
 package func withComposeSystem(
-    ports chosen: [String: Int] = [:], environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation,
+    ports chosen: [String: Int] = [:], environment: [String: String] = [:], portBase: Int? = nil,
+    slots: Int = ServiceName.allCases.count, sourceLocation: SourceLocation = #_sourceLocation,
     _ body: (ComposeSystem) async throws -> Void
 ) async throws {
-    try await serviceProcessSlots.withSlots(ServiceName.allCases.count) {
-        try await runComposeSystem(ports: chosen, environment: environment, sourceLocation: sourceLocation, body)
+    try await serviceProcessSlots.withSlots(slots) {
+        try await runComposeSystem(
+            ports: chosen, environment: environment, portBase: portBase, sourceLocation: sourceLocation, body)
     }
 }
 
 /// ``withComposeSystem(ports:environment:sourceLocation:_:)`` once its slots are taken.
 private func runComposeSystem(
-    ports chosen: [String: Int], environment: [String: String], sourceLocation: SourceLocation,
+    ports chosen: [String: Int], environment: [String: String], portBase: Int?, sourceLocation: SourceLocation,
     _ body: (ComposeSystem) async throws -> Void
 ) async throws {
     let scratch = try TestScratch.makeDirectory(prefix: "deploy-compose")
@@ -147,9 +164,13 @@ private func runComposeSystem(
     let free = try FreePorts.take(names.count)
     var ports: [String: Int] = [:]
     for (index, name) in names.enumerated() { ports[name] = chosen[name] ?? free[index] }
+    if let portBase {
+        // compose's own rule: base + offset, the gateway at base + 1080.
+        for (index, name) in names.enumerated() { ports[name] = portBase + (name == "gateway" ? 1080 : index + 1) }
+    }
     let system = ComposeSystem(
         scratch: scratch, data: scratch.appendingPathComponent("data"), ports: ports, services: services,
-        extraEnvironment: environment)
+        extraEnvironment: environment, portBase: portBase)
     let outcome: Result<Void, any Error>
     do {
         try await body(system)
