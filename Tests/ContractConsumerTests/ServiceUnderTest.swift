@@ -99,7 +99,7 @@ struct ServiceUnderTest: Sendable {
         let built = try await BasketServer.build(
             configuration: BasketConfiguration(
                 port: 0, dataDirectory: directory.path, authTarget: UpstreamTarget(auth), catalogTarget: UpstreamTarget(catalog),
-                internalKey: TestAuthority.internalKey, gracePeriod: .seconds(2)),
+                internalKey: TestAuthority.internalKey, gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.authLink, directory: directory) {
             await built.catalogClient.close()
@@ -116,7 +116,7 @@ struct ServiceUnderTest: Sendable {
         let built = try await OrderServer.build(
             configuration: OrderConfiguration(
                 port: 0, dataDirectory: directory.path, auth: authOptions(auth), catalogTarget: UpstreamTarget(catalog),
-                basketTarget: UpstreamTarget(basket), gracePeriod: .seconds(2)),
+                basketTarget: UpstreamTarget(basket), gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.auth, directory: directory) {
             await built.auth.client.close()
@@ -146,7 +146,7 @@ struct ServiceUnderTest: Sendable {
         let directory = try dataDirectory("catalog")
         let built = try await CatalogServer.build(
             configuration: CatalogConfiguration(
-                port: 0, dataDirectory: directory.path, auth: authOptions(auth), gracePeriod: .seconds(2)),
+                port: 0, dataDirectory: directory.path, auth: authOptions(auth), gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
             logger: ContractLogging.quiet)
         return try await serving(built.server, authLink: built.auth, directory: directory) {
             await built.auth.client.close()

@@ -88,7 +88,7 @@ enum AuthProvider {
             server = try await AuthServer.build(
                 configuration: AuthConfiguration(
                     port: 0, dataDirectory: directory.path, hashThreads: 1, scryptLogN: scryptLogN,
-                    internalKey: internalKey, gracePeriod: .seconds(2)),
+                    internalKey: internalKey, gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: ContractLogging.quiet)
         } catch {
             try? FileManager.default.removeItem(at: directory)

@@ -57,7 +57,7 @@ enum BasketProvider {
             server = try await BasketServer.build(
                 configuration: BasketConfiguration(
                     port: 0, dataDirectory: directory.path, authTarget: UpstreamTarget(authority.address),
-                    catalogTarget: UpstreamTarget(catalog.address), internalKey: TestScratch.randomKey(), gracePeriod: .seconds(2)),
+                    catalogTarget: UpstreamTarget(catalog.address), internalKey: TestScratch.randomKey(), gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: ContractLogging.quiet)
         } catch {
             await authority.server.shutdown()

@@ -60,7 +60,7 @@ enum CatalogProvider {
         do {
             server = try await CatalogServer.build(
                 configuration: CatalogConfiguration(
-                    port: 0, dataDirectory: directory.path, auth: auth, gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: directory.path, auth: auth, gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: ContractLogging.quiet)
         } catch {
             await authority.server.shutdown()

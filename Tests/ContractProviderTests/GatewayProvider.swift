@@ -72,7 +72,7 @@ enum GatewayProvider {
                 configuration: AuthConfiguration(
                     port: 0, dataDirectory: authDirectory.path,
                     providers: try identityProviders(keySetsIn: root),
-                    hashThreads: 1, scryptLogN: scryptLogN, internalKey: internalKey, gracePeriod: .seconds(2)),
+                    hashThreads: 1, scryptLogN: scryptLogN, internalKey: internalKey, gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: quiet)
             started.stops.append {
                 await auth.server.shutdown()
@@ -88,7 +88,7 @@ enum GatewayProvider {
             let catalogDirectory = try dataDirectory("catalog")
             let catalog = try await CatalogServer.build(
                 configuration: CatalogConfiguration(
-                    port: 0, dataDirectory: catalogDirectory.path, auth: authLink, gracePeriod: .seconds(2)),
+                    port: 0, dataDirectory: catalogDirectory.path, auth: authLink, gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: quiet)
             started.stops.append {
                 await catalog.server.shutdown()
@@ -100,7 +100,7 @@ enum GatewayProvider {
             let basket = try await BasketServer.build(
                 configuration: BasketConfiguration(
                     port: 0, dataDirectory: try dataDirectory("basket").path, authTarget: UpstreamTarget(authAddress),
-                    catalogTarget: UpstreamTarget(catalogAddress), internalKey: internalKey, gracePeriod: .seconds(2)),
+                    catalogTarget: UpstreamTarget(catalogAddress), internalKey: internalKey, gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: quiet)
             started.stops.append {
                 await basket.server.shutdown()
@@ -113,7 +113,7 @@ enum GatewayProvider {
             let order = try await OrderServer.build(
                 configuration: OrderConfiguration(
                     port: 0, dataDirectory: try dataDirectory("order").path, auth: authLink, catalogTarget: UpstreamTarget(catalogAddress),
-                    basketTarget: UpstreamTarget(basketAddress), gracePeriod: .seconds(2)),
+                    basketTarget: UpstreamTarget(basketAddress), gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: quiet)
             started.stops.append {
                 await order.server.shutdown()

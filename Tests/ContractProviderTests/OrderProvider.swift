@@ -52,7 +52,7 @@ enum OrderProvider {
             server = try await OrderServer.build(
                 configuration: OrderConfiguration(
                     port: 0, dataDirectory: directory.path, auth: auth, catalogTarget: UpstreamTarget(mocks[1].address),
-                    basketTarget: UpstreamTarget(mocks[0].address), gracePeriod: .seconds(2)),
+                    basketTarget: UpstreamTarget(mocks[0].address), gracePeriod: .seconds(2), databaseURL: try await TestBackend.newDatabaseURL()),
                 logger: ContractLogging.quiet)
         } catch {
             for mock in mocks { await mock.stop() }

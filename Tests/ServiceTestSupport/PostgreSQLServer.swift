@@ -169,4 +169,11 @@ package enum TestBackend {
     package static var isPostgreSQL: Bool {
         ProcessInfo.processInfo.environment["STOREFRONT_TEST_BACKEND"] == "postgresql"
     }
+
+    /// On PostgreSQL, the URL of a new database on the test server for one service (or a few
+    /// sharing it, each in its own schema); nil on SQLite. Left to the test server's end.
+    package static func newDatabaseURL() async throws -> String? {
+        guard isPostgreSQL else { return nil }
+        return try await PostgreSQLServer.createDatabase("service_" + UUID().uuidString.prefix(13).lowercased().replacing("-", with: ""))
+    }
 }
