@@ -81,16 +81,18 @@ public final class BalancingTransport: ClientTransport {
         state.withLock { Array($0.transports.values) }
     }
 
-    /// Starts the call with `start` on the replicas in ``ReplicaSet/order(startingAt:)``
-    /// until one takes it; throws the last refusal when none does.
+    /// Starts the call with `start` on the replicas in ``ReplicaSet/rotation`` order until
+    /// one takes it; throws the last refusal when none does.
     private func route<Result>(_ start: (any ClientTransport) throws(RPCError) -> Result) throws(RPCError) -> Result {
-        let order = replicas.order(startingAt: cursor.wrappingAdd(1, ordering: .relaxed).oldValue)
+        let rotation = replicas.rotation
+        let call = cursor.wrappingAdd(1, ordering: .relaxed).oldValue
         var refusal = RPCError(
             code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: "No replica of \(replicas.name) can be reached.")
-        for address in order {
+        for attempt in rotation.addresses.indices {
+            let address = rotation.address(call: call, attempt: attempt)
             let transport: any ClientTransport
             do {
-                transport = try self.transport(for: address)
+                transport = try self.transport(for: address, generation: rotation.generation)
             } catch {
                 if isClosed { throw error }
                 refusal = error
@@ -106,10 +108,9 @@ public final class BalancingTransport: ClientTransport {
         throw refusal
     }
 
-    /// The transport of the replica at `address`, made now if it has none; transports of
-    /// replicas that left the set are closed on the way.
-    private func transport(for address: SocketAddressText) throws(RPCError) -> any ClientTransport {
-        let generation = replicas.generation
+    /// The transport of the replica at `address`, made now if it has none; when the set's
+    /// members changed (`generation`), transports of replicas that left it are closed on the way.
+    private func transport(for address: SocketAddressText, generation: Int) throws(RPCError) -> any ClientTransport {
         let found = state.withLock { state -> Result<(any ClientTransport, [any ClientTransport]), RPCError> in
             guard !state.closed else { return .failure(RPCError(code: .unavailable, message: "The client is closed.")) }
             var gone: [any ClientTransport] = []

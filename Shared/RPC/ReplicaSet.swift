@@ -33,15 +33,54 @@ public final class ReplicaSet: Sendable {
     }
 
     /// One replica and whether it takes calls.
-    private struct Member {
+    fileprivate struct Member {
         let address: SocketAddressText
         var inRotation = true
     }
 
     private struct State {
-        var members: [Member]
+        var members: [Member] {
+            didSet { rotation = Rotation(members: members, generation: generation) }
+        }
         /// Counts membership changes, so balancers know when to let go of removed replicas.
-        var generation = 0
+        var generation = 0 {
+            didSet { rotation = Rotation(members: members, generation: generation) }
+        }
+        /// The members in the order calls try them, kept ready: no call allocates.
+        private(set) var rotation: Rotation
+
+        init(members: [Member]) {
+            self.members = members
+            rotation = Rotation(members: members, generation: 0)
+        }
+    }
+
+    /// The members as calls try them: those in rotation first, then the others.
+    public struct Rotation: Sendable {
+        /// In rotation first, the others after them.
+        public let addresses: [SocketAddressText]
+        /// How many of ``addresses`` are in rotation.
+        public let inRotationCount: Int
+        /// The set's ``ReplicaSet/generation`` when it was made.
+        public let generation: Int
+
+        fileprivate init(members: [Member], generation: Int) {
+            let healthy = members.filter(\.inRotation).map(\.address)
+            addresses = healthy + members.filter { !$0.inRotation }.map(\.address)
+            inRotationCount = healthy.count
+            self.generation = generation
+        }
+
+        /// The address a call numbered `call` tries at its `attempt`-th try (0-based, below
+        /// `addresses.count`): those in rotation round from `call`, then the others round from it.
+        public func address(call: Int, attempt: Int) -> SocketAddressText {
+            let spin = Int(call.magnitude % UInt(max(addresses.count, 1)))
+            if attempt < inRotationCount {
+                return addresses[(spin + attempt) % inRotationCount]
+            }
+            let others = addresses.count - inRotationCount
+            return addresses[inRotationCount + (spin + attempt - inRotationCount) % others]
+        }
     }
 
     /// The service, e.g. `catalog-svc`, for messages.
@@ -74,22 +113,16 @@ public final class ReplicaSet: Sendable {
     /// Counts membership changes (not rotation changes).
     public var generation: Int { state.withLock { $0.generation } }
 
-    /// The order in which a call tries the members: those in rotation first, starting at
-    /// `start` (a counter, taken modulo their number), then the others — tried last rather
+    /// The order in which calls try the members now: those in rotation first (a call starts
+    /// at its own number among them, so calls go round), then the others — tried last rather
     /// than never, so that calls still go somewhere when every check fails, and the first
     /// replica to come back is found by them.
-    public func order(startingAt start: Int) -> [SocketAddressText] {
-        state.withLock { state in
-            let healthy = state.members.filter(\.inRotation).map(\.address)
-            let others = state.members.filter { !$0.inRotation }.map(\.address)
-            return Self.rotated(healthy, by: start) + Self.rotated(others, by: start)
-        }
-    }
+    public var rotation: Rotation { state.withLock { $0.rotation } }
 
-    private static func rotated(_ addresses: [SocketAddressText], by start: Int) -> [SocketAddressText] {
-        guard addresses.count > 1 else { return addresses }
-        let offset = start.magnitude % UInt(addresses.count)
-        return Array(addresses[Int(offset)...] + addresses[..<Int(offset)])
+    /// The order a call numbered `start` tries the members in (``rotation``, spelled out).
+    public func order(startingAt start: Int) -> [SocketAddressText] {
+        let rotation = self.rotation
+        return rotation.addresses.indices.map { rotation.address(call: start, attempt: $0) }
     }
 
     /// Takes `address` out of the rotation until a check brings it back: a call could not
