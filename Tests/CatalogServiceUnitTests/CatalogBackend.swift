@@ -1,0 +1,47 @@
+@testable import catalog_svc
+import Contracts
+import ServiceTestSupport
+import Storage
+import Testing
+
+/// The database a `CatalogStore` test runs on: SQLite in memory, or PostgreSQL — a database of
+/// its own on the test process's shared server (`PostgreSQLServer.withDatabase`), so the
+/// suites whose tests take a backend are live suites.
+enum CatalogBackend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// `:memory:`.
+    case sqlite
+    /// The schema `catalog` of a fresh PostgreSQL database.
+    case postgresql
+
+    /// The backend's name in test results.
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with a new, migrated store on this backend — holding the seed catalog when
+    /// `seeded` — and closes it afterwards (on PostgreSQL its database is then dropped).
+    func withStore<Value>(seeded: Bool = true, _ body: (CatalogStore) async throws -> Value) async throws -> Value {
+        switch self {
+        case .sqlite:
+            let database = try await Database(path: ":memory:", migrations: CatalogSchema.migrations)
+            return try await Self.run(body, on: CatalogStore(database: database), seeded: seeded)
+        case .postgresql:
+            return try await PostgreSQLServer.withDatabase { url in
+                try await Self.run(body, on: try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")), seeded: seeded)
+            }
+        }
+    }
+
+    /// Seeds `store` when `seeded`, runs `body` with it and closes it, whatever `body` did.
+    private static func run<Value>(
+        _ body: (CatalogStore) async throws -> Value, on store: CatalogStore, seeded: Bool
+    ) async throws -> Value {
+        let outcome: Result<Value, any Error>
+        do {
+            if seeded { try await store.seedIfNeeded(with: SeedCatalog.products) }
+            outcome = .success(try await body(store))
+        } catch {
+            outcome = .failure(error)
+        }
+        await store.database.close()
+        return try outcome.get()
+    }
+}

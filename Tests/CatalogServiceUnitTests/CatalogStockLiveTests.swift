@@ -1,0 +1,64 @@
+@testable import catalog_svc
+import Contracts
+import ServiceTestSupport
+import Storage
+import Testing
+
+/// Stock reservations when replicas race on one PostgreSQL database: two stores (as two
+/// catalog-svc replicas) on the schema `catalog` reserve the same stock at once.
+@Suite("Catalog stock with racing replicas on PostgreSQL, live")
+struct CatalogStockLiveTests {
+    @Test("replicas racing for the last units reserve exactly the stock, and each reservation id once")
+    func racingReservations() async throws {
+        try await PostgreSQLServer.withDatabase { url in
+            let replicas = [
+                try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
+                try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
+            ]
+            var product = CatalogSearchTests.product("Last few mugs")
+            product.stock = 10
+            let (stored, _) = try await replicas[0].upsert(product)
+            // 40 attempts of one unit each on 20 ids (each id twice, once on each replica).
+            let outcomes = try await withThrowingTaskGroup(of: CatalogStore.ReservationOutcome.self) { group in
+                for attempt in 0..<40 {
+                    group.addTask {
+                        try await replicas[attempt % 2].reserve(reservationID: "order-\(attempt / 2)", counts: [stored.id: 1])
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let stock = try await replicas[1].product(id: stored.id)?.stock
+            let reservations = try await replicas[1].database.read { connection in
+                try connection.queryValue("SELECT count(*) FROM reservations", as: Int.self)
+            }
+            for replica in replicas { await replica.database.close() }
+            #expect(stock == 0)
+            #expect(reservations == 10, "ten ids got the ten units; none twice")
+            #expect(outcomes.filter { $0 == .reserved }.count == 20, "each of the ten ids answers reserved on both replicas")
+            #expect(outcomes.filter { if case .outOfStock = $0 { true } else { false } }.count == 20)
+        }
+    }
+
+    @Test("releasing on one replica while the other releases too gives the stock back once")
+    func racingReleases() async throws {
+        try await PostgreSQLServer.withDatabase { url in
+            let replicas = [
+                try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
+                try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
+            ]
+            var product = CatalogSearchTests.product("Teapot")
+            product.stock = 5
+            let (stored, _) = try await replicas[0].upsert(product)
+            #expect(try await replicas[0].reserve(reservationID: "order-1", counts: [stored.id: 3]) == .reserved)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for attempt in 0..<10 {
+                    group.addTask { try await replicas[attempt % 2].release(reservationID: "order-1") }
+                }
+                try await group.waitForAll()
+            }
+            let stock = try await replicas[1].product(id: stored.id)?.stock
+            for replica in replicas { await replica.database.close() }
+            #expect(stock == 5)
+        }
+    }
+}
