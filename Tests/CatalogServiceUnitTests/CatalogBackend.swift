@@ -24,11 +24,23 @@ enum CatalogBackend: String, CaseIterable, Sendable, CustomTestStringConvertible
             let database = try await Database(path: ":memory:", migrations: CatalogSchema.migrations)
             return try await Self.run(body, on: CatalogStore(database: database), seeded: seeded)
         case .postgresql:
-            return try await PostgreSQLServer.withDatabase { url in
+            return try await Self.withPostgreSQLDatabase { url in
                 try await Self.run(body, on: try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")), seeded: seeded)
             }
         }
     }
+
+    /// Runs `body` with the URL of a fresh PostgreSQL database (``PostgreSQLServer/withDatabase(_:)``),
+    /// holding `stores` of ``postgreSQLStoreSlots`` meanwhile: one per store it opens there.
+    static func withPostgreSQLDatabase<Value>(stores: Int = 1, _ body: (String) async throws -> Value) async throws -> Value {
+        try await postgreSQLStoreSlots.withSlots(stores) { try await PostgreSQLServer.withDatabase(body) }
+    }
+
+    /// Bounds how many PostgreSQL stores these tests hold open at once: each holds a pool of
+    /// connections (`DatabaseOptions.postgreSQLConnectionCount`) to the test process's shared
+    /// server, and every test starting at once would open more than its `max_connections`
+    /// allows.
+    static let postgreSQLStoreSlots = ConcurrencySlots(limit: 6)
 
     /// Seeds `store` when `seeded`, runs `body` with it and closes it, whatever `body` did.
     private static func run<Value>(

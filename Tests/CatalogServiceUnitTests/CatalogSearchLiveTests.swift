@@ -133,7 +133,7 @@ struct CatalogSearchLiveTests {
 
     @Test("searches ignore accents on PostgreSQL through unaccent, recorded as such", arguments: [true, false])
     func accentsOnPostgreSQL(unaccentAvailable: Bool) async throws {
-        try await PostgreSQLServer.withDatabase { url in
+        try await CatalogBackend.withPostgreSQLDatabase { url in
             // Without unaccent (an extension that cannot be created stands in for it), the
             // configuration keeps accents, and says so.
             var migrations = CatalogSchema.postgreSQLMigrations

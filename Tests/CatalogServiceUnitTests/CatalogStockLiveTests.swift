@@ -10,7 +10,7 @@ import Testing
 struct CatalogStockLiveTests {
     @Test("replicas racing for the last units reserve exactly the stock, and each reservation id once")
     func racingReservations() async throws {
-        try await PostgreSQLServer.withDatabase { url in
+        try await CatalogBackend.withPostgreSQLDatabase(stores: 2) { url in
             let replicas = [
                 try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
                 try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
@@ -41,7 +41,7 @@ struct CatalogStockLiveTests {
 
     @Test("releasing on one replica while the other releases too gives the stock back once")
     func racingReleases() async throws {
-        try await PostgreSQLServer.withDatabase { url in
+        try await CatalogBackend.withPostgreSQLDatabase(stores: 2) { url in
             let replicas = [
                 try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
                 try await CatalogStore.open(location: .postgresql(url: url, schema: "catalog")),
