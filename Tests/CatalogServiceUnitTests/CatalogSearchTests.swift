@@ -54,17 +54,17 @@ struct CatalogSearchTests {
         #expect(SearchText.tsQueryTerm(for: "o'neil\\", titleOnly: false) == #"'o''neil\\':*"#)
     }
 
-    @Test("words read while a write happened are not kept")
-    func vocabularyReadDuringWrite() {
+    @Test("words are kept per version of the products' text, and words of an older version never replace newer ones")
+    func vocabularyVersions() {
         let vocabulary = SearchVocabulary()
-        let stale = [SearchSuggestion.Term(word: "old", products: 1)]
-        let fresh = [SearchSuggestion.Term(word: "new", products: 1)]
-        // The write lands (and forgets) while the read is under way: what it read is not kept.
-        #expect(vocabulary.terms { vocabulary.forget(); return stale } == stale)
-        #expect(vocabulary.terms { fresh } == fresh)
-        #expect(vocabulary.terms { stale } == fresh)  // kept: no read
-        vocabulary.forget()
-        #expect(vocabulary.terms { stale } == stale)
+        let old = [SearchSuggestion.Term(word: "old", products: 1)]
+        let new = [SearchSuggestion.Term(word: "new", products: 1)]
+        #expect(vocabulary.terms(at: 1) { old } == old)
+        #expect(vocabulary.terms(at: 1) { new } == old)  // kept: no read
+        #expect(vocabulary.terms(at: 2) { new } == new)  // another replica wrote
+        // A read that began before the write (at version 1) finishes after it: served, not kept.
+        #expect(vocabulary.terms(at: 1) { old } == old)
+        #expect(vocabulary.terms(at: 2) { old } == new)
     }
 
     @Test("among equally close words, the one more products hold wins")

@@ -83,7 +83,9 @@ extension CatalogStore {
                 if misspelt.count > Self.maximumCorrectedWords { return nil }
             }
             guard !misspelt.isEmpty else { return nil }
-            let vocabulary = try self.searchVocabulary.terms { try Self.vocabulary(on: connection) }
+            let vocabulary = try self.searchVocabulary.terms(at: try Self.searchVersion(on: connection)) {
+                try Self.vocabulary(on: connection)
+            }
             var corrected = words
             for position in misspelt {
                 guard let correction = SearchSuggestion.correction(for: words[position], among: vocabulary) else { return nil }
@@ -102,9 +104,26 @@ extension CatalogStore {
         }
     }
 
+    /// The version of the products' text: raised by every write of it (``raiseSearchVersion(on:)``),
+    /// 0 before the first.
+    static func searchVersion(on connection: Connection) throws -> Int64 {
+        try connection.queryValue("SELECT value FROM catalog_meta WHERE key = 'search_version'", as: String.self)
+            .flatMap { Int64($0) } ?? 0
+    }
+
+    /// Raises the version of the products' text, in the transaction that changes it: a
+    /// replica's kept vocabulary then no longer matches, whichever replica wrote.
+    static func raiseSearchVersion(on connection: Connection) throws {
+        try connection.execute(
+            """
+            INSERT INTO catalog_meta (key, value) VALUES ('search_version', '1')
+            ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(catalog_meta.value AS BIGINT) + 1 AS TEXT)
+            """)
+    }
+
     /// Every word of the index but CJK ones, with the number of products holding each. Bounded
     /// by the catalog's distinct words, not by the products or the queries; read once and kept
-    /// in ``searchVocabulary`` until a product's text changes.
+    /// in ``searchVocabulary`` until the products' text changes.
     static func vocabulary(on connection: Connection) throws -> [SearchSuggestion.Term] {
         let sql =
             switch connection.dialect {
@@ -153,39 +172,26 @@ extension CatalogStore {
     }
 }
 
-/// The search index's words, read once and kept until a write of products' text forgets them,
-/// so a search that finds nothing — anyone can send one — costs a pass over the words in
-/// memory (mostly a length comparison each), not a walk of the whole index.
+/// The search index's words, read once and kept while the products' text stays at the version
+/// they were read at, so a search that finds nothing — anyone can send one — costs a pass over
+/// the words in memory (mostly a length comparison each), not a walk of the whole index.
 ///
-/// Thread-safe: the words live behind a `Mutex`. A read that began before a write finished
-/// does not keep what it read: each `forget()` starts a new generation, and only words read
-/// within the current generation are kept.
+/// Thread-safe: the words live behind a `Mutex`. The version (`catalog_meta`'s
+/// `search_version`) lives in the database and is read in the same transaction as the words,
+/// so words kept in one replica are dropped when any replica changes a product's text, and
+/// words read at an older version never replace newer ones.
 final class SearchVocabulary: Sendable {
-    private struct State {
-        var generation = 0
-        var terms: [SearchSuggestion.Term]?
-    }
+    /// The words kept, with the version they were read at.
+    private let kept = Mutex<(version: Int64, terms: [SearchSuggestion.Term])?>(nil)
 
-    private let state = Mutex(State())
-
-    /// The words: the kept ones, or those `read` returns (kept unless a write came meanwhile).
-    func terms(read: () throws -> [SearchSuggestion.Term]) rethrows -> [SearchSuggestion.Term] {
-        let generation: Int
-        do {
-            let current = state.withLock { ($0.generation, $0.terms) }
-            if let terms = current.1 { return terms }
-            generation = current.0
-        }
+    /// The words at `version`: the kept ones when they were read at it, else those `read`
+    /// returns (read in the transaction `version` comes from), kept unless newer ones are.
+    func terms(at version: Int64, read: () throws -> [SearchSuggestion.Term]) rethrows -> [SearchSuggestion.Term] {
+        if let current = kept.withLock({ $0 }), current.version == version { return current.terms }
         let terms = try read()
-        state.withLock { if $0.generation == generation { $0.terms = terms } }
-        return terms
-    }
-
-    /// Forgets the words: a product's text changed.
-    func forget() {
-        state.withLock {
-            $0.generation += 1
-            $0.terms = nil
+        kept.withLock { kept in
+            if (kept?.version ?? .min) <= version { kept = (version, terms) }
         }
+        return terms
     }
 }

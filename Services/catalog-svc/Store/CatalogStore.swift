@@ -14,8 +14,9 @@ import Storage
 final class CatalogStore: Sendable {
     /// The database.
     let database: Database
-    /// The words of the search index that spelling suggestions are drawn from, kept between
-    /// writes of products' text (each of which forgets it).
+    /// The words of the search index that spelling suggestions are drawn from, kept while the
+    /// products' text stays at the version they were read at (`catalog_meta`'s
+    /// `search_version`, which every write of a product's text, by any replica, raises).
     let searchVocabulary = SearchVocabulary()
 
     /// The product columns, in the order `product(from:)` reads them.
@@ -40,7 +41,6 @@ final class CatalogStore: Sendable {
     /// back); returns whether it loaded them.
     @discardableResult
     func seedIfNeeded(with products: [Product]) async throws -> Bool {
-        defer { searchVocabulary.forget() }
         let now = Self.now()
         return try await database.write { connection in
             guard try connection.queryValue("SELECT value FROM catalog_meta WHERE key = 'seeded'", as: String.self) == nil
@@ -93,14 +93,12 @@ final class CatalogStore: Sendable {
     /// Creates or replaces `product`: id 0 takes a new id. Returns the stored product and
     /// whether it was created.
     func upsert(_ product: Product) async throws -> (Product, created: Bool) {
-        defer { searchVocabulary.forget() }
         let now = Self.now()
         return try await database.write { connection in try Self.upsert(product, updatedAt: now, on: connection) }
     }
 
     /// Upserts a batch in one transaction; returns how many were created and updated.
     func upsert(batch products: [Product]) async throws -> (created: Int, updated: Int) {
-        defer { searchVocabulary.forget() }
         let now = Self.now()
         return try await database.write { connection in
             var created = 0
@@ -111,9 +109,10 @@ final class CatalogStore: Sendable {
 
     /// Deletes the product (and, by cascade, every favorite of it); whether it existed.
     func delete(id: Int) async throws -> Bool {
-        defer { searchVocabulary.forget() }
-        return try await database.write { connection in
-            try connection.execute("DELETE FROM products WHERE id = ?", [id]) == 1
+        try await database.write { connection in
+            guard try connection.execute("DELETE FROM products WHERE id = ?", [id]) == 1 else { return false }
+            try Self.raiseSearchVersion(on: connection)
+            return true
         }
     }
 
@@ -176,6 +175,7 @@ final class CatalogStore: Sendable {
                 updatedAt,
             ])
         try indexForSearch(id: product.id, title: product.title, description: product.description, on: connection)
+        try raiseSearchVersion(on: connection)
     }
 
     /// The product with `id` on `connection`, or nil.
