@@ -5,7 +5,7 @@ import Storage
 extension CatalogStore {
     /// What a listing asks for.
     struct ProductFilter: Sendable, Hashable {
-        /// Only this category (case-insensitive), if given.
+        /// Only this category (the case of ASCII letters ignored), if given.
         var category: String?
         /// The words of the query (`SearchQuery.words(of:)`), if the listing searches; all must
         /// match, and none matches nothing.
