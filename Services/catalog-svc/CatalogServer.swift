@@ -47,6 +47,10 @@ struct CatalogServer: ServiceServer {
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_CATALOG_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
         let store = try await CatalogStore.open(location: configuration.databaseLocation)
+        if try await store.searchKeepsAccents() {
+            // Decided once, when the schema was created (the index's words depend on it).
+            logger.warning("search keeps accents: PostgreSQL's extension unaccent could not be created with the catalog schema")
+        }
         if configuration.seed, try await store.seedIfNeeded(with: SeedCatalog.products) {
             logger.info("seed catalog loaded", metadata: ["products": "\(SeedCatalog.products.count)"])
         }

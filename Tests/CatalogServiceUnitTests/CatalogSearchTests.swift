@@ -4,18 +4,11 @@ import Foundation
 import Storage
 import Testing
 
-/// `CatalogStore` search on `:memory:` and on files: words inside CJK runs, spelling
-/// suggestions from the catalog's vocabulary, and the upgrade of a catalog indexed the old way.
+/// Catalog search without a database, and on SQLite files: how text and queries are cut, the
+/// suggestions' choice of word, and the upgrade of a catalog indexed the old way. The searches
+/// themselves run on both backends in `CatalogSearchLiveTests`.
 @Suite("Catalog search: CJK words, suggestions, index migration")
 struct CatalogSearchTests {
-    /// A store holding the seed catalog and `extra`.
-    func store(with extra: [Product] = []) async throws -> CatalogStore {
-        let store = CatalogStore(database: try await Database(path: ":memory:", migrations: CatalogSchema.migrations))
-        try await store.seedIfNeeded(with: SeedCatalog.products)
-        for product in extra { _ = try await store.upsert(product) }
-        return store
-    }
-
     /// A new product titled `title`, described by `description`.
     static func product(_ title: String, description: String = "", category: String = "kitchen") -> Product {
         Product(
@@ -30,44 +23,10 @@ struct CatalogSearchTests {
         product("ステンレス製マグカップ", description: "保温性が高い"),
     ]
 
-    /// The titles `query` finds (all pages), in the order served.
-    func titles(_ store: CatalogStore, _ query: String, category: String? = nil) async throws -> [String] {
-        let filter = CatalogStore.ProductFilter(
-            category: category, search: SearchQuery.expression(for: query), sort: .relevance)
+    /// The titles `query` finds (the first 100), in the order served.
+    static func titles(_ store: CatalogStore, _ query: String, category: String? = nil) async throws -> [String] {
+        let filter = CatalogStore.ProductFilter(category: category, search: SearchQuery.words(of: query), sort: .relevance)
         return try await store.listProducts(filter, after: nil, limit: 100).products.map(\.title)
-    }
-
-    @Test(
-        "a CJK word is found inside a longer run, at its start, middle or end, from one character up",
-        arguments: [
-            ("湯呑み", ["伝統的な湯呑みセット"]), ("湯呑", ["伝統的な湯呑みセット", "急須と湯呑"]),
-            ("湯", ["伝統的な湯呑みセット", "急須と湯呑"]), ("呑", ["伝統的な湯呑みセット", "急須と湯呑"]),
-            ("セット", ["伝統的な湯呑みセット"]), ("ト", ["伝統的な湯呑みセット"]), ("伝統", ["伝統的な湯呑みセット"]),
-            ("職人", ["伝統的な湯呑みセット"]), ("マグ", ["ステンレス製マグカップ"]), ("カップ", ["ステンレス製マグカップ"]),
-            ("湯呑み 職人", ["伝統的な湯呑みセット"]), ("みセ", ["伝統的な湯呑みセット"]),
-            ("呑み湯", []), ("湯呑み 保温", []), ("茶碗", []),
-        ])
-    func cjkInsideRuns(query: String, expected: [String]) async throws {
-        let store = try await store(with: Self.japanese)
-        #expect(try await titles(store, query) == expected)
-    }
-
-    @Test("a title holding a CJK word ranks before a description holding it")
-    func cjkRanking() async throws {
-        let store = try await store(with: [
-            Self.product("陶器の皿", description: "湯呑みに合う"), Self.product("湯呑みセット", description: "陶器"),
-        ])
-        #expect(try await titles(store, "湯呑み") == ["湯呑みセット", "陶器の皿"])
-    }
-
-    @Test("Latin words keep prefix matching, and a word mixing scripts needs both parts")
-    func mixedScripts() async throws {
-        let store = try await store(with: [Self.product("iPhone用ケース", description: "Slim case")])
-        #expect(try await titles(store, "iphone") == ["iPhone用ケース"])
-        #expect(try await titles(store, "ipho") == ["iPhone用ケース"])
-        #expect(try await titles(store, "iPhone用ケース") == ["iPhone用ケース"])
-        #expect(try await titles(store, "ケース sli") == ["iPhone用ケース"])
-        #expect(try await titles(store, "android用ケース").isEmpty)
     }
 
     @Test("the index form cuts CJK runs into bigrams and the last character, and leaves other text")
@@ -81,62 +40,31 @@ struct CatalogSearchTests {
         #expect(SearchText.queryTerm(for: "lapt") == #""lapt"*"#)
     }
 
-    @Test(
-        "a misspelt query is corrected from the catalog's words, only when it finds nothing",
-        arguments: [
-            ("headphnes", "headphones"), ("Headphnes", "headphones"), ("hedaphones", "headphones"),
-            ("wireless headphnes", "wireless headphones"), ("jakcet", "jacket"), ("earings gold", "earrings gold"),
-            ("necklaec", "necklace"),
-        ])
-    func suggestion(query: String, expected: String) async throws {
-        let store = try await store()
-        let words = SearchQuery.words(of: query)
-        #expect(try await titles(store, query).isEmpty)
-        #expect(try await store.suggestion(for: words, category: nil) == expected)
-        #expect(try await !titles(store, expected).isEmpty)
+    @Test("PostgreSQL's index is given unicode61's tokens, and its queries the same parts as FTS5's")
+    func tokenFormAndTSQuery() {
+        #expect(SearchText.tokenForm(of: "Noise-Cancelling, 15.6\" Café") == "noise cancelling 15 6 café")
+        #expect(SearchText.tokenForm(of: "iPhone用ケース") == "iphone 用ケ ケー ース ス ")
+        #expect(SearchText.tsQueryTerm(for: "lapt", titleOnly: false) == "'lapt':*")
+        #expect(SearchText.tsQueryTerm(for: "湯呑み", titleOnly: true) == "('湯呑':A <-> '呑み':A)")
+        #expect(SearchText.tsQueryTerm(for: "湯", titleOnly: true) == "'湯':*A")
+        #expect(SearchText.tsQueryTerm(for: "iphone用ケース", titleOnly: false) == "'iphone':* & ('用ケ' <-> 'ケー' <-> 'ース')")
+        #expect(SearchQuery.tsQuery(for: ["wireless", "hea"]) == "('wireless':*) & ('hea':*)")
+        #expect(SearchQuery.tsQuery(for: []) == nil)
+        #expect(SearchText.queryParts(for: "o'neil\\") == [.prefix("o'neil\\")])
+        #expect(SearchText.tsQueryTerm(for: "o'neil\\", titleOnly: false) == #"'o''neil\\':*"#)
     }
 
-    @Test(
-        "no suggestion when nothing is close, the words are too short or too many, or the correction finds nothing",
-        arguments: [
-            ["zzzzzz"], ["qx"], ["headphnes", "jakcet"], ["headphones"], ["headp"], ["湯呑み"],
-            ["headphnes", "jakcet", "necklaec", "earings"], ["headphnes", "pearl"],
-        ])
-    func noSuggestion(words: [String]) async throws {
-        let store = try await store()
-        #expect(try await store.suggestion(for: words, category: nil) == nil)
-    }
-
-    @Test("a suggestion finds products in the category asked, or is not made")
-    func suggestionWithinCategory() async throws {
-        let store = try await store()
-        #expect(try await store.suggestion(for: ["headphnes"], category: "electronics") == "headphones")
-        #expect(try await store.suggestion(for: ["headphnes"], category: "jewelery") == nil)
-    }
-
-    @Test("the words suggestions come from are kept between searches and follow every write")
-    func vocabularyFollowsWrites() async throws {
-        let store = try await store()
-        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == nil)  // read and kept
-        let (added, _) = try await store.upsert(Self.product("Brass kaleidoscope"))
-        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == "kaleidoscope")
-        _ = try await store.delete(id: added.id)
-        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == nil)
-        _ = try await store.upsert(batch: [Self.product("Kaleidoscope for children")])
-        #expect(try await store.suggestion(for: ["kaleidoscpoe"], category: nil) == "kaleidoscope")
-    }
-
-    @Test("words read while a write happened are not kept")
-    func vocabularyReadDuringWrite() {
+    @Test("words are kept per version of the products' text, and words of an older version never replace newer ones")
+    func vocabularyVersions() {
         let vocabulary = SearchVocabulary()
-        let stale = [SearchSuggestion.Term(word: "old", products: 1)]
-        let fresh = [SearchSuggestion.Term(word: "new", products: 1)]
-        // The write lands (and forgets) while the read is under way: what it read is not kept.
-        #expect(vocabulary.terms { vocabulary.forget(); return stale } == stale)
-        #expect(vocabulary.terms { fresh } == fresh)
-        #expect(vocabulary.terms { stale } == fresh)  // kept: no read
-        vocabulary.forget()
-        #expect(vocabulary.terms { stale } == stale)
+        let old = [SearchSuggestion.Term(word: "old", products: 1)]
+        let new = [SearchSuggestion.Term(word: "new", products: 1)]
+        #expect(vocabulary.terms(at: 1) { old } == old)
+        #expect(vocabulary.terms(at: 1) { new } == old)  // kept: no read
+        #expect(vocabulary.terms(at: 2) { new } == new)  // another replica wrote
+        // A read that began before the write (at version 1) finishes after it: served, not kept.
+        #expect(vocabulary.terms(at: 1) { old } == old)
+        #expect(vocabulary.terms(at: 2) { old } == new)
     }
 
     @Test("among equally close words, the one more products hold wins")
@@ -191,12 +119,12 @@ struct CatalogSearchTests {
         let store = try await CatalogStore.open(location: .sqlite(path: path))
         let total = try await store.listProducts(.init(sort: .relevance), after: nil, limit: 100).total
         #expect(total == SeedCatalog.products.count + Self.japanese.count)
-        #expect(try await titles(store, "湯呑") == ["伝統的な湯呑みセット", "急須と湯呑"])
-        #expect(try await titles(store, "headph") == ["Pulse Wireless Noise-Cancelling Headphones"])
+        #expect(try await Self.titles(store, "湯呑") == ["伝統的な湯呑みセット", "急須と湯呑"])
+        #expect(try await Self.titles(store, "headph") == ["Pulse Wireless Noise-Cancelling Headphones"])
         #expect(try await store.suggestion(for: ["headphnes"], category: nil) == "headphones")
         // The index follows later changes, deletions included.
         #expect(try await store.delete(id: SeedCatalog.products.count + 2))
-        #expect(try await titles(store, "湯呑") == ["伝統的な湯呑みセット"])
+        #expect(try await Self.titles(store, "湯呑") == ["伝統的な湯呑みセット"])
         #expect(try await store.seedIfNeeded(with: SeedCatalog.products) == false)
     }
 }

@@ -20,12 +20,11 @@ struct CatalogService: Sendable {
         if let query, query.count > 500 { throw CatalogReason.queryTooLong.invalidField("query", "must be at most 500 characters", subject: "The search") }
         if let category, category.count > 100 { throw CatalogReason.invalidCategory.invalidField("category", "must be at most 100 characters", subject: "The category") }
         let words = query.map(SearchQuery.words(of:))
-        let search = words.map(SearchQuery.expression(for:))
-        let filter = CatalogStore.ProductFilter(category: category, search: search ?? nil, sort: request.effectiveSort)
+        let filter = CatalogStore.ProductFilter(category: category, search: words, sort: request.effectiveSort)
         // The scope binds a token to the listing it came from.
         let scope = "products|\(category?.lowercased() ?? "")|\(query ?? "")|\(filter.sort.rawValue)"
         let cursor = try decodeToken(request.effectivePageToken, as: CatalogStore.ProductCursor.self, scope: scope)
-        if case .some(.none) = search {
+        if words?.isEmpty == true {
             return ListProductsResponse(products: [], totalSize: 0)  // a query without words matches nothing
         }
         let page = try await store.listProducts(filter, after: cursor, limit: request.effectivePageSize)

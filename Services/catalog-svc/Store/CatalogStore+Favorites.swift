@@ -1,5 +1,4 @@
 import Contracts
-import Foundation
 import Storage
 
 /// Favorites: per user, newest first.
@@ -7,12 +6,13 @@ extension CatalogStore {
     /// Marks `productID` a favorite of `userID`; false when the product does not exist.
     /// Adding it again changes nothing (idempotent).
     func addFavorite(userID: String, productID: Int) async throws -> Bool {
-        try await database.write { connection in
+        let now = Self.now()
+        return try await database.write { connection in
             guard try connection.queryValue("SELECT 1 FROM products WHERE id = ?", [productID], as: Int.self) != nil
             else { return false }
             try connection.execute(
                 "INSERT INTO favorites (user_id, product_id, created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
-                [userID, productID, Int64(Date().timeIntervalSince1970)])
+                [userID, productID, now])
             return true
         }
     }

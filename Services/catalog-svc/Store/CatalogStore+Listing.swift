@@ -5,10 +5,11 @@ import Storage
 extension CatalogStore {
     /// What a listing asks for.
     struct ProductFilter: Sendable, Hashable {
-        /// Only this category (case-insensitive), if given.
+        /// Only this category (the case of ASCII letters ignored), if given.
         var category: String?
-        /// An FTS5 expression (see `SearchQuery`), if the listing searches.
-        var search: String?
+        /// The words of the query (`SearchQuery.words(of:)`), if the listing searches; all must
+        /// match, and none matches nothing.
+        var search: [String]?
         /// The order.
         var sort: ProductSort
     }
@@ -38,11 +39,10 @@ extension CatalogStore {
     /// that match only through their description. It is deliberately not bm25: bm25 scores
     /// move whenever any product is added or removed, and a page token positioned on a score
     /// would then skip or repeat products; this rank depends on the product alone.
-    static func sortKeys(for filter: ProductFilter) -> [(expression: String, ascending: Bool)] {
+    static func sortKeys(for filter: ProductFilter, dialect: SQLDialect) -> [(expression: String, ascending: Bool)] {
         switch filter.sort {
         case .relevance:
-            filter.search == nil
-                ? [] : [("(p.id NOT IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?))", true)]
+            filter.search == nil ? [] : [(SearchIndex(dialect).titleRank, true)]
         case .priceAscending: [("p.price_amount", true)]
         case .priceDescending: [("p.price_amount", false)]
         case .rating: [("p.rating_rate", false), ("p.rating_count", false)]
@@ -50,19 +50,21 @@ extension CatalogStore {
     }
 
     /// The bindings the sort keys' expressions need: the title-only search for relevance.
-    static func sortKeyBindings(for filter: ProductFilter) -> [(any DatabaseValueConvertible)?] {
-        guard filter.sort == .relevance, let search = filter.search else { return [] }
-        return ["title : (\(search))"]
+    static func sortKeyBindings(for filter: ProductFilter, dialect: SQLDialect) -> [(any DatabaseValueConvertible)?] {
+        guard filter.sort == .relevance, let words = filter.search else { return [] }
+        return [SearchIndex(dialect).query(for: words, titleOnly: true)]
     }
 
     /// Up to `limit` products of `filter` after `cursor`, and the total.
     func listProducts(_ filter: ProductFilter, after cursor: ProductCursor?, limit: Int) async throws -> ProductPage {
-        let keys = Self.sortKeys(for: filter)
-        let (source, whereClause, bindings) = Self.selection(for: filter)
+        if filter.search?.isEmpty == true { return ProductPage(products: [], next: nil, total: 0) }
+        let dialect = database.dialect
+        let keys = Self.sortKeys(for: filter, dialect: dialect)
+        let (source, whereClause, bindings) = Self.selection(for: filter, dialect: dialect)
         let keyColumns = keys.enumerated().map { ", \($0.element.expression) AS k\($0.offset)" }.joined()
         let inner = "SELECT \(Self.productColumns)\(keyColumns) \(source)\(whereClause)"
-        var outer = "SELECT * FROM (\(inner))"
-        var pageBindings = Self.sortKeyBindings(for: filter) + bindings
+        var outer = "SELECT * FROM (\(inner)) AS listing"
+        var pageBindings = Self.sortKeyBindings(for: filter, dialect: dialect) + bindings
         if let cursor, cursor.keys.count == keys.count {
             let (condition, values) = Self.keysetCondition(keys: keys, cursor: cursor)
             outer += " WHERE \(condition)"
@@ -88,19 +90,26 @@ extension CatalogStore {
         }
     }
 
-    /// The products `filter` selects: the `FROM` clause, the `WHERE` clause (or "") and the
-    /// values it binds.
-    static func selection(for filter: ProductFilter) -> (source: String, where: String, bindings: [(any DatabaseValueConvertible)?]) {
+    /// The products `filter` selects (its search words not empty): the `FROM` clause, the
+    /// `WHERE` clause (or "") and the values it binds.
+    static func selection(
+        for filter: ProductFilter, dialect: SQLDialect
+    ) -> (source: String, where: String, bindings: [(any DatabaseValueConvertible)?]) {
         var source = "FROM products p"
         var conditions: [String] = []
         var bindings: [(any DatabaseValueConvertible)?] = []
-        if let search = filter.search {
-            source += " JOIN products_fts ON products_fts.rowid = p.id"
-            conditions.append("products_fts MATCH ?")
-            bindings.append(search)
+        if let words = filter.search {
+            let index = SearchIndex(dialect)
+            source += " " + index.join
+            conditions.append(index.matches)
+            bindings.append(index.query(for: words, titleOnly: false))
         }
         if let category = filter.category {
-            conditions.append("p.category = ? COLLATE NOCASE")
+            // Equal but for the case of ASCII letters.
+            switch dialect {
+            case .sqlite: conditions.append("p.category = ? COLLATE NOCASE")
+            case .postgresql: conditions.append(#"lower(p.category COLLATE "C") = lower(CAST(? AS text) COLLATE "C")"#)
+            }
             bindings.append(category)
         }
         return (source, conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND "), bindings)
@@ -108,7 +117,8 @@ extension CatalogStore {
 
     /// How many products `filter` selects, on `connection`.
     static func count(_ filter: ProductFilter, on connection: Connection) throws -> Int {
-        let (source, whereClause, bindings) = selection(for: filter)
+        if filter.search?.isEmpty == true { return 0 }
+        let (source, whereClause, bindings) = selection(for: filter, dialect: connection.dialect)
         return try connection.queryValue("SELECT count(*) \(source)\(whereClause)", bindings, as: Int.self) ?? 0
     }
 
@@ -122,11 +132,11 @@ extension CatalogStore {
             var parts: [String] = []
             for earlier in 0..<position {
                 parts.append("k\(earlier) = ?")
-                values.append(cursor.keys[earlier])
+                values.append(keyBinding(cursor.keys[earlier]))
             }
             if position < keys.count {
                 parts.append("k\(position) \(keys[position].ascending ? ">" : "<") ?")
-                values.append(cursor.keys[position])
+                values.append(keyBinding(cursor.keys[position]))
             } else {
                 parts.append("id > ?")
                 values.append(cursor.id)
@@ -134,5 +144,12 @@ extension CatalogStore {
             alternatives.append("(" + parts.joined(separator: " AND ") + ")")
         }
         return (alternatives.joined(separator: " OR "), values)
+    }
+
+    /// A cursor's sort-key value as bound: an integer when it is a whole number (a price, a
+    /// count, the relevance rank), else the number. PostgreSQL types the parameter by the
+    /// key's column, and a `bigint` parameter refuses `1999.0`; SQLite compares either alike.
+    static func keyBinding(_ key: Double) -> any DatabaseValueConvertible {
+        Int64(exactly: key) ?? key
     }
 }

@@ -1,5 +1,4 @@
 import Contracts
-import Foundation
 import Storage
 
 /// Stock reservations for orders: all or nothing, idempotent per reservation id.
@@ -17,14 +16,21 @@ extension CatalogStore {
 
     /// Takes `counts` (product id → count) from stock under `reservationID`, in one
     /// transaction; a reservation id seen before answers `.reserved` without taking more.
+    ///
+    /// Replicas racing for the same stock or the same id stay exact: on SQLite one write runs
+    /// at a time; on PostgreSQL the write is `SERIALIZABLE`, so of two that read the same stock
+    /// (or both found the id unused) one fails to commit and runs again, seeing the other's
+    /// result, and `stock >= 0` is checked by the table besides.
     func reserve(reservationID: String, counts: [Int: Int]) async throws -> ReservationOutcome {
-        try await database.write { connection in
+        let now = Self.now()
+        let items = counts.sorted(by: { $0.key < $1.key })
+        return try await database.write { connection in
             if try connection.queryValue("SELECT 1 FROM reservations WHERE id = ?", [reservationID], as: Int.self) != nil {
                 return .reserved
             }
             var unknown: [Int] = []
             var short: [StockShortage] = []
-            for (productID, count) in counts.sorted(by: { $0.key < $1.key }) {
+            for (productID, count) in items {
                 guard let stock = try connection.queryValue("SELECT stock FROM products WHERE id = ?", [productID], as: Int.self)
                 else {
                     unknown.append(productID)
@@ -34,9 +40,9 @@ extension CatalogStore {
             }
             if !unknown.isEmpty { return .unknownProducts(unknown) }
             if !short.isEmpty { return .outOfStock(short) }
-            let now = Int64(Date().timeIntervalSince1970)
             try connection.execute("INSERT INTO reservations (id, created_at) VALUES (?, ?)", [reservationID, now])
-            for (productID, count) in counts {
+            // In product order, as every reservation takes its rows: no two wait on each other.
+            for (productID, count) in items {
                 try connection.execute("UPDATE products SET stock = stock - ? WHERE id = ?", [count, productID])
                 try connection.execute(
                     "INSERT INTO reservation_items (reservation_id, product_id, count) VALUES (?, ?, ?)",
@@ -49,10 +55,10 @@ extension CatalogStore {
     /// Gives back the stock of `reservationID` once; unknown or released ids change nothing.
     /// Products deleted since are skipped.
     func release(reservationID: String) async throws {
+        let now = Self.now()
         try await database.write { connection in
             let changed = try connection.execute(
-                "UPDATE reservations SET released_at = ? WHERE id = ? AND released_at IS NULL",
-                [Int64(Date().timeIntervalSince1970), reservationID])
+                "UPDATE reservations SET released_at = ? WHERE id = ? AND released_at IS NULL", [now, reservationID])
             guard changed == 1 else { return }
             try connection.execute(
                 """

@@ -5,24 +5,31 @@ import Storage
 /// The SQL of catalog-svc: products here; listing in `CatalogStore+Listing.swift`, favorites
 /// and stock in their own extensions. Nothing else in the service writes SQL.
 ///
+/// The same SQL serves SQLite and PostgreSQL where it can; where the dialects differ, the
+/// statement switches on `connection.dialect` (or `database.dialect`) with both texts side by
+/// side. On PostgreSQL every write runs at `SERIALIZABLE` and is run again on a conflict, so
+/// the write closures compute time outside and have no effect but their SQL.
+///
 /// Thread-safe (`Sendable`): every method runs on the database's own threads.
 final class CatalogStore: Sendable {
     /// The database.
     let database: Database
-    /// The words of the search index that spelling suggestions are drawn from, kept between
-    /// writes of products' text (each of which forgets it).
+    /// The words of the search index that spelling suggestions are drawn from, kept while the
+    /// products' text stays at the version they were read at (`catalog_meta`'s
+    /// `search_version`, which every write of a product's text, by any replica, raises).
     let searchVocabulary = SearchVocabulary()
 
     /// The product columns, in the order `product(from:)` reads them.
     static let productColumns =
         "p.id, p.title, p.description, p.category, p.price_amount, p.currency, p.image, p.rating_rate, p.rating_count, p.stock"
 
-    /// Wraps an open database whose migrations are `CatalogSchema.migrations`.
+    /// Wraps an open database whose migrations are `CatalogSchema.migrations` (SQLite) or
+    /// `CatalogSchema.postgreSQLMigrations`.
     init(database: Database) {
         self.database = database
     }
 
-    /// Opens (creating and migrating) the database at `path`.
+    /// Opens (creating and migrating) the database at `location`.
     static func open(location: DatabaseLocation) async throws -> CatalogStore {
         CatalogStore(
             database: try await Database(
@@ -34,11 +41,11 @@ final class CatalogStore: Sendable {
     /// back); returns whether it loaded them.
     @discardableResult
     func seedIfNeeded(with products: [Product]) async throws -> Bool {
-        defer { searchVocabulary.forget() }
+        let now = Self.now()
         return try await database.write { connection in
             guard try connection.queryValue("SELECT value FROM catalog_meta WHERE key = 'seeded'", as: String.self) == nil
             else { return false }
-            for product in products { try Self.write(product, on: connection) }
+            for product in products { try Self.write(product, updatedAt: now, on: connection) }
             try connection.execute("INSERT INTO catalog_meta (key, value) VALUES ('seeded', ?)", ["\(products.count)"])
             return true
         }
@@ -65,44 +72,60 @@ final class CatalogStore: Sendable {
         }
     }
 
-    /// Every category with its number of products, by name.
+    /// Every category with its number of products, by name: names that differ only in the
+    /// case of ASCII letters are one category, named by its byte-wise first spelling.
     func categories() async throws -> [Category] {
         try await database.read { connection in
-            try connection.query(
-                "SELECT category, count(*) FROM products GROUP BY category COLLATE NOCASE ORDER BY category COLLATE NOCASE"
-            ).map { Category(name: try $0.value(at: 0), productCount: try $0.value(at: 1)) }
+            let sql =
+                switch connection.dialect {
+                case .sqlite:
+                    "SELECT min(category), count(*) FROM products GROUP BY category COLLATE NOCASE ORDER BY category COLLATE NOCASE"
+                case .postgresql:
+                    """
+                    SELECT min(category), count(*) FROM products
+                    GROUP BY lower(category COLLATE "C") ORDER BY lower(category COLLATE "C")
+                    """
+                }
+            return try connection.query(sql).map { Category(name: try $0.value(at: 0), productCount: try $0.value(at: 1)) }
         }
     }
 
     /// Creates or replaces `product`: id 0 takes a new id. Returns the stored product and
     /// whether it was created.
     func upsert(_ product: Product) async throws -> (Product, created: Bool) {
-        defer { searchVocabulary.forget() }
-        return try await database.write { connection in try Self.upsert(product, on: connection) }
+        let now = Self.now()
+        return try await database.write { connection in try Self.upsert(product, updatedAt: now, on: connection) }
     }
 
     /// Upserts a batch in one transaction; returns how many were created and updated.
     func upsert(batch products: [Product]) async throws -> (created: Int, updated: Int) {
-        defer { searchVocabulary.forget() }
+        let now = Self.now()
         return try await database.write { connection in
             var created = 0
-            for product in products where try Self.upsert(product, on: connection).created { created += 1 }
+            for product in products where try Self.upsert(product, updatedAt: now, on: connection).created { created += 1 }
             return (created, products.count - created)
         }
     }
 
     /// Deletes the product (and, by cascade, every favorite of it); whether it existed.
     func delete(id: Int) async throws -> Bool {
-        defer { searchVocabulary.forget() }
-        return try await database.write { connection in
-            try connection.execute("DELETE FROM products WHERE id = ?", [id]) == 1
+        try await database.write { connection in
+            guard try connection.execute("DELETE FROM products WHERE id = ?", [id]) == 1 else { return false }
+            try Self.raiseSearchVersion(on: connection)
+            return true
         }
     }
 
     // MARK: Shared SQL
 
-    /// Creates or replaces `product` on `connection`.
-    static func upsert(_ product: Product, on connection: Connection) throws -> (Product, created: Bool) {
+    /// The time now, in whole seconds since 1970, as the tables store it. Taken before a write
+    /// begins: a write may run more than once (PostgreSQL), and it is the time of the call.
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970)
+    }
+
+    /// Creates or replaces `product` on `connection`, stamped `updatedAt`.
+    static func upsert(_ product: Product, updatedAt: Int64, on connection: Connection) throws -> (Product, created: Bool) {
         var stored = product
         let exists =
             try product.id > 0
@@ -112,26 +135,29 @@ final class CatalogStore: Sendable {
             // given to another (favorites, reservations and caches elsewhere may still name it).
             // Ids past ProductValidation.maximumID (only from before that rule) are left out: one at
             // Int64.max made `+ 1` a REAL and every later creation failed.
-            stored.id = Int(
-                try connection.queryValue(
-                    """
-                    SELECT max(coalesce((SELECT max(id) FROM products WHERE id <= ?1), 0),
-                               coalesce((SELECT CAST(value AS INTEGER) FROM catalog_meta
-                                         WHERE key = 'last_id' AND CAST(value AS INTEGER) <= ?1), 0)) + 1
-                    """, [ProductValidation.maximumID], as: Int64.self) ?? 1)
+            let highest = try connection.queryOne(
+                """
+                SELECT coalesce((SELECT max(id) FROM products WHERE id <= ?), 0),
+                       coalesce((SELECT CAST(value AS BIGINT) FROM catalog_meta WHERE key = 'last_id'), 0)
+                """, [ProductValidation.maximumID])
+            let present: Int = try highest?.value(at: 0) ?? 0
+            let everUsed: Int = try highest?.value(at: 1) ?? 0
+            stored.id = max(present, everUsed <= ProductValidation.maximumID ? everUsed : 0) + 1
         }
-        try write(stored, on: connection)
+        try write(stored, updatedAt: updatedAt, on: connection)
         return (stored, !exists)
     }
 
     /// Inserts or replaces the row of `product` (its id set) and its words in the search index,
     /// and raises the high-water mark of ids.
-    static func write(_ product: Product, on connection: Connection) throws {
+    static func write(_ product: Product, updatedAt: Int64, on connection: Connection) throws {
         try connection.execute(
             """
             INSERT INTO catalog_meta (key, value) VALUES ('last_id', ?)
-            ON CONFLICT (key) DO UPDATE SET value = max(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))
-            """, [product.id])
+            ON CONFLICT (key) DO UPDATE SET value = CASE
+                WHEN CAST(catalog_meta.value AS BIGINT) >= CAST(excluded.value AS BIGINT) THEN catalog_meta.value
+                ELSE excluded.value END
+            """, [String(product.id)])
         try connection.execute(
             """
             INSERT INTO products (id, title, description, category, price_amount, currency, image, rating_rate,
@@ -146,9 +172,10 @@ final class CatalogStore: Sendable {
             [
                 product.id, product.title, product.description, product.category, product.price.amount,
                 product.price.currency, product.image, product.rating.rate, product.rating.count, product.stock,
-                Int64(Date().timeIntervalSince1970),
+                updatedAt,
             ])
         try indexForSearch(id: product.id, title: product.title, description: product.description, on: connection)
+        try raiseSearchVersion(on: connection)
     }
 
     /// The product with `id` on `connection`, or nil.

@@ -13,7 +13,44 @@
 /// Other text is left to `unicode61` as before. Text and queries go through the same cut, so
 /// the index stays consistent with the queries; a change to it needs a migration that rebuilds
 /// the index (see `CatalogSchema`).
+///
+/// On PostgreSQL the same cut serves a `tsvector` (`tokenForm(of:)`, `tsQueryTerm(for:titleOnly:)`):
+/// there the text is cut into words here too, since PostgreSQL's parser would keep
+/// `noise-cancelling` or `15.6` whole where `unicode61` makes two tokens of each.
 enum SearchText {
+    /// One part of a query word: a term matched as a prefix, or a phrase of exact terms
+    /// (a CJK run's bigrams, adjacent and in order).
+    enum QueryPart: Equatable {
+        /// Any token that starts with this text.
+        case prefix(String)
+        /// These tokens at consecutive positions.
+        case phrase([String])
+    }
+
+    /// The words of `text`, lower-cased: its runs of letters or digits (what `unicode61`
+    /// takes as tokens), in order.
+    static func words(of text: String) -> [String] {
+        var words: [String] = []
+        var current = ""
+        for character in text.lowercased() {
+            if character.isLetter || character.isNumber {
+                current.append(character)
+            } else if !current.isEmpty {
+                words.append(current)
+                current = ""
+            }
+        }
+        if !current.isEmpty { words.append(current) }
+        return words
+    }
+
+    /// `text` as it is written into PostgreSQL's search index: its words (`words(of:)`)
+    /// separated by spaces, each CJK run cut as `indexForm(of:)` cuts it. PostgreSQL's parser
+    /// then finds exactly these tokens, whatever it would have made of the punctuation.
+    static func tokenForm(of text: String) -> String {
+        indexForm(of: words(of: text).joined(separator: " "))
+    }
+
     /// `text` as it is written into the search index: each CJK run replaced by its bigrams and
     /// its last character, separated by spaces; everything else unchanged.
     static func indexForm(of text: String) -> String {
@@ -33,11 +70,42 @@ enum SearchText {
     /// syntax): each CJK run as the phrase of its bigrams (or, of one character, as a prefix),
     /// each other part as a prefix; several parts are all required.
     static func queryTerm(for word: String) -> String {
-        var parts: [String] = []
+        queryParts(for: word).map { part in
+            switch part {
+            case .prefix(let text): "\"\(text)\"*"
+            case .phrase(let terms): "\"\(terms.joined(separator: " "))\""
+            }
+        }.joined(separator: " ")
+    }
+
+    /// The `tsquery` (`to_tsquery`'s input) for one query word, with the same parts as
+    /// `queryTerm(for:)`: a prefix is `'lapt':*`, a phrase `('湯呑' <-> '呑み')`, all parts
+    /// required (`&`). `titleOnly` restricts every term to the title's weight, `A`. Each term
+    /// is quoted, so no input can use `tsquery` syntax.
+    static func tsQueryTerm(for word: String, titleOnly: Bool) -> String {
+        let weight = titleOnly ? "A" : ""
+        return queryParts(for: word).map { part in
+            switch part {
+            case .prefix(let text): "\(tsQueryQuoted(text)):*\(weight)"
+            case .phrase(let terms):
+                "(" + terms.map { tsQueryQuoted($0) + (titleOnly ? ":A" : "") }.joined(separator: " <-> ") + ")"
+            }
+        }.joined(separator: " & ")
+    }
+
+    /// The parts of one query word: each CJK run of two or more characters as the phrase of
+    /// its bigrams, each other run (a single CJK character included) as a prefix.
+    static func queryParts(for word: String) -> [QueryPart] {
+        var parts: [QueryPart] = []
         forEachSegment(of: word) { segment, isCJK in
-            parts.append(isCJK && segment.count > 1 ? "\"\(bigrams(of: segment).joined(separator: " "))\"" : "\"\(String(segment))\"*")
+            parts.append(isCJK && segment.count > 1 ? .phrase(bigrams(of: segment)) : .prefix(String(segment)))
         }
-        return parts.joined(separator: " ")
+        return parts
+    }
+
+    /// `text` as a quoted `tsquery` operand (a quote or backslash in it escaped).
+    private static func tsQueryQuoted(_ text: String) -> String {
+        "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "''") + "'"
     }
 
     /// Whether `word` holds a CJK character (such words are matched as they are, never corrected).

@@ -10,11 +10,19 @@ typealias CatalogStack = ServiceStack
 
 /// Runs `body` against a fresh auth-svc and catalog-svc built in this process
 /// (``withInProcessStack(_:options:_:)``); `seeded: false` starts an empty catalog, as
-/// `--no-seed` does.
+/// `--no-seed` does. On PostgreSQL it holds one of ``catalogStackSlots`` meanwhile.
 @discardableResult
 func withCatalogService<Result>(seeded: Bool = true, _ body: (CatalogStack) async throws -> Result) async throws -> Result {
-    try await withInProcessStack([.auth, .catalog], options: InProcessOptions(seedCatalog: seeded), body)
+    let options = InProcessOptions(seedCatalog: seeded)
+    guard TestBackend.isPostgreSQL else { return try await withInProcessStack([.auth, .catalog], options: options, body) }
+    return try await catalogStackSlots.withSlots { try await withInProcessStack([.auth, .catalog], options: options, body) }
 }
+
+/// Bounds how many in-process stacks of these suites run at once on PostgreSQL: each service
+/// holds a pool of connections (`DatabaseOptions.postgreSQLConnectionCount`) to the test
+/// process's shared server, and every test starting at once would open more than its
+/// `max_connections` allows. (In-process stacks take no ``serviceProcessSlots``.)
+let catalogStackSlots = ConcurrencySlots(limit: 8)
 
 /// Runs `body` against a fresh auth-svc and catalog-svc as processes (``withServiceStack``):
 /// for what only a process shows (a restart, a crash, its flags and environment).
