@@ -80,8 +80,14 @@ extension Connection {
             let migration = migrations[version]
             if let session = connection.postgresql, version == 0 {
                 let schema = PostgreSQLSession.quoted(session.schema)
+                // Created only when missing: CREATE SCHEMA IF NOT EXISTS needs the CREATE
+                // privilege on the database even when the schema exists, and a role may be
+                // given nothing but a schema made for it in advance.
+                let exists = try connection.queryValue(
+                    "SELECT count(*) FROM pg_namespace WHERE nspname = ?", [session.schema], as: Int.self) == 1
+                if !exists { try connection.executeScript("CREATE SCHEMA \(schema)") }
                 try connection.executeScript(
-                    "CREATE SCHEMA IF NOT EXISTS \(schema); CREATE TABLE \(schema).storage_schema_version (version integer NOT NULL); INSERT INTO \(schema).storage_schema_version VALUES (0)")
+                    "CREATE TABLE \(schema).storage_schema_version (version integer NOT NULL); INSERT INTO \(schema).storage_schema_version VALUES (0)")
             }
             do {
                 try migration.apply(connection)

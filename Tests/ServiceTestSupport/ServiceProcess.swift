@@ -44,8 +44,6 @@ package final class ServiceProcess: @unchecked Sendable {
     /// `host:port` of the service, as the other services' `--…-addr` flags take it.
     package var address: String { "127.0.0.1:\(port)" }
 
-    /// Whether the process is still running.
-    package var isRunning: Bool { process.isRunning }
 
     /// Its process id.
     package var processIdentifier: Int32 { process.processIdentifier }
@@ -117,10 +115,10 @@ package final class ServiceProcess: @unchecked Sendable {
         if alreadyStopped { return process.isRunning ? nil : process.terminationStatus }
         if process.isRunning { process.terminate() }
         let deadline = ContinuousClock.now + patience
-        while process.isRunning && ContinuousClock.now < deadline {
+        while isRunning && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        guard process.isRunning else { return process.terminationStatus }
+        guard isRunning else { return process.isRunning ? nil : process.terminationStatus }
         await kill()
         return nil
     }
@@ -141,7 +139,18 @@ package final class ServiceProcess: @unchecked Sendable {
     package func kill() async {
         stopped.withLock { $0 = true }
         if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        while isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Whether the process is still running. Foundation's `isRunning` alone is not enough: it
+    /// can miss an exit (it never reaped the child), and a wait on it then never ends; a
+    /// process whose `/proc` entry is gone or a zombie has ended.
+    package var isRunning: Bool {
+        guard process.isRunning else { return false }
+        let pid = process.processIdentifier
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        let state = stat.split(separator: ")").last?.split(separator: " ").first
+        return state != "Z"
     }
 }
 
