@@ -190,7 +190,7 @@ extension Upstream {
                 streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
                 healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
         }
-        let monitor = ReplicaMonitor(name: name, target: target, logger: logger) { address in
+        let monitor = ReplicaMonitor(name: name, target: target, lookup: ReplicaSet.systemLookup, logger: logger) { address in
             RPCClient(target: address, configuration: healthConfiguration, group: group)
         }
         func balanced(_ configuration: ClientConfiguration) -> RPCClient {

@@ -1,7 +1,6 @@
 internal import Contracts
 package import Logging
 package import RPC
-internal import RPCHTTP2
 internal import Synchronization
 
 /// Keeps a ``ReplicaSet`` up to date beside the calls: every ``interval`` it asks each replica's
@@ -28,10 +27,11 @@ package final class ReplicaMonitor: Sendable {
 
     /// A monitor of `target`'s replicas, the service named `name`; checks go over the clients
     /// `makeCheckClient` makes (one per replica), lookups through `lookup` (the system's
-    /// resolver by default; nil: the targets are the replicas, never looked up).
+    /// resolver, `ReplicaSet.systemLookup`, in a process; nil: the targets are the replicas,
+    /// never looked up).
     package init(
         name: String, target: UpstreamTarget, interval: Duration = .seconds(1), timeout: Duration = .seconds(1),
-        lookupInterval: Duration = .seconds(10), lookup: ReplicaSet.Resolve? = ReplicaSet.systemLookup,
+        lookupInterval: Duration = .seconds(10), lookup: ReplicaSet.Resolve?,
         logger: Logger, makeCheckClient: @escaping @Sendable (SocketAddressText) -> RPCClient
     ) {
         replicas = ReplicaSet(name: name, targets: target.addresses) { change in

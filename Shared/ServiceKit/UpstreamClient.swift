@@ -40,7 +40,7 @@ extension RPCClient {
         }
         let group = try EventLoopGroup(count: configuration.loopCount, name: "client")
         let checkConfiguration = configuration.forHealthChecks
-        let monitor = ReplicaMonitor(name: name, target: target, logger: logger) { address in
+        let monitor = ReplicaMonitor(name: name, target: target, lookup: ReplicaSet.systemLookup, logger: logger) { address in
             RPCClient(target: address, configuration: checkConfiguration, group: group)
         }
         let transport = BalancingTransport(replicas: monitor.replicas, onClose: {
