@@ -165,7 +165,10 @@ final class SignInThrottle: Sendable {
     /// failures on record, held back when the attempts being checked now would take it over a
     /// limit.
     func decide(account: String, address: String, now: Int64 = SignInThrottle.currentTime()) async throws -> Decision {
-        try await decide(account: account, address: address, now: now, starting: false).decision
+        let subjects = Self.subjects(account: account, address: address)
+        return try await whileDeciding(on: subjects) {
+            try await decide(account: account, address: address, now: now, starting: false).decision
+        }
     }
 
     /// Records a wrong password (or unknown account) for `account` from `address` at `now`,
@@ -205,53 +208,63 @@ final class SignInThrottle: Sendable {
     // MARK: In-process bookkeeping
 
     /// Decides until the attempt proceeds (then it counts as running, and the caller must
-    /// ``finish(_:)`` it) or is refused (nil), waiting in between while told to.
+    /// ``finish(_:)`` it) or is refused (nil). Told to ``Decision/wait``, it reads the record
+    /// again only once an attempt it waits for has ended here — nothing else can turn a wait
+    /// into a go, since only attempts running here make it wait — so waiting costs the
+    /// database nothing, and the give-up time is checked every ``waitInterval`` whatever the
+    /// database's pace.
     private func admit(
         account: String, address: String, giveUpAt: ContinuousClock.Instant?
     ) async throws -> (delay: Duration, record: SignInRecord)? {
-        while true {
-            let (decision, record) = try await decide(
-                account: account, address: address, now: Self.currentTime(), starting: true)
-            switch decision {
-            case .refuse: return nil
-            case .proceed(let delay): return (delay, record)
-            case .wait:
-                if let giveUpAt, ContinuousClock.now + Self.waitInterval >= giveUpAt { throw AuthError.overloaded }
-                try await Task.sleep(for: Self.waitInterval)
+        let subjects = Self.subjects(account: account, address: address)
+        return try await whileDeciding(on: subjects) {
+            while true {
+                let (decision, record, seen) = try await decide(
+                    account: account, address: address, now: Self.currentTime(), starting: true)
+                switch decision {
+                case .refuse: return nil
+                case .proceed(let delay): return (delay, record)
+                case .wait:
+                    repeat {
+                        if let giveUpAt, ContinuousClock.now + Self.waitInterval >= giveUpAt { throw AuthError.overloaded }
+                        try await Task.sleep(for: Self.waitInterval)
+                    } while state.withLock({ $0.ended(subjects) }) == seen
+                }
             }
         }
     }
 
-    /// Reads the record and decides on it with the attempts running here; when `starting` and
-    /// the attempt proceeds, counts it as running. The record is read outside the lock, so an
-    /// attempt could end (its failure committed, and no longer running) between the read and
-    /// the decision, and be counted as neither: the decision is made again whenever an attempt
-    /// on its account or address ended meanwhile.
+    /// Runs `body`, which decides on `subjects`, with them marked as being decided on, so
+    /// that the attempts on them ending meanwhile are counted (``Activity/ended``).
+    private func whileDeciding<Result>(on subjects: [Subject], _ body: () async throws -> Result) async throws -> Result {
+        state.withLock { $0.update(subjects) { $0.deciding += 1 } }
+        defer { state.withLock { $0.update(subjects) { $0.deciding -= 1 } } }
+        return try await body()
+    }
+
+    /// Reads the record and decides on it with the attempts running here (inside
+    /// ``whileDeciding(on:_:)``); when `starting` and the attempt proceeds, counts it as
+    /// running. Returns the decision, the record, and how many attempts on the subjects had
+    /// ended when it was read. The record is read outside the lock, so an attempt could end
+    /// (its failure committed, and no longer running) between the read and the decision, and be
+    /// counted as neither: the record is read again whenever one did.
     private func decide(
         account: String, address: String, now: Int64, starting: Bool
-    ) async throws -> (decision: Decision, record: SignInRecord) {
+    ) async throws -> (decision: Decision, record: SignInRecord, ended: [Int]) {
         let subjects = Self.subjects(account: account, address: address)
-        var seen = state.withLock { state in
-            state.update(subjects) { $0.deciding += 1 }
-            return state.ended(subjects)
-        }
-        defer { state.withLock { $0.update(subjects) { $0.deciding -= 1 } } }
         let since = now - Self.milliseconds(window)
         while true {
+            let seen = state.withLock { $0.ended(subjects) }
             let record = try await store.signInRecord(account: account, address: address, since: since)
             let decided: Decision? = state.withLock { state in
-                let ended = state.ended(subjects)
-                guard ended == seen else {
-                    seen = ended
-                    return nil
-                }
+                guard state.ended(subjects) == seen else { return nil }
                 let decision = self.decision(
                     for: record, runningOnAccount: state.activity[subjects[0]]?.running ?? 0,
                     runningFromAddress: state.activity[subjects[1]]?.running ?? 0, now: now)
                 if starting, case .proceed = decision { state.update(subjects) { $0.running += 1 } }
                 return decision
             }
-            if let decided { return (decided, record) }
+            if let decided { return (decided, record, seen) }
         }
     }
 
