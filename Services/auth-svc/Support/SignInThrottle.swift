@@ -62,7 +62,8 @@ final class SignInThrottle: Sendable {
     let delay: Duration
     /// Failures from one address after which its attempts are refused.
     let addressLimit: Int
-    /// How often an attempt told to ``Decision/wait`` looks again.
+    /// How often an attempt told to ``Decision/wait`` looks whether one it waits for has ended
+    /// (in process: no database read) and whether its give-up time has come.
     static let waitInterval: Duration = .milliseconds(20)
     /// How often, at most, this process deletes the failures out of the window and the locks
     /// ended, in the transaction of a failure it records: so the tables hold the failures of
@@ -74,7 +75,8 @@ final class SignInThrottle: Sendable {
         /// Attempts being checked now.
         var running = 0
         /// Attempts that ended while some decision was being made: a decision whose record was
-        /// read before one of them ended may lack its failure, and is made again.
+        /// read before one of them ended may lack its failure, and is made again; an attempt
+        /// held back reads the record again once one has ended.
         var ended = 0
         /// Decisions being made; the entry stays while there are any, so `ended` keeps counting.
         var deciding = 0
@@ -208,11 +210,10 @@ final class SignInThrottle: Sendable {
     // MARK: In-process bookkeeping
 
     /// Decides until the attempt proceeds (then it counts as running, and the caller must
-    /// ``finish(_:)`` it) or is refused (nil). Told to ``Decision/wait``, it reads the record
-    /// again only once an attempt it waits for has ended here — nothing else can turn a wait
-    /// into a go, since only attempts running here make it wait — so waiting costs the
-    /// database nothing, and the give-up time is checked every ``waitInterval`` whatever the
-    /// database's pace.
+    /// ``finish(_:)`` it) or is refused (nil). Told to ``Decision/wait`` — which only attempts
+    /// running here cause — it reads the record again once one of them has ended (whatever
+    /// else changed meanwhile, on any replica, is read then), so waiting costs the database
+    /// nothing and the give-up time is checked every ``waitInterval`` whatever its pace.
     private func admit(
         account: String, address: String, giveUpAt: ContinuousClock.Instant?
     ) async throws -> (delay: Duration, record: SignInRecord)? {
