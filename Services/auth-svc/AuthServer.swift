@@ -91,7 +91,7 @@ struct AuthServer: ServiceServer {
             mailQueued: { outbox.wake() },
             emailRequests: EmailRequestQueue(),
             providers: IdentityProviders(configuration.providers),
-            throttle: SignInThrottle(),
+            throttle: SignInThrottle(store: store),
             limits: AuthRateLimits(),
             events: events,
             internalKey: internalKey)

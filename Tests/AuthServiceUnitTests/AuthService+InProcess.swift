@@ -25,7 +25,7 @@ extension AuthService {
             mailQueued: {},
             emailRequests: emailRequests,
             providers: IdentityProviders([]),
-            throttle: SignInThrottle(),
+            throttle: SignInThrottle(store: store),
             limits: AuthRateLimits(),
             events: SessionEvents(),
             internalKey: nil)

@@ -66,3 +66,15 @@ extension AuthStore {
         try await database.read { try $0.queryValue("SELECT count(*) FROM email_tokens", as: Int64.self) ?? 0 }
     }
 }
+
+extension AuthStore {
+    /// Rows in the sign-in throttle's tables: failures (two a failure) and locks.
+    func signInRowCounts() async throws -> (failures: Int64, locks: Int64) {
+        try await database.read { connection in
+            (
+                try connection.queryValue("SELECT count(*) FROM sign_in_failures", as: Int64.self) ?? 0,
+                try connection.queryValue("SELECT count(*) FROM sign_in_locks", as: Int64.self) ?? 0
+            )
+        }
+    }
+}

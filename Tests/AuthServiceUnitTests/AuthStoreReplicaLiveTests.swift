@@ -201,4 +201,95 @@ struct AuthStoreReplicaLiveTests {
             #expect(try await second.nextEmailDue() == nil)
         }
     }
+    /// One sign-in throttle per replica, over its store, with a short delay past the fifth failure.
+    private func makeThrottles(_ first: AuthStore, _ second: AuthStore) -> [SignInThrottle] {
+        [first, second].map { SignInThrottle(store: $0, delay: .milliseconds(1)) }
+    }
+
+    @Test(
+        "sign-in failures made through two replicas add up to one lock, which both honour; failures made at once too",
+        arguments: Backend.allCases)
+    func throttleFailuresAddUp(backend: Backend) async throws {
+        try await withTwoReplicas(backend) { first, second in
+            let throttles = makeThrottles(first, second)
+            // Nine wrong guesses, alternating between the replicas and two addresses.
+            for guess in 0..<9 {
+                let outcome = try await throttles[guess % 2].attempt(account: "ada@example.com", address: "203.0.113.\(guess % 2)") {
+                    false
+                }
+                #expect(outcome == .failed)
+            }
+            for throttle in throttles {
+                #expect(try await throttle.decide(account: "ada@example.com", address: "198.51.100.1") == .proceed(delay: .milliseconds(1)))
+            }
+            // The tenth, on either replica, locks the account on both: refused unchecked.
+            #expect(try await throttles[1].attempt(account: "ada@example.com", address: "203.0.113.1") { false } == .failed)
+            for throttle in throttles {
+                let outcome = try await throttle.attempt(account: "ada@example.com", address: "198.51.100.1") {
+                    Issue.record("a locked account's password was checked")
+                    return true
+                }
+                #expect(outcome == .refused)
+            }
+
+            // Failures recorded at once, five on each replica, still lock each account: the count
+            // of the last to commit includes every other (on PostgreSQL, SERIALIZABLE and re-run).
+            let accounts = (0..<Self.races).map { "user\($0)@example.com" }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for account in accounts {
+                    for guess in 0..<10 {
+                        group.addTask {
+                            try await throttles[guess % 2].recordFailure(account: account, address: "192.0.2.\(guess)")
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for account in accounts {
+                for throttle in throttles {
+                    #expect(try await throttle.decide(account: account, address: "198.51.100.1") == .refuse, "\(account)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "a lock set through one replica is honoured by the other, and a password reset through the other lifts it on both",
+        arguments: Backend.allCases)
+    func throttleLockHonouredAcrossReplicas(backend: Backend) async throws {
+        try await withTwoReplicas(backend) { first, second in
+            let throttles = makeThrottles(first, second)
+            let user = try await first.makePasswordUser("ada@example.com", verified: true)
+            let beforeFailures = SignInThrottle.currentTime()
+            for _ in 0..<10 {
+                #expect(try await throttles[0].attempt(account: user.email, address: "203.0.113.7") { false } == .failed)
+            }
+            let refused = try await throttles[1].attempt(account: user.email, address: "198.51.100.1") {
+                Issue.record("a locked account's password was checked on the other replica")
+                return true
+            }
+            #expect(refused == .refused)
+            // The lock itself, not only the count, is shared: ten failures a minute apart through
+            // the first replica; ten minutes after the tenth, half of them have left the window,
+            // and the other replica still refuses until fifteen minutes after the tenth.
+            for minute in 0..<10 {
+                try await throttles[0].recordFailure(
+                    account: "grace@example.com", address: "203.0.113.8", now: beforeFailures + Int64(minute) * 60_000)
+            }
+            let tenth = beforeFailures + 540_000
+            #expect(try await throttles[1].decide(account: "grace@example.com", address: "198.51.100.1", now: tenth + 600_000) == .refuse)
+            #expect(try await throttles[1].decide(account: "grace@example.com", address: "198.51.100.1", now: tenth + 900_000) != .refuse)
+
+            let token = freshHash()
+            try await second.issueEmailToken(
+                userID: user.id, purpose: .resetPassword, tokenHash: token,
+                email: emails.passwordReset(to: user.email, token: "unused"))
+            _ = try await second.redeemResetToken(hash: token, newPasswordHash: "new").get()
+            for throttle in throttles {
+                #expect(try await throttle.decide(account: user.email, address: "198.51.100.1") == .proceed(delay: .zero))
+            }
+            #expect(try await throttles[0].attempt(account: user.email, address: "198.51.100.1") { true } == .passed)
+        }
+    }
 }
+

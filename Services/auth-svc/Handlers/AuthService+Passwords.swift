@@ -27,9 +27,7 @@ extension AuthService {
         let passwordHash = try await newPasswordHash(request.newPassword, email: user.email, field: .newPassword, context: context)
         switch try await store.redeemResetToken(hash: hash, newPasswordHash: passwordHash) {
         case .success(let (_, revoked)):
-            // The link proved the mailbox and the password guessed at is gone: the lock of
-            // the account, if any, has nothing left to protect.
-            throttle.lift(account: user.email)
+            // The same transaction lifted the account's sign-in lock, if any.
             announceRevoked(revoked)
             context.logger.info("password reset", metadata: ["user": "\(userID)", "revoked": "\(revoked.count)"])
             return Empty()

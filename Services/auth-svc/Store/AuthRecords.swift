@@ -86,3 +86,17 @@ struct OutboxEntry: Sendable, Hashable {
     /// When the link in it stops working: a delivery after that brings only a dead link.
     var linkExpiresAt: Int64 { queuedAt + email.kind.lifetime }
 }
+
+/// What is on record against a sign-in attempt (``SignInThrottle``), shared by every replica.
+struct SignInRecord: Sendable, Hashable {
+    /// Failures of the attempt's account within the window.
+    var accountFailures: Int
+    /// Failures from the attempt's client address within the window.
+    var addressFailures: Int
+    /// When the account's lock ends (Unix milliseconds), or nil when none is on record; a
+    /// lock on record may have ended already.
+    var lockedUntil: Int64?
+
+    /// Whether a successful sign-in has anything to clear.
+    var hasAccountRecord: Bool { accountFailures > 0 || lockedUntil != nil }
+}

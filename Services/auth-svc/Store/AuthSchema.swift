@@ -3,7 +3,8 @@ import Storage
 /// The schema of auth-svc's database — `auth.sqlite`, or the schema `auth` of a PostgreSQL
 /// database — as numbered migrations, one list per dialect.
 ///
-/// Times are integer Unix seconds (UTC). Tokens — refresh, verification, reset — are stored
+/// Times are integer Unix seconds (UTC), but for the sign-in throttle's `…_ms` columns (Unix
+/// milliseconds). Tokens — refresh, verification, reset — are stored
 /// only as SHA-256 hashes (`OpaqueToken.hash`), never in the clear.
 enum AuthSchema {
     /// Every migration, oldest first; append, never edit.
@@ -101,15 +102,36 @@ enum AuthSchema {
                 -- Google account, one identity). A subject stored under both keeps its first.
                 UPDATE OR IGNORE identities SET issuer = 'https://accounts.google.com' WHERE issuer = 'accounts.google.com';
                 """),
+        Migration(
+            "sign-in throttle: failures and locks, shared by every replica",
+            sql: """
+                -- One row per failed sign-in and subject: kind 'account' (subject: the lower-cased
+                -- email, known or not) and kind 'address' (subject: the client address). Rows out of
+                -- the window are deleted as failures are recorded (at most a minute apart per replica).
+                CREATE TABLE sign_in_failures (
+                    kind TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    failed_at_ms INTEGER NOT NULL
+                );
+                CREATE INDEX sign_in_failures_subject ON sign_in_failures(kind, subject, failed_at_ms);
+                CREATE INDEX sign_in_failures_age ON sign_in_failures(failed_at_ms);
+
+                -- Accounts refused until locked_until_ms: the window's length after the failure that
+                -- locked them. Deleted when the lock ends (as failures are), or is lifted.
+                CREATE TABLE sign_in_locks (
+                    account TEXT PRIMARY KEY,
+                    locked_until_ms INTEGER NOT NULL
+                );
+                """),
     ]
 
     /// Both histories, as `Database` takes them.
     static var allMigrations: Migrations { Migrations(sqlite: migrations, postgresql: postgreSQLMigrations) }
 
     /// The same schema on PostgreSQL, in the schema `auth`, as numbered migrations
-    /// (`storage_schema_version`). Its history starts at SQLite's current schema (both steps
-    /// above), with the same table, column, index and constraint names; integers are `bigint`
-    /// (Booleans 0/1), text is `text`.
+    /// (`storage_schema_version`). Its history starts at SQLite's schema after its first two
+    /// steps (one step here), and later steps follow SQLite's one for one, with the same table,
+    /// column, index and constraint names; integers are `bigint` (Booleans 0/1), text is `text`.
     ///
     /// One difference, for the revocation feed: `revocations.sequence` is taken from the
     /// one-row counter `revocation_sequence`, not from an identity. An identity hands out
@@ -207,6 +229,23 @@ enum AuthSchema {
                     last_error text
                 );
                 CREATE INDEX outbox_due ON outbox(next_attempt_at);
-                """)
+                """),
+        Migration(
+            "sign-in throttle: failures and locks, shared by every replica",
+            sql: """
+                -- As SQLite's step 3 (times in Unix milliseconds), in bigint and text.
+                CREATE TABLE sign_in_failures (
+                    kind text NOT NULL,
+                    subject text NOT NULL,
+                    failed_at_ms bigint NOT NULL
+                );
+                CREATE INDEX sign_in_failures_subject ON sign_in_failures(kind, subject, failed_at_ms);
+                CREATE INDEX sign_in_failures_age ON sign_in_failures(failed_at_ms);
+
+                CREATE TABLE sign_in_locks (
+                    account text PRIMARY KEY,
+                    locked_until_ms bigint NOT NULL
+                );
+                """),
     ]
 }

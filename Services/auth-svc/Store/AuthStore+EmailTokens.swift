@@ -73,9 +73,10 @@ extension AuthStore {
     }
 
     /// Uses a reset token: sets the new password hash, marks the address verified (the link
-    /// proved it), revokes every session and invalidates the user's other reset tokens.
-    /// Returns the user and the revoked session ids. A token is used once, even when presented
-    /// on two replicas at once (``claimEmailToken(hash:now:on:)``).
+    /// proved it), revokes every session, invalidates the user's other reset tokens and lifts
+    /// the account's sign-in lock (``clearSignInFailures(account:on:)``). Returns the user and
+    /// the revoked session ids. A token is used once, even when presented on two replicas at
+    /// once (``claimEmailToken(hash:now:on:)``).
     func redeemResetToken(
         hash: String, newPasswordHash: String, now: Int64 = Timestamp.now()
     ) async throws -> Result<(UserRecord, revoked: [String]), EmailTokenProblem> {
@@ -99,6 +100,9 @@ extension AuthStore {
             revoked += try Self.revokeSessions(
                 userID: userID, except: nil, reason: "password reset", now: now, on: connection)
             guard let user = try Self.user(id: userID, on: connection) else { return .failure(.invalid) }
+            // The link proved the mailbox and the password guessed at is gone: the account's
+            // sign-in lock, if any, has nothing left to protect (on every replica).
+            try Self.clearSignInFailures(account: user.email, on: connection)
             return .success((user, revoked))
         }
     }
