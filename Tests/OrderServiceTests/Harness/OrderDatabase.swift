@@ -45,6 +45,23 @@ struct OrderDatabase: Sendable {
     /// How many rows `orders` holds, whatever their step.
     func orderRowCount() async throws -> Int { try await integer("SELECT count(*) FROM orders") }
 
+    /// What the database holds, to search for what must never be stored, by where it is: on
+    /// SQLite the bytes of each `order.sqlite*` file (leftovers of deleted rows and the WAL
+    /// included); on PostgreSQL every row of every table of the schema `orders`, as text.
+    func storedContents() async throws -> [(place: String, bytes: Data)] {
+        guard try await stack.databaseURL() != nil else {
+            let directory = stack.dataDirectory(.order)
+            return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasPrefix("order.sqlite") }
+                .map { ($0, try Data(contentsOf: directory.appendingPathComponent($0))) }
+        }
+        var contents: [(place: String, bytes: Data)] = []
+        for table in try await rows("SELECT tablename FROM pg_tables WHERE schemaname = 'orders'").compactMap(\.first) {
+            contents.append((table, Data(try await run("SELECT t::text FROM \(table) t", sourceLocation: #_sourceLocation).utf8)))
+        }
+        return contents
+    }
+
     /// `text` as an SQL string literal.
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
