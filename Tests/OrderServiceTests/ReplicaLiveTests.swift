@@ -45,22 +45,23 @@ struct ReplicaLiveTests {
 
     /// Runs `body` with another order-svc process on `stack`'s database and data directory
     /// (whose keys — request hashes, page tokens — replicas must share), stopped afterwards.
+    /// It takes no slot of `serviceProcessSlots`: the stack holds its own already, and a second
+    /// wait while holding them can deadlock (the slots go to waiters in arrival order, and
+    /// stacks waiting for four each would never let it through).
     private func withSecondReplica(of stack: OrderStack, _ body: (ServiceProcess) async throws -> Void) async throws {
         let url = try #require(try await stack.databaseURL())
-        try await serviceProcessSlots.withSlots(1) {
-            let replica = try await ServiceProcess.launch(
-                "order-svc",
-                arguments: [
-                    "--port", "0", "--data-dir", stack.dataDirectory(.order).path, "--log-level", "info",
-                    "--grace-seconds", "2", "--auth-addr", try stack.address(of: .auth),
-                    "--catalog-addr", try stack.address(of: .catalog), "--basket-addr", try stack.address(of: .basket),
-                ],
-                environment: ["SHOP_INTERNAL_API_KEY": stack.internalKey, "SHOP_DATABASE_URL": url])
-            let outcome: Result<Void, any Error>
-            do { outcome = .success(try await body(replica)) } catch { outcome = .failure(error) }
-            await replica.closeClient()
-            _ = await replica.stop()
-            try outcome.get()
-        }
+        let replica = try await ServiceProcess.launch(
+            "order-svc",
+            arguments: [
+                "--port", "0", "--data-dir", stack.dataDirectory(.order).path, "--log-level", "info",
+                "--grace-seconds", "2", "--auth-addr", try stack.address(of: .auth),
+                "--catalog-addr", try stack.address(of: .catalog), "--basket-addr", try stack.address(of: .basket),
+            ],
+            environment: ["SHOP_INTERNAL_API_KEY": stack.internalKey, "SHOP_DATABASE_URL": url])
+        let outcome: Result<Void, any Error>
+        do { outcome = .success(try await body(replica)) } catch { outcome = .failure(error) }
+        await replica.closeClient()
+        _ = await replica.stop()
+        try outcome.get()
     }
 }
