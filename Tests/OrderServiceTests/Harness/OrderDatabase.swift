@@ -5,14 +5,33 @@ import Testing
 /// order-svc's database, read and written from outside the way an operator would: through the
 /// `sqlite3` shell on `order.sqlite`, or through `psql` in the schema `orders` of the stack's
 /// PostgreSQL database when the suites run there (``TestBackend``). To count the test
-/// processor's charges, and to plant the rows a crash leaves behind.
+/// processor's charges, and to plant the rows a crash leaves behind. (``catalog(of:)`` is
+/// catalog-svc's, for the tests that edit the catalog behind its back.)
 struct OrderDatabase: Sendable {
-    /// The stack whose order-svc's database this is.
+    /// The stack whose service's database this is.
     let stack: OrderStack
+    /// The service's SQLite file in its data directory.
+    let fileName: String
+    /// The service's schema in the stack's PostgreSQL database.
+    let schema: String
+    /// The service.
+    let service: ServiceName
 
     /// The database of `stack`'s order-svc.
     init(_ stack: OrderStack) {
+        self.init(stack, service: .order, fileName: "order.sqlite", schema: "orders")
+    }
+
+    /// The database of `stack`'s catalog-svc.
+    static func catalog(of stack: OrderStack) -> OrderDatabase {
+        OrderDatabase(stack, service: .catalog, fileName: "catalog.sqlite", schema: "catalog")
+    }
+
+    private init(_ stack: OrderStack, service: ServiceName, fileName: String, schema: String) {
         self.stack = stack
+        self.service = service
+        self.fileName = fileName
+        self.schema = schema
     }
 
     /// Runs `sql` and returns its rows, each a list of column texts (`|`-separated output).
@@ -47,16 +66,16 @@ struct OrderDatabase: Sendable {
 
     /// What the database holds, to search for what must never be stored, by where it is: on
     /// SQLite the bytes of each `order.sqlite*` file (leftovers of deleted rows and the WAL
-    /// included); on PostgreSQL every row of every table of the schema `orders`, as text.
+    /// included); on PostgreSQL every row of every table of the schema, as text.
     func storedContents() async throws -> [(place: String, bytes: Data)] {
         guard try await stack.databaseURL() != nil else {
-            let directory = stack.dataDirectory(.order)
+            let directory = stack.dataDirectory(service)
             return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-                .filter { $0.hasPrefix("order.sqlite") }
+                .filter { $0.hasPrefix(fileName) }
                 .map { ($0, try Data(contentsOf: directory.appendingPathComponent($0))) }
         }
         var contents: [(place: String, bytes: Data)] = []
-        for table in try await rows("SELECT tablename FROM pg_tables WHERE schemaname = 'orders'").compactMap(\.first) {
+        for table in try await rows("SELECT tablename FROM pg_tables WHERE schemaname = \(Self.quote(schema))").compactMap(\.first) {
             contents.append((table, Data(try await run("SELECT t::text FROM \(table) t", sourceLocation: #_sourceLocation).utf8)))
         }
         return contents
@@ -83,10 +102,10 @@ struct OrderDatabase: Sendable {
                 [
                     "--no-psqlrc", "--quiet", "--no-align", "--tuples-only", "--field-separator=|",
                     "--set=ON_ERROR_STOP=1", "--single-transaction", "--dbname=\(url)",
-                    "--command=SET search_path TO orders", "--command=\(sql)",
+                    "--command=SET search_path TO \(schema)", "--command=\(sql)",
                 ], timeout: .seconds(30))
         } else {
-            let path = stack.dataDirectory(.order).appendingPathComponent("order.sqlite").path
+            let path = stack.dataDirectory(service).appendingPathComponent(fileName).path
             result = try await Command.run("sqlite3", ["-batch", "-cmd", ".timeout 5000", path, sql], timeout: .seconds(30))
         }
         try #require(result.status == 0, "\(sql) failed: \(result.errors)", sourceLocation: sourceLocation)
