@@ -7,7 +7,9 @@ import Storage
 /// on the test server (``PostgreSQLServer/withDatabase(_:)``) in the schema `orders`, as
 /// order-svc opens it.
 enum StoreBackend: String, Sendable, CaseIterable {
+    /// A private in-memory SQLite database.
     case sqlite
+    /// A fresh database on the test PostgreSQL server.
     case postgresql
 
     /// Runs `body` with a store on a fresh, migrated database, closed afterwards.

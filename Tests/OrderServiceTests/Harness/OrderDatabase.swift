@@ -27,6 +27,7 @@ struct OrderDatabase: Sendable {
         OrderDatabase(stack, service: .catalog, fileName: "catalog.sqlite", schema: "catalog")
     }
 
+    /// The database of `stack`'s `service`, kept in `fileName` or `schema`.
     private init(_ stack: OrderStack, service: ServiceName, fileName: String, schema: String) {
         self.stack = stack
         self.service = service
