@@ -50,7 +50,7 @@ struct OrderServer: ServiceServer {
         let requestSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_ORDER_REQUEST_KEY", path: "\(directory)/request-hash-key")
         let store = try await OrderStore.open(location: configuration.databaseLocation)
-        let freed = try await store.freeAbandonedKeys()
+        let freed = try await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: true))
         if freed > 0 { logger.notice("freed idempotency keys a crash left claimed", metadata: ["keys": "\(freed)"]) }
         let auth = AuthServiceLink(
             client: authClient, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,

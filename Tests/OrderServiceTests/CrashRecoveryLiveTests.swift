@@ -83,8 +83,10 @@ struct CrashRecoveryLiveTests {
         for order in orders {
             try await stack.reserveStock(order.id, order.reservation)
         }
-        let statements = try orders.map { try $0.insertStatements() }.joined(separator: "\n")
-        try await OrderDatabase(stack).execute(statements)
+        let database = OrderDatabase(stack)
+        let sequence = try await database.nextSequence()
+        let statements = try orders.map { try $0.insertStatements(sequence: sequence) }.joined(separator: "\n")
+        try await database.execute(statements)
         #expect(try await OrderDatabase(stack).orderRowCount() == orders.count)
     }
 }

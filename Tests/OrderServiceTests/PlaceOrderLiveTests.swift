@@ -15,14 +15,12 @@ struct PlaceOrderLiveTests {
             let order = try await stack.placeOrder(as: shopper)
             #expect(order.payment == PaymentSummary(brand: "visa", last4: "4242"))
 
-            let directory = stack.dataDirectory(.order)
-            let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
-                $0.hasPrefix("order.sqlite")
-            }
-            #expect(!files.isEmpty)
-            for file in files {
-                let bytes = try Data(contentsOf: directory.appendingPathComponent(file))
-                #expect(bytes.range(of: Data(TestCards.accepted.utf8)) == nil, "the card number is in \(file)")
+            let contents = try await OrderDatabase(stack).storedContents()
+            #expect(!contents.isEmpty)
+            // The summary is stored, so the search looks where the card would be.
+            #expect(contents.contains { $0.bytes.range(of: Data(order.id.utf8)) != nil })
+            for (place, bytes) in contents {
+                #expect(bytes.range(of: Data(TestCards.accepted.utf8)) == nil, "the card number is in \(place)")
             }
             let log = try stack.service(.order).log.lines
             #expect(!log.contains { $0.contains(TestCards.accepted) }, "the card number is in order-svc's log")

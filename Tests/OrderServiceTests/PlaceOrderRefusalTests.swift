@@ -53,11 +53,7 @@ struct PlaceOrderRefusalTests {
             try await stack.addItem(4, count: 3, for: shopper)
             // catalog-svc refuses such a price (Money.maximumUnitAmount); a row from before the
             // rule, or edited by hand, still reaches order-svc, whose line total overflowed.
-            let catalog = stack.dataDirectory(.catalog).appendingPathComponent("catalog.sqlite").path
-            let update = try await Command.run(
-                "sqlite3", ["-batch", "-cmd", ".timeout 5000", catalog, "UPDATE products SET price_amount = \(Int.max / 2) WHERE id = 4"],
-                timeout: .seconds(30))
-            try #require(update.status == 0, "sqlite3 failed: \(update.errors)")
+            try await OrderDatabase.catalog(of: stack).execute("UPDATE products SET price_amount = \(Int.max / 2) WHERE id = 4")
 
             let error = await expectRPCError(.failedPrecondition) { try await stack.placeOrder(as: shopper) }
             #expect(error?.message.contains("Product 4") == true, "\(String(describing: error))")

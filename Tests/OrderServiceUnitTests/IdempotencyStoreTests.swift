@@ -4,15 +4,12 @@ import Testing
 
 @testable import order_svc
 
-/// `OrderStore`'s idempotency keys: what pruning drops and what it must keep.
+/// `OrderStore`'s idempotency keys: what pruning drops and what it must keep. Each check is
+/// written once for either backend (`on backend:`); the tests here run it on SQLite,
+/// `OrderStorePostgreSQLLiveTests` on PostgreSQL.
 @Suite("OrderStore: pruning idempotency keys")
 struct IdempotencyStoreTests {
     static let epoch: Int64 = 1_750_000_000
-
-    /// An empty, migrated store that lives only in memory.
-    static func store() async throws -> OrderStore {
-        OrderStore(database: try await Database(path: ":memory:", migrations: OrderSchema.migrations))
-    }
 
     /// A pending order of `user` made under `key`, stored at `step`.
     static func order(_ id: String, user: String, key: String, step: String) -> OrderRecord {
@@ -35,7 +32,31 @@ struct IdempotencyStoreTests {
 
     @Test("at start, keys a crash left running without an order are freed; keys with an order stay for recovery")
     func freeAbandoned() async throws {
-        let store = try await Self.store()
+        try await Self.freesAbandonedKeys(on: .sqlite)
+    }
+
+    @Test("an answer that removes its pending order does both in one step, and only for an order still pending")
+    func answerRemovingOrder() async throws {
+        try await Self.answersRemovingOrder(on: .sqlite)
+    }
+
+    @Test("past retention: answered keys and keys left running go; a key an unfinished order still needs stays")
+    func pruneKeys() async throws {
+        try await Self.prunesKeys(on: .sqlite)
+    }
+
+    @Test("a key claimed later than the cutoff stays: a live call, on this replica or another, may be working under it")
+    func youngKeysStay() async throws {
+        try await Self.keepsYoungKeys(on: .sqlite)
+    }
+
+    /// At start, keys a crash left running without an order are freed; keys with an order stay.
+    static func freesAbandonedKeys(on backend: StoreBackend) async throws {
+        try await backend.withStore { store in try await freesAbandonedKeys(in: store) }
+    }
+
+    /// ``freesAbandonedKeys(on:)`` in `store`.
+    private static func freesAbandonedKeys(in store: OrderStore) async throws {
         for key in ["crashed", "with-order", "answered", "order-gone"] {
             _ = try await store.claim(userID: "u1", key: key, requestHash: "h", now: Self.epoch)
         }
@@ -44,7 +65,7 @@ struct IdempotencyStoreTests {
         // A crash after an undone order was removed and before its key was freed.
         try await store.insert(Self.order("o2", user: "u1", key: "order-gone", step: "priced"), now: Self.epoch)
         try await store.remove(orderID: "o2")
-        #expect(try await store.freeAbandonedKeys() == 2)
+        #expect(try await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: true)) == 2)
         #expect(try await Self.keys(in: store) == ["u1/with-order", "u1/answered"])
         // The client's retry with the crashed key starts afresh.
         guard case .claimed = try await store.claim(userID: "u1", key: "crashed", requestHash: "h", now: Self.epoch + 60) else {
@@ -53,9 +74,13 @@ struct IdempotencyStoreTests {
         }
     }
 
-    @Test("an answer that removes its pending order does both in one step, and only for an order still pending")
-    func answerRemovingOrder() async throws {
-        let store = try await Self.store()
+    /// An answer that removes its pending order does both in one step, only for an order still pending.
+    static func answersRemovingOrder(on backend: StoreBackend) async throws {
+        try await backend.withStore { store in try await answersRemovingOrder(in: store) }
+    }
+
+    /// ``answersRemovingOrder(on:)`` in `store`.
+    private static func answersRemovingOrder(in store: OrderStore) async throws {
         _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h", now: Self.epoch)
         try await store.insert(Self.order("o1", user: "u1", key: "k1", step: "priced"), now: Self.epoch)
         let answer = StoredAnswer(order: nil, error: StoredError(code: 9, reason: "OUT_OF_STOCK", message: "gone", details: nil))
@@ -89,9 +114,13 @@ struct IdempotencyStoreTests {
         #expect(await call.value)
     }
 
-    @Test("past retention: answered keys and keys left running go; a key an unfinished order still needs stays")
-    func pruneKeys() async throws {
-        let store = try await Self.store()
+    /// Past retention, answered keys and keys left running go; a key an unfinished order needs stays.
+    static func prunesKeys(on backend: StoreBackend) async throws {
+        try await backend.withStore { store in try await prunesKeys(in: store) }
+    }
+
+    /// ``prunesKeys(on:)`` in `store`.
+    private static func prunesKeys(in store: OrderStore) async throws {
         let old = Self.epoch, recent = Self.epoch + OrderStore.answerRetention
         for key in ["answered", "abandoned", "unfinished", "finished", "young"] {
             _ = try await store.claim(userID: "u1", key: key, requestHash: "h", now: key == "young" ? recent : old)
@@ -105,5 +134,23 @@ struct IdempotencyStoreTests {
 
         try await store.pruneAnswers(now: recent + 1)
         #expect(try await Self.keys(in: store) == ["u1/unfinished", "u1/young"])
+    }
+
+    /// A running key without an order is freed only once claimed at or before the cutoff; on
+    /// PostgreSQL even the start-up cutoff spares young keys (other replicas are serving).
+    static func keepsYoungKeys(on backend: StoreBackend) async throws {
+        try await backend.withStore { store in try await keepsYoungKeys(in: store) }
+    }
+
+    /// ``keepsYoungKeys(on:)`` in `store`.
+    private static func keepsYoungKeys(in store: OrderStore) async throws {
+        let now = Self.epoch + 100_000
+        _ = try await store.claim(userID: "u1", key: "old", requestHash: "h", now: now - OrderStore.abandonedKeyAge - 1)
+        _ = try await store.claim(userID: "u1", key: "young", requestHash: "h", now: now - 1)
+        #expect(try await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: false, now: now)) == 1)
+        #expect(try await Self.keys(in: store) == ["u1/young"])
+        let startUp = store.abandonedKeyCutoff(atStartUp: true, now: now)
+        let freedAtStartUp = try await store.freeAbandonedKeys(claimedBy: startUp)
+        #expect(freedAtStartUp == (store.database.dialect == .sqlite ? 1 : 0))
     }
 }

@@ -26,7 +26,21 @@ struct RecoverySnapshotTests {
 
     @Test("an order listed at reserved but paid since is left alone: not refunded, not released, not deleted")
     func paidSinceListed() async throws {
-        let store = try await IdempotencyStoreTests.store()
+        try await Self.leavesOrdersPaidSinceListed(on: .sqlite)
+    }
+
+    @Test("discarding removes only an order still pending")
+    func discardKeepsFinishedOrders() async throws {
+        try await Self.discardsOnlyPendingOrders(on: .sqlite)
+    }
+
+    /// An order listed at `reserved` but paid since is left alone by the pass.
+    static func leavesOrdersPaidSinceListed(on backend: StoreBackend) async throws {
+        try await backend.withStore { store in try await leavesOrdersPaidSinceListed(in: store) }
+    }
+
+    /// ``leavesOrdersPaidSinceListed(on:)`` in `store`.
+    private static func leavesOrdersPaidSinceListed(in store: OrderStore) async throws {
         let service = try Self.service(store)
         _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h")
         let listed = IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "reserved")
@@ -46,9 +60,13 @@ struct RecoverySnapshotTests {
         #expect(try await IdempotencyStoreTests.keys(in: store) == ["u1/k1"])
     }
 
-    @Test("discarding removes only an order still pending")
-    func discardKeepsFinishedOrders() async throws {
-        let store = try await IdempotencyStoreTests.store()
+    /// Discarding removes only an order still pending.
+    static func discardsOnlyPendingOrders(on backend: StoreBackend) async throws {
+        try await backend.withStore { store in try await discardsOnlyPendingOrders(in: store) }
+    }
+
+    /// ``discardsOnlyPendingOrders(on:)`` in `store`.
+    private static func discardsOnlyPendingOrders(in store: OrderStore) async throws {
         _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h")
         try await store.insert(IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "done"))
         try await store.discard(orderID: "o1", userID: "u1", key: "k1")

@@ -4,8 +4,9 @@ import RPC
 import ServiceKit
 
 /// The recovery pass (README): finishes or undoes every order a crash, or an upstream outage,
-/// left between steps. Runs at start-up and every 30 seconds; orders a call in this process is
-/// working on are left alone.
+/// left between steps. Runs at start-up and every 30 seconds on every replica; orders a call in
+/// this process is working on are left alone, and each order is settled only under this
+/// process's lease on it (`OrderStore+Leases.swift`), so no two replicas drive one order.
 extension OrderService {
     /// The steps recovery acts on.
     static let unfinishedSteps = ["priced", "reserved", "charged", "declined", "cancelling"]
@@ -15,7 +16,7 @@ extension OrderService {
     func recover() async -> Int {
         let records: [OrderRecord]
         do {
-            records = try await store.orders(atSteps: Self.unfinishedSteps)
+            records = try await store.ordersToRecover(atSteps: Self.unfinishedSteps)
         } catch {
             logger.error("recovery cannot read orders", metadata: ["error": "\(error)"])
             return 0
@@ -33,8 +34,10 @@ extension OrderService {
             do {
                 // The list is a snapshot: a PlaceOrder or CancelOrder may have finished the order
                 // since, and released it just before this claim. Only its step now counts —
-                // settling by a stale one would refund, release and delete a paid order.
-                guard let record = try await store.order(id: id), Self.unfinishedSteps.contains(record.step) else {
+                // settling by a stale one would refund, release and delete a paid order. The
+                // lease comes with the order as it is now; another replica's live lease leaves
+                // the order to that replica.
+                guard let record = try await store.claimForRecovery(orderID: id, atSteps: Self.unfinishedSteps) else {
                     continue
                 }
                 try await settle(record)
@@ -74,10 +77,13 @@ extension OrderService {
         }
     }
 
-    /// Runs `recover()` now and then every `interval` until the calling task is cancelled.
+    /// Runs `recover()` now and then every `interval` until the calling task is cancelled,
+    /// each time also freeing keys left abandoned by a replica that died (one that never
+    /// restarts frees none itself) and pruning old answers.
     func runRecovery(every interval: Duration = .seconds(30)) async {
         while !Task.isCancelled {
             await recover()
+            _ = try? await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: false))
             try? await store.pruneAnswers()
             try? await Task.sleep(for: interval)
         }

@@ -58,7 +58,13 @@ extension OrderStore {
         case inProgress
     }
 
-    /// Records `key` for `userID` and `requestHash` in one `BEGIN IMMEDIATE` transaction.
+    /// Records `key` for `userID` and `requestHash` in one write transaction, so that of any
+    /// number of concurrent calls with the key — on any replica — exactly one is `.claimed`.
+    ///
+    /// SQLite's `BEGIN IMMEDIATE` runs the claims one after another. On PostgreSQL they run
+    /// at once at `SERIALIZABLE`: all but one of those that found no row lose a serialization
+    /// conflict (the `(user_id, key)` primary key turns a racing insert into one, see below)
+    /// and are re-run, now finding the winner's row: `.inProgress`, or its answer.
     func claim(userID: String, key: String, requestHash: String, now: Int64 = Timestamp.now()) async throws -> KeyClaim {
         try await database.write { connection in
             if let row = try connection.queryOne(
@@ -74,10 +80,16 @@ extension OrderStore {
                 }
                 try connection.execute("DELETE FROM idempotency_keys WHERE user_id = ? AND key = ?", [userID, key])
             }
-            try connection.execute(
-                "INSERT INTO idempotency_keys (user_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'running', ?)",
+            // A row a concurrent claim committed after this transaction's snapshot is invisible
+            // to the read above; PostgreSQL reports meeting it here as a serialization failure
+            // (re-run), not as a unique violation. Nothing inserted can only mean the key is taken.
+            let inserted = try connection.execute(
+                """
+                INSERT INTO idempotency_keys (user_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'running', ?)
+                ON CONFLICT (user_id, key) DO NOTHING
+                """,
                 [userID, key, requestHash, now])
-            return .claimed
+            return inserted == 1 ? .claimed : .inProgress
         }
     }
 
@@ -91,16 +103,15 @@ extension OrderStore {
     ) async throws {
         let json = try Self.json(answer)
         let owner = orderID ?? removingOrder
+        let replicaID = replicaID
         try await database.write { connection in
             try connection.execute(
                 """
                 UPDATE idempotency_keys SET state = 'done', answer_json = ?
-                WHERE user_id = ? AND key = ? AND (? IS NULL OR order_id = ?)
+                WHERE user_id = ? AND key = ? AND (CAST(? AS TEXT) IS NULL OR order_id = ?)
                 """, [json, userID, key, owner, owner])
             if let orderID, let step {
-                try connection.execute(
-                    "UPDATE orders SET step = ?, status = coalesce(?, status), updated_at = ? WHERE id = ?",
-                    [step, status?.rawValue, now, orderID])
+                try Self.advance(orderID, to: step, status: status, owner: replicaID, now: now, on: connection)
             }
             if let removingOrder {
                 try connection.execute("DELETE FROM orders WHERE id = ? AND step IN ('priced', 'reserved')", [removingOrder])
@@ -127,20 +138,33 @@ extension OrderStore {
         }
     }
 
-    /// Frees the keys a previous process left 'running' without an order — it ended (a crash)
-    /// between claiming a key and writing the order, or between removing an undone order and
-    /// freeing its key — so that the client's retry with the key starts afresh instead of
-    /// meeting `REQUEST_IN_PROGRESS` for a day. Keys with an order are recovery's. Call before
-    /// serving, while no call of this process has claimed a key; returns how many were freed.
+    /// How long a key may stay 'running' without an order before it counts as abandoned: well
+    /// beyond the time between claiming a key and writing its order (two upstream calls, each
+    /// bounded by the call's deadline or 10 seconds), so a call still working is never robbed.
+    static let abandonedKeyAge: Int64 = 15 * 60
+
+    /// Frees the keys left 'running' without an order (claimed at or before `cutoff`) by a
+    /// process that ended — a crash between claiming a key and writing the order, or between
+    /// removing an undone order and freeing its key — so that the client's retry with the key
+    /// starts afresh instead of meeting `REQUEST_IN_PROGRESS` for a day. Keys with an order
+    /// are recovery's. Returns how many were freed.
     @discardableResult
-    func freeAbandonedKeys() async throws -> Int {
+    func freeAbandonedKeys(claimedBy cutoff: Int64) async throws -> Int {
         try await database.write { connection in
             try connection.execute(
                 """
-                DELETE FROM idempotency_keys WHERE state = 'running'
+                DELETE FROM idempotency_keys WHERE state = 'running' AND created_at <= ?
                     AND (order_id IS NULL OR order_id NOT IN (SELECT id FROM orders))
-                """)
+                """, [cutoff])
         }
+    }
+
+    /// The keys a crash may have left, as the process sees them when it starts (before serving)
+    /// or later: on SQLite, at start-up, every key (one process owns the file, and none of its
+    /// calls has claimed a key yet); otherwise only keys older than ``abandonedKeyAge``, since
+    /// other replicas' calls (or this process's) may be working under younger ones.
+    func abandonedKeyCutoff(atStartUp: Bool, now: Int64 = Timestamp.now()) -> Int64 {
+        atStartUp && database.dialect == .sqlite ? now : now - Self.abandonedKeyAge
     }
 
     /// Drops keys past retention: answered ones, and ones left 'running' (a crash, or a failed

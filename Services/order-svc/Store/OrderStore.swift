@@ -18,18 +18,29 @@ struct OrderRecord: Sendable, Hashable {
     var idempotencyKey: String
 }
 
-/// The SQL of order-svc: orders here, idempotency keys and the test ledger in extensions.
-/// Nothing else in the service writes SQL. Thread-safe (`Sendable`).
+/// The SQL of order-svc: orders here, idempotency keys, recovery leases and the test ledger in
+/// extensions. Nothing else in the service writes SQL. Thread-safe (`Sendable`).
+///
+/// One text serves SQLite and PostgreSQL wherever it can; where the dialects differ, the
+/// statement switches on `connection.dialect` with both texts side by side. On PostgreSQL
+/// several replicas share the tables, and a write runs at `SERIALIZABLE`, re-run from the start
+/// on a conflict (`Database.write`): every read-check-write below (claiming a key, claiming an
+/// order's lease) therefore sees every write committed before it by any replica, exactly as
+/// under SQLite's one writer, and the write closures take their ids and times from outside.
 final class OrderStore: Sendable {
     /// The database.
     let database: Database
+    /// This process's name in `orders.recovery_owner` (see `OrderStore+Leases.swift`).
+    let replicaID: String
 
-    /// Wraps an open database whose migrations are `OrderSchema.migrations`.
-    init(database: Database) {
+    /// Wraps an open database whose migrations are `OrderSchema`'s; `replicaID` names this
+    /// process in the leases it takes (by default ``defaultReplicaID(for:)``).
+    init(database: Database, replicaID: String? = nil) {
         self.database = database
+        self.replicaID = replicaID ?? Self.defaultReplicaID(for: database.dialect)
     }
 
-    /// Opens (creating and migrating) the database at `path` with `synchronous=FULL`.
+    /// Opens (creating and migrating) the database at `location`; SQLite with `synchronous=FULL`.
     static func open(location: DatabaseLocation) async throws -> OrderStore {
         OrderStore(
             database: try await Database(
@@ -37,23 +48,27 @@ final class OrderStore: Sendable {
                 migrations: Migrations(sqlite: OrderSchema.migrations, postgresql: OrderSchema.postgreSQLMigrations)))
     }
 
-    /// Writes a new `PENDING` order at step `priced`, and ties its idempotency key to it.
+    /// Writes a new `PENDING` order at step `priced`, leased to this process (so no other
+    /// replica's recovery takes it while the call works on it), and ties its idempotency key
+    /// to it.
     func insert(_ record: OrderRecord, now: Int64 = Timestamp.now()) async throws {
         let order = record.order
         let items = try Self.json(order.items)
         let address = try Self.json(order.shippingAddress)
+        let owner = replicaID
+        let leaseEnd = now + Self.leaseDuration
         try await database.write { connection in
             try connection.execute(
                 """
                 INSERT INTO orders (id, user_id, status, step, items_json, total_amount, currency, address_json,
                                     card_brand, card_last4, basket_version, idempotency_key, created_at, updated_at,
-                                    sequence)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT coalesce(max(sequence), 0) + 1 FROM orders))
+                                    recovery_owner, lease_until, sequence)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, \(Self.nextSequence(connection.dialect)))
                 """,
                 [
                     order.id, record.userID, order.status.rawValue, record.step, items, order.total.amount,
                     order.total.currency, address, order.payment?.brand, order.payment?.last4, record.basketVersion,
-                    record.idempotencyKey, now, now,
+                    record.idempotencyKey, now, now, owner, leaseEnd,
                 ])
             try connection.execute(
                 "UPDATE idempotency_keys SET order_id = ? WHERE user_id = ? AND key = ?",
@@ -61,13 +76,36 @@ final class OrderStore: Sendable {
         }
     }
 
-    /// Moves an order to `step` (and `status`, when given).
-    func advance(orderID: String, to step: String, status: OrderStatus? = nil, now: Int64 = Timestamp.now()) async throws {
-        try await database.write { connection in
-            try connection.execute(
-                "UPDATE orders SET step = ?, status = coalesce(?, status), updated_at = ? WHERE id = ?",
-                [step, status?.rawValue, now, orderID])
+    /// The `sequence` of a new order (ListOrders' newest-first position). SQLite: one more
+    /// than the largest, safe under its one writer. PostgreSQL: the column's identity — with
+    /// the maximum, every two concurrent PlaceOrders of any users would conflict at
+    /// `SERIALIZABLE` and one would be re-run.
+    static func nextSequence(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: "(SELECT coalesce(max(sequence), 0) + 1 FROM orders)"
+        case .postgresql: "DEFAULT"
         }
+    }
+
+    /// Moves an order to `step` (and `status`, when given), renewing this process's lease on it.
+    func advance(orderID: String, to step: String, status: OrderStatus? = nil, now: Int64 = Timestamp.now()) async throws {
+        let owner = replicaID
+        try await database.write { connection in
+            try Self.advance(orderID, to: step, status: status, owner: owner, now: now, on: connection)
+        }
+    }
+
+    /// The statement of ``advance(orderID:to:status:now:)``, for writes that move an order
+    /// together with other changes.
+    static func advance(
+        _ orderID: String, to step: String, status: OrderStatus?, owner: String, now: Int64, on connection: Connection
+    ) throws {
+        try connection.execute(
+            """
+            UPDATE orders SET step = ?, status = coalesce(CAST(? AS TEXT), status), updated_at = ?,
+                              recovery_owner = ?, lease_until = ?
+            WHERE id = ?
+            """, [step, status?.rawValue, now, owner, now + leaseDuration, orderID])
     }
 
     /// Removes an order that never got past reserving stock.
@@ -102,22 +140,13 @@ final class OrderStore: Sendable {
         }
     }
 
-    /// Orders stuck at one of `steps` (for recovery), oldest first.
-    func orders(atSteps steps: [String]) async throws -> [OrderRecord] {
-        try await database.read { connection in
-            let marks = steps.map { _ in "?" }.joined(separator: ", ")
-            return try connection.query(
-                "SELECT \(Self.columns) FROM orders WHERE step IN (\(marks)) ORDER BY sequence", steps
-            ).map(Self.record(from:))
-        }
-    }
-
     // MARK: Rows
 
     /// The order columns, in the order `record(from:)` reads them.
     static let columns =
         "id, user_id, status, step, items_json, total_amount, currency, address_json, card_brand, card_last4, basket_version, idempotency_key, created_at, updated_at, sequence"
 
+    /// The record a row of ``columns`` holds.
     static func record(from row: Row) throws -> OrderRecord {
         let brand = try row.value(at: 8, as: String?.self)
         let last4 = try row.value(at: 9, as: String?.self)

@@ -2,16 +2,37 @@ import Foundation
 import ServiceTestSupport
 import Testing
 
-/// order-svc's `order.sqlite`, read and written from outside through the `sqlite3` shell, the
-/// way an operator would: to count the test processor's charges, and to plant the rows a crash
-/// leaves behind.
+/// order-svc's database, read and written from outside the way an operator would: through the
+/// `sqlite3` shell on `order.sqlite`, or through `psql` in the schema `orders` of the stack's
+/// PostgreSQL database when the suites run there (``TestBackend``). To count the test
+/// processor's charges, and to plant the rows a crash leaves behind. (``catalog(of:)`` is
+/// catalog-svc's, for the tests that edit the catalog behind its back.)
 struct OrderDatabase: Sendable {
-    /// The database file.
-    let path: String
+    /// The stack whose service's database this is.
+    let stack: OrderStack
+    /// The service's SQLite file in its data directory.
+    let fileName: String
+    /// The service's schema in the stack's PostgreSQL database.
+    let schema: String
+    /// The service.
+    let service: ServiceName
 
-    /// The database in `stack`'s order-svc data directory.
+    /// The database of `stack`'s order-svc.
     init(_ stack: OrderStack) {
-        path = stack.dataDirectory(.order).appendingPathComponent("order.sqlite").path
+        self.init(stack, service: .order, fileName: "order.sqlite", schema: "orders")
+    }
+
+    /// The database of `stack`'s catalog-svc.
+    static func catalog(of stack: OrderStack) -> OrderDatabase {
+        OrderDatabase(stack, service: .catalog, fileName: "catalog.sqlite", schema: "catalog")
+    }
+
+    /// The database of `stack`'s `service`, kept in `fileName` or `schema`.
+    private init(_ stack: OrderStack, service: ServiceName, fileName: String, schema: String) {
+        self.stack = stack
+        self.service = service
+        self.fileName = fileName
+        self.schema = schema
     }
 
     /// Runs `sql` and returns its rows, each a list of column texts (`|`-separated output).
@@ -44,15 +65,51 @@ struct OrderDatabase: Sendable {
     /// How many rows `orders` holds, whatever their step.
     func orderRowCount() async throws -> Int { try await integer("SELECT count(*) FROM orders") }
 
+    /// What the database holds, to search for what must never be stored, by where it is: on
+    /// SQLite the bytes of each `order.sqlite*` file (leftovers of deleted rows and the WAL
+    /// included); on PostgreSQL every row of every table of the schema, as text.
+    func storedContents() async throws -> [(place: String, bytes: Data)] {
+        guard try await stack.databaseURL() != nil else {
+            let directory = stack.dataDirectory(service)
+            return try FileManager.default.contentsOfDirectory(atPath: directory.path)
+                .filter { $0.hasPrefix(fileName) }
+                .map { ($0, try Data(contentsOf: directory.appendingPathComponent($0))) }
+        }
+        var contents: [(place: String, bytes: Data)] = []
+        for table in try await rows("SELECT tablename FROM pg_tables WHERE schemaname = \(Self.quote(schema))").compactMap(\.first) {
+            contents.append((table, Data(try await run("SELECT t::text FROM \(table) t", sourceLocation: #_sourceLocation).utf8)))
+        }
+        return contents
+    }
+
     /// `text` as an SQL string literal.
     static func quote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "''") + "'" }
 
-    /// Runs the shell with a 5-second busy timeout (order-svc may be writing) and returns its
-    /// standard output; a non-zero exit is a failure carrying the shell's complaint.
+    /// The `sequence` of an order planted by a statement: as order-svc computes it (see
+    /// `OrderStore.nextSequence`) on the backend the stack runs on.
+    func nextSequence() async throws -> String {
+        try await stack.databaseURL() == nil ? "(SELECT coalesce(max(sequence), 0) + 1 FROM orders)" : "DEFAULT"
+    }
+
+    /// Runs `sql` through the shell of the stack's backend and returns its standard output
+    /// (rows `|`-separated, no headers); a non-zero exit is a failure carrying the shell's
+    /// complaint. sqlite3 waits up to 5 seconds for order-svc's write lock; psql stops at the
+    /// first error and runs `sql` as one transaction.
     private func run(_ sql: String, sourceLocation: SourceLocation) async throws -> String {
-        let result = try await Command.run(
-            "sqlite3", ["-batch", "-cmd", ".timeout 5000", path, sql], timeout: .seconds(30))
-        try #require(result.status == 0, "sqlite3 \(sql) failed: \(result.errors)", sourceLocation: sourceLocation)
+        let result: Command.Result
+        if let url = try await stack.databaseURL() {
+            result = try await Command.run(
+                "psql",
+                [
+                    "--no-psqlrc", "--quiet", "--no-align", "--tuples-only", "--field-separator=|",
+                    "--set=ON_ERROR_STOP=1", "--single-transaction", "--dbname=\(url)",
+                    "--command=SET search_path TO \(schema)", "--command=\(sql)",
+                ], timeout: .seconds(30))
+        } else {
+            let path = stack.dataDirectory(service).appendingPathComponent(fileName).path
+            result = try await Command.run("sqlite3", ["-batch", "-cmd", ".timeout 5000", path, sql], timeout: .seconds(30))
+        }
+        try #require(result.status == 0, "\(sql) failed: \(result.errors)", sourceLocation: sourceLocation)
         return result.output
     }
 }

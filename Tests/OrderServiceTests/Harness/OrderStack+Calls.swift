@@ -53,14 +53,16 @@ extension OrderStack {
 
     // MARK: order-svc
 
-    /// `PlaceOrder` as `shopper` with `idempotency-key: key` (no header when `key` is nil).
+    /// `PlaceOrder` as `shopper` with `idempotency-key: key` (no header when `key` is nil),
+    /// through `replica` (a client of one order-svc) or else the stack's order-svc.
     @discardableResult
     func placeOrder(
-        _ request: PlaceOrderRequest = .standard, key: String? = UUID().uuidString, as shopper: Shopper
+        _ request: PlaceOrderRequest = .standard, key: String? = UUID().uuidString, as shopper: Shopper,
+        via replica: RPCClient? = nil
     ) async throws -> Order {
         var options = shopper.options(timeout: .seconds(30))
         if let key { options.metadata.set(MetadataKey.idempotencyKey, key) }
-        return try await client(.order).unary(OrderContract.placeOrder, request, options: options)
+        return try await (replica ?? client(.order)).unary(OrderContract.placeOrder, request, options: options)
     }
 
     /// `GetOrder` as `shopper`.

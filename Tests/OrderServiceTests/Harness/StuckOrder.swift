@@ -44,8 +44,9 @@ struct StuckOrder: Sendable {
         ]
     }
 
-    /// The statements that write the order, its key and (when charged) its ledger entry.
-    func insertStatements(now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> String {
+    /// The statements that write the order, its key and (when charged) its ledger entry;
+    /// `sequence` is the SQL of the order's ListOrders position (``OrderDatabase/nextSequence()``).
+    func insertStatements(sequence: String, now: Int64 = Int64(Date().timeIntervalSince1970)) throws -> String {
         let quote = OrderDatabase.quote
         let itemsJSON = String(decoding: try JSONCodec.shared.encode(items), as: UTF8.self)
         let addressJSON = String(decoding: try JSONCodec.shared.encode(Address.sample), as: UTF8.self)
@@ -53,7 +54,7 @@ struct StuckOrder: Sendable {
             INSERT INTO orders (id, user_id, status, step, items_json, total_amount, currency, address_json,
                                 card_brand, card_last4, basket_version, idempotency_key, created_at, updated_at, sequence)
             VALUES (\(quote(id)), \(quote(userID)), 'PENDING', \(quote(step)), \(quote(itemsJSON)), \(total), \(quote(currency)), \(quote(addressJSON)),
-                    'visa', '4242', 1, \(quote(key)), \(now), \(now), (SELECT coalesce(max(sequence), 0) + 1 FROM orders));
+                    'visa', '4242', 1, \(quote(key)), \(now), \(now), \(sequence));
             INSERT INTO idempotency_keys (user_id, key, request_hash, state, answer_json, order_id, created_at)
             VALUES (\(quote(userID)), \(quote(key)), 'planted-by-test', 'running', NULL, \(quote(id)), \(now));
             """
