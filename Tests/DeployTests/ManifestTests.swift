@@ -16,7 +16,24 @@ struct ManifestTests {
     ]
 
     /// The environment variables that come from a Secret rather than a flag.
-    static let secretVariables: Set<String> = ["SHOP_ADMIN_API_KEY", "SHOP_INTERNAL_API_KEY", "SHOP_DATABASE_URL", "PGPASSWORD"]
+    static let secretVariables: Set<String> = [
+        "SHOP_ADMIN_API_KEY", "SHOP_INTERNAL_API_KEY", "SHOP_DATABASE_URL", "PGPASSWORD", "SHOP_CATALOG_PAGE_TOKEN_KEY",
+        "SHOP_ORDER_PAGE_TOKEN_KEY", "SHOP_ORDER_REQUEST_KEY",
+    ]
+
+    /// The keys each service otherwise generates into its data directory
+    /// (`ServiceSecret.resolve(environmentName:path:)`, read from its sources), which its
+    /// replicas must share: each Deployment reads them from the Secret.
+    static func sharedKeys(of service: String) throws -> Set<String> {
+        let directory = Repository.url("Services/\(service)")
+        let files = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: nil)?.compactMap { $0 as? URL } ?? []
+        var keys: Set<String> = []
+        for file in files where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in text.matches(of: #/environmentName: "(SHOP_[A-Z_]+)"/#) { keys.insert(String(match.output.1)) }
+        }
+        return keys
+    }
 
     /// The two directories of manifests: the default one and the PostgreSQL component.
     static let directories = [Manifests.baseDirectory, Manifests.postgresDirectory]
@@ -200,9 +217,9 @@ struct ManifestTests {
                 #expect(help.accepts(flag), "\(executable) --help does not list \(flag)")
             }
             for variable in container.env ?? [] {
-                // The API keys are named in no help (they are never flags); every other
-                // variable, the database's included, must be one the executable reads.
-                let isAPIKey = variable.name.hasSuffix("_API_KEY") && Self.secretVariables.contains(variable.name)
+                // The keys are named in no help (they are never flags); every other variable,
+                // the database's included, must be one the executable reads.
+                let isAPIKey = variable.name.hasSuffix("_KEY") && Self.secretVariables.contains(variable.name)
                 #expect(help.environmentNames.contains(variable.name) || isAPIKey, "\(executable) --help names no \(variable.name)")
             }
         }
@@ -245,6 +262,9 @@ struct ManifestTests {
             if StorefrontServices.stateful.contains(name) {
                 #expect(variables.isSuperset(of: ["SHOP_DATABASE_URL", "PGPASSWORD"]), "\(name) is not given the database and its password")
             }
+            // A key a replica would otherwise generate for itself must be the same on all.
+            let shared = try Self.sharedKeys(of: name)
+            #expect(variables.isSuperset(of: shared), "\(name) replicas do not share \(shared.subtracting(variables).sorted())")
         }
         // The template holds placeholders only: a real key must not be committed.
         for secret in secrets {
