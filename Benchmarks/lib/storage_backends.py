@@ -8,22 +8,12 @@ services balance their own calls over every replica). Two phases of BENCH_SECOND
 Prints one line per phase and records <label>_additem_per_second, <label>_placeorder_per_second
 and their p99s in WORK/figures.json.
 """
-import argparse, glob, json, re, statistics, threading, time, uuid
+import argparse, statistics, threading, time, uuid
 
 import grpc
 
 from figures import record
-
-
-def caller(port, service):
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-
-    def call(method, request, metadata=()):
-        stub = channel.unary_unary(
-            f"/{service}/{method}", request_serializer=lambda m: json.dumps(m).encode(),
-            response_deserializer=json.loads)
-        return stub(request, metadata=metadata, timeout=30)
-    return call
+from shop_users import caller, signed_in_users
 
 
 def ports(text):
@@ -43,20 +33,7 @@ def main():
     product["stock"] = 10_000_000
     catalog("UpsertProduct", {"product": product}, (("x-api-key", "bench-admin"),))
 
-    tokens = []
-    for index in range(int(args.workers)):
-        email = f"bench-{args.label}-{index}-{uuid.uuid4().hex[:6]}@example.com"
-        auth("SignUp", {"email": email, "password": "a long bench passphrase"})
-        token = None
-        for _ in range(200):
-            mails = [open(f).read() for f in glob.glob(f"{args.mail}/*.eml")]
-            found = [re.search(r"Token: (\S+)", m).group(1) for m in mails if email in m]
-            if found:
-                token = found[0]
-                break
-            time.sleep(0.05)
-        auth("VerifyEmail", {"token": token})
-        tokens.append(auth("SignIn", {"email": email, "password": "a long bench passphrase"})["accessToken"])
+    tokens = signed_in_users(auth, args.mail, int(args.workers), label=f"bench-{args.label}")
 
     request = {
         "shippingAddress": {"name": "Bench", "line1": "1 Loop Road", "city": "Testville", "postalCode": "12345", "country": "US"},

@@ -3,7 +3,7 @@ import ServiceTestSupport
 import Testing
 
 /// What a built executable says it accepts, from its own `--help`: the options it lists and
-/// the environment variables its help names (`(env SHOP_PORT)`).
+/// the environment variables its help names (`(env SHOP_PORT)`, and libpq's `PGPASSWORD`).
 struct ExecutableHelp: Sendable {
     /// The executable's name.
     let name: String
@@ -11,7 +11,7 @@ struct ExecutableHelp: Sendable {
     let text: String
     /// Every option of the OPTIONS section, e.g. `--port`.
     let flags: Set<String>
-    /// Every `SHOP_…` name in the text.
+    /// Every `SHOP_…` name in the text, and every libpq variable (`PG…`) it names.
     let environmentNames: Set<String>
 
     /// Parses `text`, the `--help` output of `name`.
@@ -28,7 +28,7 @@ struct ExecutableHelp: Sendable {
             }
         }
         self.flags = flags
-        environmentNames = Set(text.matches(of: #/\bSHOP_[A-Z0-9_]+\b/#).map { String($0.output) })
+        environmentNames = Set(text.matches(of: #/\b(?:SHOP_[A-Z0-9_]+|PG[A-Z]+)\b/#).map { String($0.output) })
     }
 
     /// Runs the built executable `name` (next to the test bundle) with `--help`.

@@ -25,6 +25,19 @@ enum Kubernetes {
     struct LabelSelector: Decodable, Sendable {
         /// Labels a pod must carry.
         let matchLabels: [String: String]?
+
+        /// Whether the selector names at least one label and `labels` carry every one.
+        func selects(_ labels: [String: String]) -> Bool {
+            Kubernetes.selects(matchLabels, labels)
+        }
+    }
+
+    /// Whether `selector` (a Service's `selector` or a `matchLabels`) names at least one label
+    /// and `labels` carry every one; an empty selector counts as selecting nothing here, since
+    /// none of the manifests means "every pod".
+    static func selects(_ selector: [String: String]?, _ labels: [String: String]) -> Bool {
+        guard let selector, !selector.isEmpty else { return false }
+        return selector.allSatisfy { labels[$0.key] == $0.value }
     }
 
     /// A `Deployment` (apps/v1).
@@ -43,8 +56,18 @@ enum Kubernetes {
 
         /// How pods are replaced on an update.
         struct Strategy: Decodable, Sendable {
+            /// How far a rolling update may go below and above `replicas`.
+            struct RollingUpdate: Decodable, Sendable {
+                /// Pods that may be unavailable during the update (a number or a percentage).
+                let maxUnavailable: IntOrString?
+                /// Pods that may be created above `replicas`.
+                let maxSurge: IntOrString?
+            }
+
             /// `Recreate` or `RollingUpdate`.
             let type: String?
+            /// Set with `RollingUpdate`.
+            let rollingUpdate: RollingUpdate?
         }
 
         /// The name and labels.
@@ -54,6 +77,74 @@ enum Kubernetes {
 
         /// The pod's containers.
         var containers: [Container] { spec.template.spec.containers }
+        /// The labels of its pods.
+        var podLabels: [String: String] { spec.template.metadata?.labels ?? [:] }
+    }
+
+    /// A `StatefulSet` (apps/v1).
+    struct StatefulSet: Decodable, Sendable {
+        /// Its spec.
+        struct Spec: Decodable, Sendable {
+            /// How many pods.
+            let replicas: Int?
+            /// The Service that governs the pods' network identity.
+            let serviceName: String?
+            /// Which pods it owns.
+            let selector: LabelSelector?
+            /// The pod template.
+            let template: PodTemplate
+            /// The claims made for each pod, mounted as volumes of their names.
+            let volumeClaimTemplates: [PersistentVolumeClaim]?
+        }
+
+        /// The name and labels.
+        let metadata: Metadata
+        /// The spec.
+        let spec: Spec
+
+        /// The pod's containers.
+        var containers: [Container] { spec.template.spec.containers }
+        /// The labels of its pods.
+        var podLabels: [String: String] { spec.template.metadata?.labels ?? [:] }
+    }
+
+    /// A `PodDisruptionBudget` (policy/v1): how many pods voluntary disruptions (drains,
+    /// evictions) may take at once.
+    struct PodDisruptionBudget: Decodable, Sendable {
+        /// Its spec: one of `minAvailable` and `maxUnavailable`.
+        struct Spec: Decodable, Sendable {
+            /// Pods that must stay available.
+            let minAvailable: IntOrString?
+            /// Pods that may be unavailable.
+            let maxUnavailable: IntOrString?
+            /// The pods it counts.
+            let selector: LabelSelector?
+        }
+
+        /// The name and labels.
+        let metadata: Metadata
+        /// The spec.
+        let spec: Spec
+
+        /// How many of `replicas` ready pods it lets go at once; nil when it is given as a
+        /// percentage or not at all (the manifests give numbers).
+        func allowedDisruptions(of replicas: Int) -> Int? {
+            switch (spec.minAvailable, spec.maxUnavailable) {
+            case (.int(let minimum)?, nil): max(0, replicas - minimum)
+            case (nil, .int(let maximum)?): min(maximum, replicas)
+            default: nil
+            }
+        }
+    }
+
+    /// One rule spreading a workload's pods over a topology (nodes, zones).
+    struct TopologySpreadConstraint: Decodable, Sendable {
+        /// The node label whose values are the domains, e.g. `kubernetes.io/hostname`.
+        let topologyKey: String
+        /// The pods counted.
+        let labelSelector: LabelSelector?
+        /// The most the pod counts of two domains may differ by.
+        let maxSkew: Int?
     }
 
     /// A pod template.
@@ -82,6 +173,8 @@ enum Kubernetes {
         let containers: [Container]
         /// The volumes.
         let volumes: [Volume]?
+        /// How the pods spread over nodes or zones.
+        let topologySpreadConstraints: [TopologySpreadConstraint]?
         /// The pod-level security context.
         let securityContext: SecurityContext?
         /// How long the pod gets after SIGTERM.
@@ -104,6 +197,8 @@ enum Kubernetes {
             let name: String
             /// The path inside the container.
             let mountPath: String
+            /// Whether the container may only read it.
+            let readOnly: Bool?
         }
 
         /// The container's name.
@@ -185,10 +280,20 @@ enum Kubernetes {
             let claimName: String
         }
 
+        /// A Secret source: each key a file of the volume.
+        struct SecretSource: Decodable, Sendable {
+            /// The Secret's name.
+            let secretName: String
+            /// Whether the pod starts without the Secret.
+            let optional: Bool?
+        }
+
         /// The volume's name.
         let name: String
         /// Set when the volume is a claim.
         let persistentVolumeClaim: ClaimSource?
+        /// Set when the volume is a Secret's keys.
+        let secret: SecretSource?
         /// Set when the volume is an emptyDir.
         let emptyDir: IgnoredObject?
     }
@@ -199,6 +304,8 @@ enum Kubernetes {
         struct Spec: Decodable, Sendable {
             /// `ClusterIP` when absent.
             let type: String?
+            /// `None` for a headless Service, whose DNS name resolves to every ready pod.
+            let clusterIP: String?
             /// The pods it routes to.
             let selector: [String: String]?
             /// The ports.
@@ -219,6 +326,9 @@ enum Kubernetes {
         let metadata: Metadata
         /// The spec.
         let spec: Spec
+
+        /// Whether it is headless (`clusterIP: None`).
+        var isHeadless: Bool { spec.clusterIP == "None" }
     }
 
     /// A field that holds either a number or a string.
@@ -273,7 +383,8 @@ enum Kubernetes {
         let data: [String: String]?
     }
 
-    /// A `Kustomization` (kustomize.config.k8s.io/v1beta1).
+    /// A `Kustomization` (kustomize.config.k8s.io/v1beta1), or a `Component`
+    /// (kustomize.config.k8s.io/v1alpha1), which has the same `resources`.
     struct Kustomization: Decodable, Sendable {
         /// The files it applies.
         let resources: [String]?

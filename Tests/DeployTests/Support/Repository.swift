@@ -42,8 +42,13 @@ enum StorefrontServices {
         ("auth-svc", 7001), ("catalog-svc", 7002), ("basket-svc", 7003), ("order-svc", 7004), ("gateway", 8080),
     ]
 
-    /// The services that keep a SQLite database in their data directory.
+    /// The services that keep data: a SQLite database in their data directory, or their own
+    /// schema of a PostgreSQL database (`--database-url`).
     static let stateful: Set<String> = ["auth-svc", "catalog-svc", "basket-svc", "order-svc"]
+
+    /// The PostgreSQL schema each stateful service keeps its tables in (issue 30: "Each service
+    /// owns its own schema").
+    static let schemas: [String: String] = ["auth-svc": "auth", "catalog-svc": "catalog", "basket-svc": "basket", "order-svc": "orders"]
 
     /// The default port of `name`.
     static func port(of name: String) -> Int? {

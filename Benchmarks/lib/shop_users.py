@@ -1,0 +1,38 @@
+"""What the load drivers share: a JSON gRPC caller of one service, and verified, signed-in users."""
+import glob, json, re, time, uuid
+
+import grpc
+
+PASSWORD = "a long bench passphrase"
+
+
+def caller(port, service):
+    """A function calling `service`'s unary methods on 127.0.0.1:`port` with JSON messages."""
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+
+    def call(method, request, metadata=()):
+        stub = channel.unary_unary(
+            f"/{service}/{method}", request_serializer=lambda m: json.dumps(m).encode(),
+            response_deserializer=json.loads)
+        return stub(request, metadata=metadata, timeout=30)
+    return call
+
+
+def signed_in_users(auth, mail_directory, count, label="bench"):
+    """Signs up `count` users through `auth`, redeems each verification mail found in
+    `mail_directory`, signs each in; returns their access tokens."""
+    tokens = []
+    for index in range(count):
+        email = f"{label}-{index}-{uuid.uuid4().hex[:6]}@example.com"
+        auth("SignUp", {"email": email, "password": PASSWORD})
+        token = None
+        for _ in range(200):
+            mails = [open(f).read() for f in glob.glob(f"{mail_directory}/*.eml")]
+            found = [re.search(r"Token: (\S+)", m).group(1) for m in mails if email in m]
+            if found:
+                token = found[0]
+                break
+            time.sleep(0.05)
+        auth("VerifyEmail", {"token": token})
+        tokens.append(auth("SignIn", {"email": email, "password": PASSWORD})["accessToken"])
+    return tokens
