@@ -40,22 +40,43 @@ struct ReplicatedShopLiveTests {
             let watchers = shoppers.flatMap { shopper in
                 basketClients.map { BasketVersionWatcher.start(shopper, on: $0.replica, client: $0.client) }
             }
-
-            let loads = shoppers.map { ShopperOrderLoad(shopper: $0, productID: product.id) }
-            let running = loads.map { load in Task { await load.run() } }
-            let killed = try await Self.killFirstReplicas(of: system)
-            try await Task.sleep(for: .seconds(4))
-            for load in loads { load.stop() }
-            for task in running { await task.value }
-            let summary = Self.summary(loads, watchers, killed: killed)
-
-            try await Self.expectSupervisorsRestarted(killed, in: system, summary: summary)
-            Self.expectEveryKeyAnswered(loads, summary: summary)
-            try await Self.expectOrdersAsAcknowledged(loads, summary: summary)
-            try await Self.expectStockAddsUp(product, shop: shop, loads: loads, summary: summary)
-            try await Self.expectWatchersCurrent(watchers, shoppers: shoppers, productID: product.id, summary: summary)
+            do {
+                try await Self.buyWhileKilling(product, shop: shop, shoppers: shoppers, watchers: watchers, system: system)
+            } catch {
+                for watcher in watchers { await watcher.stop() }
+                throw error
+            }
             for watcher in watchers { await watcher.stop() }
         }
+    }
+
+    /// The load of every shopper while replica @1 of each service is killed, a few seconds more,
+    /// then the checks. The load is stopped before the checks, or when the kills fail.
+    static func buyWhileKilling(
+        _ product: Product, shop: ComposeShop, shoppers: [Shopper], watchers: [BasketVersionWatcher], system: ComposeSystem
+    ) async throws {
+        let loads = shoppers.map { ShopperOrderLoad(shopper: $0, productID: product.id) }
+        let running = loads.map { load in Task { await load.run() } }
+        let stopLoads = {
+            for load in loads { load.stop() }
+            for task in running { await task.value }
+        }
+        let killed: [(replica: String, pid: Int)]
+        do {
+            killed = try await killFirstReplicas(of: system)
+            try await Task.sleep(for: .seconds(4))
+        } catch {
+            await stopLoads()
+            throw error
+        }
+        await stopLoads()
+        let summary = summary(loads, watchers, killed: killed)
+
+        try await expectSupervisorsRestarted(killed, in: system, summary: summary)
+        expectEveryKeyAnswered(loads, summary: summary)
+        try await expectOrdersAsAcknowledged(loads, summary: summary)
+        try await expectStockAddsUp(product, shop: shop, loads: loads, summary: summary)
+        try await expectWatchersCurrent(watchers, shoppers: shoppers, productID: product.id, summary: summary)
     }
 
     // MARK: The system

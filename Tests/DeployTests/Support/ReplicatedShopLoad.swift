@@ -40,7 +40,7 @@ final class ShopperOrderLoad: Sendable {
     }
 
     /// How long a key may still be retried after ``stop()`` before the load gives up on it.
-    static let settleLimit: Duration = .seconds(30)
+    static let settleLimit: Duration = .seconds(45)
 
     /// The codes of failures that say nothing about whether the call's work was done — the
     /// replica (or the gateway's connection to it) died under the call — and are retried.
