@@ -32,6 +32,7 @@ final class ShopperOrderLoad: Sendable {
         /// The longest any one key waited between its first `REQUEST_IN_PROGRESS` and its answer.
         var longestInProgress: Duration = .zero
 
+        /// The counts, the keys left without an order and the retries, for failure messages.
         var description: String {
             "\(keys.count) keys, \(acknowledged.count) acknowledged, unresolved \(unresolved), refused \(refused), "
                 + "AddItem retries \(addRetries), PlaceOrder retries \(placeRetries), "
@@ -162,6 +163,7 @@ final class BasketVersionWatcher: Sendable {
         /// How the streams before the current one ended.
         var endings: [String] = []
 
+        /// The counts, the last version and the latest endings, for failure messages.
         var description: String {
             "\(streams) streams, \(versions.count) versions, last \(versions.last.map(String.init) ?? "none"), "
                 + "live \(live), endings \(endings.suffix(3))"
@@ -175,6 +177,7 @@ final class BasketVersionWatcher: Sendable {
     let shopper: Shopper
     /// The replica's name in compose, e.g. `basket-svc@2`.
     let replica: String
+    /// The replica's own client.
     private let client: RPCClient
     private let state = Mutex(Record())
     private let reader = Mutex<Task<Void, Never>?>(nil)
