@@ -142,12 +142,12 @@ struct ComposeShop: Sendable {
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    /// Creates a product (admin `UpsertProduct`) and returns it with its id.
-    func createProduct(title: String) async throws -> Product {
+    /// Creates a product with `stock` units (admin `UpsertProduct`) and returns it with its id.
+    func createProduct(title: String, stock: Int = 5) async throws -> Product {
         let product = Product(
             title: title, description: "Written by the deploy tests.", category: "test goods",
             price: Money(amount: 990, currency: "USD"), image: "https://img.shop.test/p.png", rating: Rating(rate: 4, count: 1),
-            stock: 5)
+            stock: stock)
         return try await client.unary(
             CatalogContract.upsertProduct, UpsertProductRequest(product: product),
             options: CallOptions(metadata: [MetadataKey.apiKey: adminKey], timeout: .seconds(10))
