@@ -16,14 +16,19 @@ public final class PostgreSQLConnection {
 
     /// Connects to `url` (`postgres://user@host:port/database?…`, or libpq's `key=value`
     /// form); a password comes from `password` when given, else from the URL, `PGPASSWORD` or
-    /// `~/.pgpass`, as libpq reads them. The server's notices (`NOTICE: … already exists,
+    /// `~/.pgpass`, as libpq reads them; `applicationName` names the session in the server's
+    /// `pg_stat_activity` (over the URL's `application_name`). The server's notices (`NOTICE: … already exists,
     /// skipping`) are dropped rather than printed on standard error.
     ///
     /// - Throws: ``PostgreSQLError`` naming why (refused, unknown database, bad password …),
     ///   without the password.
-    public init(url: String, password: String? = nil) throws(PostgreSQLError) {
+    public init(url: String, password: String? = nil, applicationName: String? = nil) throws(PostgreSQLError) {
         var keywords = ["dbname", "fallback_application_name"]
         var values = [url, "storefront"]
+        if let applicationName {
+            keywords.append("application_name")
+            values.append(applicationName)
+        }
         if let password {
             keywords.append("password")
             values.append(password)

@@ -34,6 +34,9 @@ package struct DatabaseOptions: Sendable, Hashable {
     /// How often a PostgreSQL transaction that lost a serialization conflict or a deadlock is
     /// run again before the error (`isBusy`) reaches the caller.
     package var serializationRetries: Int
+    /// The `application_name` of every PostgreSQL connection: how the process shows in the
+    /// server's `pg_stat_activity`, where other replicas can see whether it still runs.
+    package var applicationName: String?
 
     /// Creates options; every parameter has the production default.
     package init(
@@ -42,7 +45,8 @@ package struct DatabaseOptions: Sendable, Hashable {
         readerCount: Int = 2,
         statementCacheCapacity: Int = 64,
         postgreSQLConnectionCount: Int = 4,
-        serializationRetries: Int = 20
+        serializationRetries: Int = 20,
+        applicationName: String? = nil
     ) {
         precondition(readerCount >= 0, "readerCount must not be negative")
         precondition(statementCacheCapacity >= 0, "statementCacheCapacity must not be negative")
@@ -52,6 +56,7 @@ package struct DatabaseOptions: Sendable, Hashable {
         self.statementCacheCapacity = statementCacheCapacity
         self.postgreSQLConnectionCount = postgreSQLConnectionCount
         self.serializationRetries = serializationRetries
+        self.applicationName = applicationName
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

@@ -1,10 +1,50 @@
+import Contracts
+import ServiceTestSupport
+import Storage
 import Testing
+
+@testable import order_svc
 
 /// The order store's checks on PostgreSQL (a fresh database on the test server each,
 /// `PostgreSQLServer.withDatabase`): the same checks the in-memory suites run on SQLite, and
 /// the replicas' — several `Database`s, as several order-svc processes, on one database.
 @Suite("OrderStore on PostgreSQL")
 struct OrderStorePostgreSQLLiveTests {
+    @Test("a replica that is gone (its sessions ended, as when it is killed) loses its orders and order-less keys within seconds, not when its leases run out")
+    func goneReplicaTakenOver() async throws {
+        try await PostgreSQLServer.withDatabase { url in
+            let location = DatabaseLocation.postgresql(url: url, schema: "orders")
+            let dying = try await OrderStore.open(location: location)
+            let other = try await OrderStore.open(location: location)
+            let epoch = IdempotencyStoreTests.epoch
+            let steps = OrderService.unfinishedSteps
+            #expect(ReplicaStoreTests.outcome(try await dying.claim(userID: "u1", key: "with-order", requestHash: "h", now: epoch)) == "claimed")
+            try await dying.insert(IdempotencyStoreTests.order("o1", user: "u1", key: "with-order", step: "reserved"), now: epoch)
+            #expect(ReplicaStoreTests.outcome(try await dying.claim(userID: "u1", key: "no-order", requestHash: "h", now: epoch)) == "claimed")
+            let soon = epoch + OrderStore.goneOwnerGrace + 1
+
+            // Alive, its work is its own until the lease runs out.
+            #expect(try await other.ordersToRecover(atSteps: steps, now: soon).isEmpty)
+            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: soon) == nil)
+            #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "no-order", requestHash: "h", now: soon)) == "inProgress")
+            #expect(try await other.freeAbandonedKeys(claimedBy: epoch - 1, now: soon) == 0)
+
+            // Its process ends: its sessions leave pg_stat_activity.
+            await dying.database.close()
+            try await Task.sleep(for: .milliseconds(200))
+            // Not before the grace after its last touch…
+            #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "no-order", requestHash: "h", now: epoch + 1)) == "inProgress")
+            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: epoch + 1) == nil)
+            // …then at once, long before the lease would have run out.
+            #expect(try await other.ordersToRecover(atSteps: steps, now: soon).map(\.order.id) == ["o1"])
+            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: soon)?.order.id == "o1")
+            #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "no-order", requestHash: "h", now: soon)) == "claimed")
+            // The order's key stays running for recovery to answer or free.
+            #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "with-order", requestHash: "h", now: soon)) == "inProgress")
+            await other.database.close()
+        }
+    }
+
     @Test("keys a crash left running without an order are freed; keys with an order stay for recovery")
     func freeAbandoned() async throws {
         try await IdempotencyStoreTests.freesAbandonedKeys(on: .postgresql)

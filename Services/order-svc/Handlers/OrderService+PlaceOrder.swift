@@ -42,6 +42,10 @@ extension OrderService {
         case .reused:
             throw OrderError.idempotencyKeyReused
         case .inProgress:
+            // The first call may have died with its replica: recovery takes a gone replica's
+            // orders, so a retry soon finds its order settled rather than waiting for the next
+            // periodic pass.
+            nudgeRecovery()
             throw OrderError.firstRequestInProgress
         case .claimed:
             break

@@ -2,6 +2,7 @@ import Contracts
 import Logging
 import RPC
 import ServiceKit
+import Synchronization
 
 /// The recovery pass (README): finishes or undoes every order a crash, or an upstream outage,
 /// left between steps. Runs at start-up and every 30 seconds on every replica; orders a call in
@@ -77,6 +78,17 @@ extension OrderService {
         }
     }
 
+    /// Starts a recovery pass in the background, on PostgreSQL and at most once per
+    /// ``RecoveryNudges/spacing``: a call met a key still in progress, whose first call may have
+    /// died with another replica (a gone replica's orders are taken over a few seconds after
+    /// its death, ``OrderStore/goneOwnerGrace``). On SQLite one process owns the orders, and its
+    /// start-up pass took every one a crash left.
+    func nudgeRecovery() {
+        guard store.sharedByReplicas, recoveryNudges.take() else { return }
+        let service = self
+        Task { _ = await service.recover() }
+    }
+
     /// Runs `recover()` now and then every `interval` until the calling task is cancelled,
     /// each time also freeing keys left abandoned by a replica that died (one that never
     /// restarts frees none itself) and pruning old answers.
@@ -86,6 +98,24 @@ extension OrderService {
             _ = try? await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: false))
             try? await store.pruneAnswers()
             try? await Task.sleep(for: interval)
+        }
+    }
+}
+
+/// When a retry may next start a recovery pass: at most one per ``spacing``, whatever the
+/// number of retries waiting. Thread-safe.
+final class RecoveryNudges: Sendable {
+    /// The least time between two passes started by retries.
+    static let spacing: Duration = .seconds(2)
+    private let next = Mutex<ContinuousClock.Instant>(.now)
+
+    /// Whether a pass may start now (and then none until ``spacing`` later).
+    func take() -> Bool {
+        next.withLock { next in
+            let now = ContinuousClock.now
+            guard now >= next else { return false }
+            next = now + Self.spacing
+            return true
         }
     }
 }

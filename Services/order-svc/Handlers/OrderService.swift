@@ -28,6 +28,8 @@ struct OrderService: Sendable {
     let inFlight: InFlightOrders
     /// The service's logger, for the recovery pass.
     let logger: Logger
+    /// Spaces out the recovery passes retries start (``nudgeRecovery()``).
+    let recoveryNudges = RecoveryNudges()
 
     /// How long an upstream call may take when the caller set no deadline.
     static let defaultUpstreamTimeout: Duration = .seconds(10)

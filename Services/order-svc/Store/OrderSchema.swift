@@ -62,6 +62,9 @@ enum OrderSchema {
                 ALTER TABLE orders ADD COLUMN recovery_owner TEXT;
                 ALTER TABLE orders ADD COLUMN lease_until INTEGER;
                 """),
+        Migration(
+            "which process claimed an idempotency key",
+            sql: "ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT"),
     ]
 
     /// The same schema on PostgreSQL, in the schema `orders`, as numbered migrations
@@ -116,6 +119,9 @@ enum OrderSchema {
                     created_at bigint NOT NULL,
                     refunded_at bigint
                 );
-                """)
+                """),
+        Migration(
+            "which process claimed an idempotency key (its replica id: a gone claimant's key is taken over)",
+            sql: "ALTER TABLE idempotency_keys ADD COLUMN claimed_by text"),
     ]
 }

@@ -65,14 +65,24 @@ extension OrderStore {
     /// at once at `SERIALIZABLE`: all but one of those that found no row lose a serialization
     /// conflict (the `(user_id, key)` primary key turns a racing insert into one, see below)
     /// and are re-run, now finding the winner's row: `.inProgress`, or its answer.
+    ///
+    /// A key still running without an order whose claimant is gone (a replica that died
+    /// between claiming it and writing the order, ``ownerGone(_:touched:dialect:)``) is taken
+    /// over here at once: its call can never go on.
     func claim(userID: String, key: String, requestHash: String, now: Int64 = Timestamp.now()) async throws -> KeyClaim {
-        try await database.write { connection in
+        let replicaID = replicaID
+        return try await database.write { connection in
             if let row = try connection.queryOne(
-                "SELECT request_hash, state, answer_json, created_at FROM idempotency_keys WHERE user_id = ? AND key = ?",
-                [userID, key])
+                """
+                SELECT request_hash, state, answer_json, created_at,
+                    (order_id IS NULL AND \(Self.ownerGone("claimed_by", touched: "created_at", dialect: connection.dialect)))
+                FROM idempotency_keys WHERE user_id = ? AND key = ?
+                """,
+                [now - Self.goneOwnerGrace, userID, key])
             {
                 let created = try row.value(at: 3, as: Int64.self)
-                if now - created <= Self.answerRetention {
+                let abandoned = try row.value(at: 4, as: Bool?.self) ?? false
+                if now - created <= Self.answerRetention && !abandoned {
                     guard try row.value(at: 0, as: String.self) == requestHash else { return .reused }
                     guard try row.value(at: 1, as: String.self) == "done", let json = try row.value(at: 2, as: String?.self)
                     else { return .inProgress }
@@ -85,10 +95,11 @@ extension OrderStore {
             // (re-run), not as a unique violation. Nothing inserted can only mean the key is taken.
             let inserted = try connection.execute(
                 """
-                INSERT INTO idempotency_keys (user_id, key, request_hash, state, created_at) VALUES (?, ?, ?, 'running', ?)
+                INSERT INTO idempotency_keys (user_id, key, request_hash, state, created_at, claimed_by)
+                VALUES (?, ?, ?, 'running', ?, ?)
                 ON CONFLICT (user_id, key) DO NOTHING
                 """,
-                [userID, key, requestHash, now])
+                [userID, key, requestHash, now, replicaID])
             return inserted == 1 ? .claimed : .inProgress
         }
     }
@@ -148,14 +159,17 @@ extension OrderStore {
     /// removing an undone order and freeing its key — so that the client's retry with the key
     /// starts afresh instead of meeting `REQUEST_IN_PROGRESS` for a day. Keys with an order
     /// are recovery's. Returns how many were freed.
+    /// On PostgreSQL, also the keys of any age whose claimant is gone
+    /// (``ownerGone(_:touched:dialect:)``).
     @discardableResult
-    func freeAbandonedKeys(claimedBy cutoff: Int64) async throws -> Int {
+    func freeAbandonedKeys(claimedBy cutoff: Int64, now: Int64 = Timestamp.now()) async throws -> Int {
         try await database.write { connection in
             try connection.execute(
                 """
-                DELETE FROM idempotency_keys WHERE state = 'running' AND created_at <= ?
+                DELETE FROM idempotency_keys WHERE state = 'running'
+                    AND (created_at <= ? OR \(Self.ownerGone("claimed_by", touched: "created_at", dialect: connection.dialect)))
                     AND (order_id IS NULL OR order_id NOT IN (SELECT id FROM orders))
-                """, [cutoff])
+                """, [cutoff, now - Self.goneOwnerGrace])
         }
     }
 

@@ -17,8 +17,9 @@ import Storage
 /// its lease has expired or is its own (``OrderStore/claimForRecovery(orderID:atSteps:now:)``), one
 /// order at a time. Claims of one order by two replicas are two writes of one row at
 /// `SERIALIZABLE`: one commits, the other is re-run, sees the new lease and gets nothing. A
-/// replica that dies mid-work loses its orders when their leases expire, and the next pass of
-/// any replica takes them over. Within a process, `InFlightOrders` still keeps recovery off the
+/// replica that dies mid-work loses its orders as soon as it is seen gone (``ownerGone(_:touched:dialect:)``:
+/// no session of it left in the server), or at the latest when their leases expire, and the
+/// next pass of any replica — the dead one's restart runs one as it starts — takes them over. Within a process, `InFlightOrders` still keeps recovery off the
 /// orders its own calls hold. Replicas' clocks must agree to well within ``leaseDuration``.
 extension OrderStore {
     /// How long a lease lasts from its last renewal. Longer than any one step of placing,
@@ -26,6 +27,38 @@ extension OrderStore {
     /// deadline or 10 seconds), so a live owner renews it before it runs out; short enough that
     /// the stock a dead replica's order holds is released within minutes.
     static let leaseDuration: Int64 = 120
+
+    /// Whether other replicas may work on the same orders (PostgreSQL), so that one of them
+    /// may die with orders in hand; on SQLite one process owns the file.
+    var sharedByReplicas: Bool { database.dialect == .postgresql }
+
+    /// The `application_name` of a replica's PostgreSQL connections.
+    static func applicationName(of replicaID: String) -> String { "order-svc/\(replicaID)" }
+
+    /// How long after an owner's last lease renewal (or key claim) its work may be taken over
+    /// once the owner is seen gone: a replica that lost its connections for a moment has them
+    /// back well within it.
+    static let goneOwnerGrace: Int64 = 10
+
+    /// SQL true for a row whose owner in `column` is another replica that is gone — no
+    /// connection of it left in the server's `pg_stat_activity`, as when its process died (the
+    /// kernel closes its sockets, and the server ends their sessions) — and whose work was last
+    /// touched at `touchedColumn` at least ``goneOwnerGrace`` before the time bound as its one
+    /// parameter. Always false on SQLite, where one process owns the file and restarts take
+    /// over at start-up. A dead replica's orders and keys are thus taken over within seconds,
+    /// not when its leases run out.
+    static func ownerGone(_ column: String, touched touchedColumn: String, dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite:
+            return "(CAST(? AS INTEGER) IS NULL AND 0)"
+        case .postgresql:
+            return """
+                (\(column) IS NOT NULL AND \(touchedColumn) <= CAST(? AS BIGINT) AND \(column) NOT IN (
+                    SELECT substr(application_name, \(applicationName(of: "").count + 1)) FROM pg_stat_activity
+                    WHERE application_name LIKE '\(applicationName(of: ""))%'))
+                """
+        }
+    }
 
     /// The owner name of a process that does not say: on SQLite one process owns the file, so
     /// every lease it finds at start-up is its own from before a restart (and recovery takes
@@ -41,12 +74,14 @@ extension OrderStore {
     /// another replica), oldest first: what a recovery pass goes through.
     func ordersToRecover(atSteps steps: [String], now: Int64 = Timestamp.now()) async throws -> [OrderRecord] {
         let marks = steps.map { _ in "?" }.joined(separator: ", ")
-        let bindings: [(any DatabaseValueConvertible)?] = steps.map { $0 } + [now, replicaID]
+        let bindings: [(any DatabaseValueConvertible)?] =
+            steps.map { $0 } + [now, replicaID, now + Self.leaseDuration - Self.goneOwnerGrace]
         return try await database.read { connection in
             try connection.query(
                 """
                 SELECT \(Self.columns) FROM orders WHERE step IN (\(marks))
-                    AND (lease_until IS NULL OR lease_until < ? OR recovery_owner = ?)
+                    AND (lease_until IS NULL OR lease_until < ? OR recovery_owner = ?
+                        OR \(Self.ownerGone("recovery_owner", touched: "lease_until", dialect: connection.dialect)))
                 ORDER BY sequence
                 """, bindings
             ).map(Self.record(from:))
@@ -59,13 +94,15 @@ extension OrderStore {
     func claimForRecovery(orderID: String, atSteps steps: [String], now: Int64 = Timestamp.now()) async throws -> OrderRecord? {
         let marks = steps.map { _ in "?" }.joined(separator: ", ")
         let bindings: [(any DatabaseValueConvertible)?] =
-            [replicaID, now + Self.leaseDuration, orderID] + steps.map { $0 } + [now, replicaID]
+            [replicaID, now + Self.leaseDuration, orderID] + steps.map { $0 }
+            + [now, replicaID, now + Self.leaseDuration - Self.goneOwnerGrace]
         return try await database.write { connection in
             try connection.queryOne(
                 """
                 UPDATE orders SET recovery_owner = ?, lease_until = ?
                 WHERE id = ? AND step IN (\(marks))
-                    AND (lease_until IS NULL OR lease_until < ? OR recovery_owner = ?)
+                    AND (lease_until IS NULL OR lease_until < ? OR recovery_owner = ?
+                        OR \(Self.ownerGone("recovery_owner", touched: "lease_until", dialect: connection.dialect)))
                 RETURNING \(Self.columns)
                 """, bindings
             ).map(Self.record(from:))

@@ -41,11 +41,16 @@ final class OrderStore: Sendable {
     }
 
     /// Opens (creating and migrating) the database at `location`; SQLite with `synchronous=FULL`.
+    /// On PostgreSQL every connection is named after the process's replica id
+    /// (``applicationName(of:)``), which is how other replicas tell it still runs.
     static func open(location: DatabaseLocation) async throws -> OrderStore {
-        OrderStore(
+        let replicaID = defaultReplicaID(for: location.dialect)
+        return OrderStore(
             database: try await Database(
-                location: location, options: DatabaseOptions(synchronous: .full),
-                migrations: Migrations(sqlite: OrderSchema.migrations, postgresql: OrderSchema.postgreSQLMigrations)))
+                location: location,
+                options: DatabaseOptions(synchronous: .full, applicationName: applicationName(of: replicaID)),
+                migrations: Migrations(sqlite: OrderSchema.migrations, postgresql: OrderSchema.postgreSQLMigrations)),
+            replicaID: replicaID)
     }
 
     /// Writes a new `PENDING` order at step `priced`, leased to this process (so no other

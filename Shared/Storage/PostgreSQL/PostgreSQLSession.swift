@@ -46,7 +46,7 @@ final class PostgreSQLSession {
     /// - Throws: `StorageError` (`isCannotOpen`) when the server cannot be reached or refuses.
     init(url: String, password: String?, schema: String, options: DatabaseOptions) throws(StorageError) {
         do {
-            connection = try PostgreSQLConnection(url: url, password: password)
+            connection = try PostgreSQLConnection(url: url, password: password, applicationName: options.applicationName)
         } catch {
             throw StorageError.cannotOpen("cannot connect to PostgreSQL: \(error.message)")
         }
