@@ -4,7 +4,7 @@ import argparse, statistics, threading, time, uuid
 import grpc
 
 from figures import record
-from shop_users import caller, signed_in_users
+from shop_users import PLACE_ORDER_REQUEST, caller, signed_in_users
 
 
 def main():
@@ -22,10 +22,7 @@ def main():
 
     tokens = signed_in_users(auth, f"{args.work}/auth/mail", int(args.workers))
 
-    request = {
-        "shippingAddress": {"name": "Bench", "line1": "1 Loop Road", "city": "Testville", "postalCode": "12345", "country": "US"},
-        "payment": {"cardNumber": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"},
-    }
+    request = PLACE_ORDER_REQUEST
     latencies, errors = [], []
     deadline = time.monotonic() + float(args.seconds)
     lock = threading.Lock()

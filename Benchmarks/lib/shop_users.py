@@ -1,9 +1,16 @@
-"""What the load drivers share: a JSON gRPC caller of one service, and verified, signed-in users."""
+"""What the load drivers share: a JSON gRPC caller of one service, verified signed-in users, a
+PlaceOrder request."""
 import glob, json, re, time, uuid
 
 import grpc
 
 PASSWORD = "a long bench passphrase"
+
+# A PlaceOrder request that pays with the test processor's approving card.
+PLACE_ORDER_REQUEST = {
+    "shippingAddress": {"name": "Bench", "line1": "1 Loop Road", "city": "Testville", "postalCode": "12345", "country": "US"},
+    "payment": {"cardNumber": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"},
+}
 
 
 def caller(port, service):

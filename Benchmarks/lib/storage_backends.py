@@ -13,7 +13,7 @@ import argparse, statistics, threading, time, uuid
 import grpc
 
 from figures import record
-from shop_users import caller, signed_in_users
+from shop_users import PLACE_ORDER_REQUEST, caller, signed_in_users
 
 
 def ports(text):
@@ -35,10 +35,7 @@ def main():
 
     tokens = signed_in_users(auth, args.mail, int(args.workers), label=f"bench-{args.label}")
 
-    request = {
-        "shippingAddress": {"name": "Bench", "line1": "1 Loop Road", "city": "Testville", "postalCode": "12345", "country": "US"},
-        "payment": {"cardNumber": "4242424242424242", "expMonth": 12, "expYear": 2030, "cvc": "123"},
-    }
+    request = PLACE_ORDER_REQUEST
 
     def phase(name, step):
         latencies, errors = [], []
