@@ -23,8 +23,14 @@ public final class PostgreSQLConnection {
     /// - Throws: ``PostgreSQLError`` naming why (refused, unknown database, bad password …),
     ///   without the password.
     public init(url: String, password: String? = nil, applicationName: String? = nil) throws(PostgreSQLError) {
-        var keywords = ["dbname", "fallback_application_name"]
-        var values = [url, "storefront"]
+        // Defaults before the URL (which may override them): give up on a server that does not
+        // answer — a vanished host, a partition — in seconds, not when TCP's own keepalive
+        // would (hours), so the database threads never hang on one.
+        var keywords = [
+            "connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval", "keepalives_count",
+            "tcp_user_timeout", "dbname", "fallback_application_name",
+        ]
+        var values = ["10", "1", "30", "10", "3", "30000", url, "storefront"]
         if let applicationName {
             keywords.append("application_name")
             values.append(applicationName)
@@ -113,6 +119,10 @@ public final class PostgreSQLConnection {
         let status = PQtransactionStatus(connection)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
     }
+
+    /// Whether the session is in a transaction a failed statement aborted: its COMMIT would
+    /// roll it back (and answer without an error).
+    public var isInFailedTransaction: Bool { PQtransactionStatus(connection) == PQTRANS_INERROR }
 
     /// Runs `body` in a transaction at `isolation`: committed when it returns, rolled back
     /// when it throws (its error rethrown).

@@ -155,6 +155,12 @@ package final class Connection {
         if case .postgresql(let session) = backend { try session.begin(begin) } else { try control(begin) }
         do {
             let result = try body(self)
+            // PostgreSQL answers the COMMIT of a transaction a failed statement aborted with a
+            // rollback and no error: a body that caught that statement's error and went on
+            // must not be told its writes were committed.
+            if let session = postgresql, session.isInFailedTransaction {
+                throw StorageError.generic("a statement of the transaction failed; none of its writes were committed")
+            }
             try control("COMMIT")
             return result
         } catch {

@@ -83,6 +83,18 @@ struct ComposeReplicasLiveTests {
         }
     }
 
+    @Test("a running system keeps its mode: up --postgres beside a SQLite one is refused until down")
+    func runningModeIsKept() async throws {
+        try await withComposeSystem(portBase: Self.portBase()) { system in
+            let up = try await system.run("up")
+            try #require(up.status == 0, "up failed: \(up)")
+            let other = try await system.run("up", "--postgres")
+            #expect(other.status == 2 && other.errors.contains("down first"), "\(other)")
+            #expect(try await system.status().map(\.name) == system.services, "the refused up changed what status lists")
+            #expect(try await system.run("up").status == 0, "up in the same mode is refused")
+        }
+    }
+
     @Test("a backup taken under write load, restored, holds every write acknowledged before it began", arguments: [false, true])
     func backupUnderLoad(postgres: Bool) async throws {
         try await withComposeSystem(environment: Self.unlimited, portBase: Self.portBase(), slots: postgres ? 10 : 5) { system in

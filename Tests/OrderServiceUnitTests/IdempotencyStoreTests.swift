@@ -60,10 +60,10 @@ struct IdempotencyStoreTests {
         for key in ["crashed", "with-order", "answered", "order-gone"] {
             _ = try await store.claim(userID: "u1", key: key, requestHash: "h", now: Self.epoch)
         }
-        try await store.insert(Self.order("o1", user: "u1", key: "with-order", step: "charged"), now: Self.epoch)
+        try await store.insertClaimed(Self.order("o1", user: "u1", key: "with-order", step: "charged"), now: Self.epoch)
         try await store.answer(userID: "u1", key: "answered", with: StoredAnswer(order: nil, error: nil))
         // A crash after an undone order was removed and before its key was freed.
-        try await store.insert(Self.order("o2", user: "u1", key: "order-gone", step: "priced"), now: Self.epoch)
+        try await store.insertClaimed(Self.order("o2", user: "u1", key: "order-gone", step: "priced"), now: Self.epoch)
         try await store.remove(orderID: "o2")
         #expect(try await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: true)) == 2)
         #expect(try await Self.keys(in: store) == ["u1/with-order", "u1/answered"])
@@ -82,7 +82,7 @@ struct IdempotencyStoreTests {
     /// ``answersRemovingOrder(on:)`` in `store`.
     private static func answersRemovingOrder(in store: OrderStore) async throws {
         _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h", now: Self.epoch)
-        try await store.insert(Self.order("o1", user: "u1", key: "k1", step: "priced"), now: Self.epoch)
+        try await store.insertClaimed(Self.order("o1", user: "u1", key: "k1", step: "priced"), now: Self.epoch)
         let answer = StoredAnswer(order: nil, error: StoredError(code: 9, reason: "OUT_OF_STOCK", message: "gone", details: nil))
         try await store.answer(userID: "u1", key: "k1", with: answer, removingOrder: "o1")
         #expect(try await store.order(id: "o1") == nil)
@@ -93,7 +93,7 @@ struct IdempotencyStoreTests {
         #expect(stored == answer)
         // A key a retry claimed anew (another order) keeps its state; a finished order stays.
         _ = try await store.claim(userID: "u1", key: "k2", requestHash: "h", now: Self.epoch)
-        try await store.insert(Self.order("o2", user: "u1", key: "k2", step: "done"), now: Self.epoch)
+        try await store.insertClaimed(Self.order("o2", user: "u1", key: "k2", step: "done"), now: Self.epoch)
         try await store.answer(userID: "u1", key: "k2", with: answer, removingOrder: "o3")
         #expect(try await store.order(id: "o2") != nil)
         guard case .inProgress = try await store.claim(userID: "u1", key: "k2", requestHash: "h", now: Self.epoch + 1) else {
@@ -129,8 +129,8 @@ struct IdempotencyStoreTests {
         // "abandoned": a crash left it running with no order. "unfinished": its order is stuck
         // at "charged" (recovery stores its answer once the upstream is back). "finished": its
         // order is done but its answer was never stored.
-        try await store.insert(Self.order("o1", user: "u1", key: "unfinished", step: "charged"), now: old)
-        try await store.insert(Self.order("o2", user: "u1", key: "finished", step: "done"), now: old)
+        try await store.insertClaimed(Self.order("o1", user: "u1", key: "unfinished", step: "charged"), now: old)
+        try await store.insertClaimed(Self.order("o2", user: "u1", key: "finished", step: "done"), now: old)
 
         try await store.pruneAnswers(now: recent + 1)
         #expect(try await Self.keys(in: store) == ["u1/unfinished", "u1/young"])

@@ -10,7 +10,7 @@ import Testing
 /// the replicas' — several `Database`s, as several order-svc processes, on one database.
 @Suite("OrderStore on PostgreSQL")
 struct OrderStorePostgreSQLLiveTests {
-    @Test("a replica that is gone (its sessions ended, as when it is killed) loses its orders and order-less keys within seconds, not when its leases run out")
+    @Test("a replica that is gone (its sessions ended, as when it is killed) loses its order-less keys within seconds, its orders when their leases run out")
     func goneReplicaTakenOver() async throws {
         try await PostgreSQLServer.withDatabase { url in
             let location = DatabaseLocation.postgresql(url: url, schema: "orders")
@@ -23,24 +23,55 @@ struct OrderStorePostgreSQLLiveTests {
             #expect(ReplicaStoreTests.outcome(try await dying.claim(userID: "u1", key: "no-order", requestHash: "h", now: epoch)) == "claimed")
             let soon = epoch + OrderStore.goneOwnerGrace + 1
 
-            // Alive, its work is its own until the lease runs out.
-            #expect(try await other.ordersToRecover(atSteps: steps, now: soon).isEmpty)
-            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: soon) == nil)
+            // Alive, its key is its own.
             #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "no-order", requestHash: "h", now: soon)) == "inProgress")
             #expect(try await other.freeAbandonedKeys(claimedBy: epoch - 1, now: soon) == 0)
 
             // Its process ends: its sessions leave pg_stat_activity.
             await dying.database.close()
             try await Task.sleep(for: .milliseconds(200))
-            // Not before the grace after its last touch…
+            // Not before the grace after the claim; then the key is the next call's at once.
             #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "no-order", requestHash: "h", now: epoch + 1)) == "inProgress")
-            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: epoch + 1) == nil)
-            // …then at once, long before the lease would have run out.
-            #expect(try await other.ordersToRecover(atSteps: steps, now: soon).map(\.order.id) == ["o1"])
-            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: soon)?.order.id == "o1")
             #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "no-order", requestHash: "h", now: soon)) == "claimed")
-            // The order's key stays running for recovery to answer or free.
-            #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "with-order", requestHash: "h", now: soon)) == "inProgress")
+            // Its order waits for its lease: a live owner may only look gone.
+            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: soon) == nil)
+            let expired = epoch + OrderStore.leaseDuration + 1
+            #expect(try await other.claimForRecovery(orderID: "o1", atSteps: steps, now: expired)?.order.id == "o1")
+            await other.database.close()
+        }
+    }
+
+    @Test("a live replica judged gone cannot overwrite the claim taken over from it, nor charge an order whose lease it lost")
+    func fencedWhenJudgedGone() async throws {
+        try await PostgreSQLServer.withDatabase { url in
+            let location = DatabaseLocation.postgresql(url: url, schema: "orders")
+            // Alive, but with no application_name: it looks gone to the others.
+            let invisible = OrderStore(
+                database: try await Database(
+                    location: location, migrations: Migrations(sqlite: [], postgresql: OrderSchema.postgreSQLMigrations)),
+                replicaID: "invisible-replica")
+            let other = try await OrderStore.open(location: location)
+            let epoch = IdempotencyStoreTests.epoch
+            #expect(ReplicaStoreTests.outcome(try await invisible.claim(userID: "u1", key: "k", requestHash: "h", now: epoch)) == "claimed")
+            let soon = epoch + OrderStore.goneOwnerGrace + 1
+            #expect(ReplicaStoreTests.outcome(try await other.claim(userID: "u1", key: "k", requestHash: "h", now: soon)) == "claimed")
+            try await other.insert(IdempotencyStoreTests.order("taker", user: "u1", key: "k", step: "priced"), now: soon)
+            // The first claimant goes on to write its order: refused, nothing written.
+            await #expect(throws: OrderStore.KeyTakenOver.self) {
+                try await invisible.insert(IdempotencyStoreTests.order("late", user: "u1", key: "k", step: "priced"), now: soon)
+            }
+            #expect(try await other.order(id: "late", userID: "u1") == nil)
+            let tied = try await other.database.read { try $0.queryValue("SELECT order_id FROM idempotency_keys WHERE key = 'k'", as: String.self) }
+            #expect(tied == "taker")
+
+            // An order whose lease ran out and was taken by recovery: its first owner may not charge it.
+            #expect(ReplicaStoreTests.outcome(try await invisible.claim(userID: "u2", key: "k2", requestHash: "h", now: epoch)) == "claimed")
+            try await invisible.insert(IdempotencyStoreTests.order("o2", user: "u2", key: "k2", step: "reserved"), now: epoch)
+            #expect(try await invisible.renewLease(orderID: "o2", now: epoch + 5))
+            let expired = epoch + 5 + OrderStore.leaseDuration + 1
+            #expect(try await other.claimForRecovery(orderID: "o2", atSteps: OrderService.unfinishedSteps, now: expired) != nil)
+            #expect(try await !invisible.renewLease(orderID: "o2", now: expired))
+            await invisible.database.close()
             await other.database.close()
         }
     }

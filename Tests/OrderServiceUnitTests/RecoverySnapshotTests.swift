@@ -44,7 +44,7 @@ struct RecoverySnapshotTests {
         let service = try Self.service(store)
         _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h")
         let listed = IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "reserved")
-        try await store.insert(listed)
+        try await store.insertClaimed(listed)
         _ = try await store.recordTestCharge(
             orderID: "o1", amount: 100, currency: "USD", brand: "visa", last4: "4242",
             charge: OrderStore.TestCharge(status: "charged", declineReason: nil))
@@ -68,11 +68,11 @@ struct RecoverySnapshotTests {
     /// ``discardsOnlyPendingOrders(on:)`` in `store`.
     private static func discardsOnlyPendingOrders(in store: OrderStore) async throws {
         _ = try await store.claim(userID: "u1", key: "k1", requestHash: "h")
-        try await store.insert(IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "done"))
+        try await store.insertClaimed(IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "done"))
         try await store.discard(orderID: "o1", userID: "u1", key: "k1")
         #expect(try await store.order(id: "o1") != nil)
         _ = try await store.claim(userID: "u1", key: "k2", requestHash: "h")
-        try await store.insert(IdempotencyStoreTests.order("o2", user: "u1", key: "k2", step: "reserved"))
+        try await store.insertClaimed(IdempotencyStoreTests.order("o2", user: "u1", key: "k2", step: "reserved"))
         try await store.discard(orderID: "o2", userID: "u1", key: "k2")
         #expect(try await store.order(id: "o2") == nil)
     }

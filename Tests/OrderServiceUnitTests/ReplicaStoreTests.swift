@@ -52,7 +52,7 @@ struct ReplicaStoreTests {
                         let claim = try await store.claim(userID: "u1", key: "shared-key", requestHash: "h")
                         if case .claimed = claim {
                             let id = UUID().uuidString.lowercased()
-                            try await store.insert(IdempotencyStoreTests.order(id, user: "u1", key: "shared-key", step: "priced"))
+                            try await store.insertClaimed(IdempotencyStoreTests.order(id, user: "u1", key: "shared-key", step: "priced"))
                         }
                         return outcome(claim)
                     }
@@ -75,7 +75,7 @@ struct ReplicaStoreTests {
             let (owner, other) = (stores[0], stores[1])
             let epoch = IdempotencyStoreTests.epoch
             let steps = OrderService.unfinishedSteps
-            try await owner.insert(IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "priced"), now: epoch)
+            try await owner.insertClaimed(IdempotencyStoreTests.order("o1", user: "u1", key: "k1", step: "priced"), now: epoch)
             let early = epoch + OrderStore.leaseDuration - 1
             #expect(try await other.ordersToRecover(atSteps: steps, now: early).isEmpty)
             #expect(try await owner.ordersToRecover(atSteps: steps, now: early).map(\.order.id) == ["o1"])
@@ -100,7 +100,7 @@ struct ReplicaStoreTests {
             let epoch = IdempotencyStoreTests.epoch
             let ids = (0..<10).map { "pending-\($0)" }
             for id in ids {
-                try await stores[0].insert(IdempotencyStoreTests.order(id, user: "u1", key: id, step: "reserved"), now: epoch)
+                try await stores[0].insertClaimed(IdempotencyStoreTests.order(id, user: "u1", key: id, step: "reserved"), now: epoch)
             }
             let now = epoch + OrderStore.leaseDuration + 1
             let claims = try await withThrowingTaskGroup(of: String?.self) { group in
@@ -127,7 +127,7 @@ struct ReplicaStoreTests {
             var listed: [OrderRecord] = []
             for index in 0..<10 {
                 let record = IdempotencyStoreTests.order("charged-\(index)", user: "u1", key: "k\(index)", step: "charged")
-                try await stores[0].insert(record, now: epoch)
+                try await stores[0].insertClaimed(record, now: epoch)
                 listed.append(record)
             }
             let services = try stores.map(RecoverySnapshotTests.service)

@@ -1,4 +1,5 @@
 import ServiceTestSupport
+import ServiceKit
 import Storage
 
 @testable import order_svc
@@ -47,5 +48,14 @@ enum StoreBackend: String, Sendable, CaseIterable {
         do { outcome = .success(try await body(stores)) } catch { outcome = .failure(error) }
         for database in databases { await database.close() }
         try outcome.get()
+    }
+}
+
+extension OrderStore {
+    /// Claims `record`'s key for this store, as PlaceOrder does before writing its order (a
+    /// claim already made is kept), then inserts the order: `insert` is fenced on the claim.
+    func insertClaimed(_ record: OrderRecord, now: Int64 = Timestamp.now()) async throws {
+        _ = try await claim(userID: record.userID, key: record.idempotencyKey, requestHash: "test", now: now)
+        try await insert(record, now: now)
     }
 }

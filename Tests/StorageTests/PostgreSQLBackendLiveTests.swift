@@ -156,6 +156,24 @@ struct PostgreSQLBackendLiveTests {
         }
     }
 
+    @Test("a write whose body swallowed a failed statement is not reported committed")
+    func swallowedFailureIsNotCommitted() async throws {
+        try await PostgreSQLServer.withDatabase { url in
+            let database = try await open(url)
+            try await database.write { try $0.execute("INSERT INTO items (name) VALUES (?)", ["taken"]) }
+            let error = try await #require(throws: StorageError.self) {
+                try await database.write { connection in
+                    try connection.execute("INSERT INTO items (name) VALUES (?)", ["kept?"])
+                    // Caught without a savepoint: PostgreSQL has aborted the transaction.
+                    _ = try? connection.execute("INSERT INTO items (name) VALUES (?)", ["taken"])
+                }
+            }
+            #expect(error.message.contains("none of its writes were committed"), "\(error)")
+            #expect(try await database.read { try $0.queryValue("SELECT count(*) FROM items", as: Int.self) } == 1)
+            await database.close()
+        }
+    }
+
     @Test("a read sees one snapshot, whatever commits while it runs")
     func readsSeeOneSnapshot() async throws {
         try await PostgreSQLServer.withDatabase { url in

@@ -58,6 +58,9 @@ extension OrderService {
             throw final.error
         } catch let left as LeftForRecovery {
             throw left.error
+        } catch is OrderStore.KeyTakenOver {
+            // Another replica's call answers the key now; the client's retry gets its answer.
+            throw OrderError.firstRequestInProgress
         } catch {
             // Transient: nothing was charged and nothing stays reserved (see `place`); free
             // the key so that the client's retry runs afresh.
@@ -123,7 +126,12 @@ extension OrderService {
         }
         timer.mark("reserve")
 
-        // 5. Payment.
+        // 5. Payment, under a lease renewed for it: an order whose lease ran out may be undone
+        // by another replica's recovery, and must not be charged.
+        guard (try? await store.renewLease(orderID: orderID)) == true else {
+            logger.warning("order left for recovery: its lease was lost before the charge", metadata: ["order": "\(orderID)"])
+            throw LeftForRecovery(error: OrderError.firstRequestInProgress)
+        }
         let outcome: ChargeOutcome
         do {
             outcome = try await payments.charge(orderID: orderID, amount: order.total, card: card)

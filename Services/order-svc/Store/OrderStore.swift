@@ -75,11 +75,22 @@ final class OrderStore: Sendable {
                     order.total.currency, address, order.payment?.brand, order.payment?.last4, record.basketVersion,
                     record.idempotencyKey, now, now, owner, leaseEnd,
                 ])
-            try connection.execute(
-                "UPDATE idempotency_keys SET order_id = ? WHERE user_id = ? AND key = ?",
-                [order.id, record.userID, record.idempotencyKey])
+            // Fenced on this process's claim: a claim another replica took over (this one was
+            // judged gone) is not overwritten, and the order is not written at all.
+            let tied = try connection.execute(
+                """
+                UPDATE idempotency_keys SET order_id = ?
+                WHERE user_id = ? AND key = ? AND order_id IS NULL AND (claimed_by = ? OR claimed_by IS NULL)
+                """,
+                [order.id, record.userID, record.idempotencyKey, owner])
+            guard tied == 1 else { throw KeyTakenOver() }
         }
     }
+
+    /// The idempotency key this call claimed was taken over by another replica's call with
+    /// the key (this process was judged gone): the other call answers it; this one must stop
+    /// before any side effect.
+    struct KeyTakenOver: Error {}
 
     /// The `sequence` of a new order (ListOrders' newest-first position). SQLite: one more
     /// than the largest, safe under its one writer. PostgreSQL: the column's identity — with

@@ -59,11 +59,16 @@ final class PostgreSQLSession {
     /// Sets the session's parameters; again after every reconnection.
     private func configure() throws(StorageError) {
         try script(
-            "SET search_path TO \(Self.quoted(schema)); SET synchronous_commit TO \(synchronousCommit ? "on" : "off"); SET TIME ZONE 'UTC'")
+            // The output forms the values are read back in, whatever the server's or role's
+            // defaults: bytea as hex, doubles with every digit.
+            "SET search_path TO \(Self.quoted(schema)); SET synchronous_commit TO \(synchronousCommit ? "on" : "off"); SET TIME ZONE 'UTC'; SET bytea_output TO hex; SET extra_float_digits TO 3")
     }
 
     /// Whether a transaction is open or failed and awaiting its `ROLLBACK`.
     var isInTransaction: Bool { connection.isInTransaction }
+
+    /// Whether a failed statement aborted the open transaction.
+    var isInFailedTransaction: Bool { connection.isInFailedTransaction }
 
     /// How many prepared statements the cache holds now.
     var cachedStatementCount: Int { statements.count }
