@@ -168,8 +168,11 @@ extension GatewayProvider {
         let user = try await account(try string(params, "email"), in: instance)
         let order = try (params["order"] ?? .null).decoded(as: Order.self)
         let store = instance.order.service.store
-        try await store.insert(
-            OrderRecord(order: order, userID: user.id, step: "done", basketVersion: 0, idempotencyKey: "contract-\(order.id)"))
+        // Claimed first, as PlaceOrder claims its key before writing the order (the write is
+        // fenced on the claim).
+        let key = "contract-\(order.id)"
+        _ = try await store.claim(userID: user.id, key: key, requestHash: "contract")
+        try await store.insert(OrderRecord(order: order, userID: user.id, step: "done", basketVersion: 0, idempotencyKey: key))
         if let payment = order.payment {
             _ = try await store.recordTestCharge(
                 orderID: order.id, amount: order.total.amount, currency: order.total.currency, brand: payment.brand,

@@ -118,7 +118,13 @@ package final class ServiceProcess: @unchecked Sendable {
         while isRunning && ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        guard isRunning else { return process.isRunning ? nil : process.terminationStatus }
+        guard isRunning else {
+            // Ended (its /proc entry says so); Foundation learns of it a moment later, and only
+            // then has its exit status.
+            let reaped = ContinuousClock.now + .seconds(5)
+            while process.isRunning && ContinuousClock.now < reaped { try? await Task.sleep(for: .milliseconds(10)) }
+            return process.isRunning ? nil : process.terminationStatus
+        }
         await kill()
         return nil
     }
