@@ -34,7 +34,9 @@ pg_cluster_init() {
 pg_cluster_start() {
     local dir=$1 port=$2 durable=${3:-} tools options
     tools=$(pg_tools) || return 1
-    options="-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories=$dir -c max_connections=1000"
+    # pg_ctl hands -o to a shell: the directory is quoted for it (one with a quote is refused).
+    case $dir in *"'"*) echo "the PostgreSQL directory must not contain a quote: $dir" >&2; return 1 ;; esac
+    options="-p $port -c listen_addresses=127.0.0.1 -c unix_socket_directories='$dir' -c max_connections=1000"
     [ -z "$durable" ] && options="$options -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
     pg_as_owner "$tools/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "$options" -w -t 60 start >/dev/null \
         || { echo "PostgreSQL did not start on port $port; see $dir/server.log" >&2; return 1; }
