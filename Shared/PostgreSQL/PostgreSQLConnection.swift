@@ -274,6 +274,7 @@ public final class PostgreSQLConnection {
     ) throws(Failure) -> Result {
         let copies = values.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
+        // C interop, not a speed choice (no benchmark): libpq reads arrays of C strings.
         let pointers = copies.map { $0.map { UnsafePointer($0) } }
         var result: Result?
         var failure: Failure?

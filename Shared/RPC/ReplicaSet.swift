@@ -107,7 +107,8 @@ public final class ReplicaSet: Sendable {
 
     /// The members that take calls now.
     public var inRotation: [SocketAddressText] {
-        state.withLock { $0.members.filter(\.inRotation).map(\.address) }
+        let rotation = self.rotation
+        return Array(rotation.addresses.prefix(rotation.inRotationCount))
     }
 
     /// Counts membership changes (not rotation changes).
@@ -118,12 +119,6 @@ public final class ReplicaSet: Sendable {
     /// than never, so that calls still go somewhere when every check fails, and the first
     /// replica to come back is found by them.
     public var rotation: Rotation { state.withLock { $0.rotation } }
-
-    /// The order a call numbered `start` tries the members in (``rotation``, spelled out).
-    public func order(startingAt start: Int) -> [SocketAddressText] {
-        let rotation = self.rotation
-        return rotation.addresses.indices.map { rotation.address(call: start, attempt: $0) }
-    }
 
     /// Takes `address` out of the rotation until a check brings it back: a call could not
     /// reach it.

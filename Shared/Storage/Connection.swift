@@ -39,12 +39,6 @@ package final class Connection {
         }
     }
 
-    /// The SQLite connection, for the SQLite-only parts of the storage layer.
-    var sqlite: SQLiteConnection? {
-        if case .sqlite(let connection) = backend { return connection }
-        return nil
-    }
-
     /// The PostgreSQL session, for the PostgreSQL-only parts of the storage layer.
     var postgresql: PostgreSQLSession? {
         if case .postgresql(let session) = backend { return session }
@@ -71,8 +65,8 @@ package final class Connection {
     /// The rowid of the most recent successful `INSERT` on this connection: SQLite only (on
     /// PostgreSQL, and in SQL meant for both, use `INSERT … RETURNING id`).
     package var lastInsertRowID: Int64 {
-        guard let sqlite else { preconditionFailure("lastInsertRowID is SQLite's; use INSERT … RETURNING") }
-        return sqlite.lastInsertRowID
+        guard case .sqlite(let connection) = backend else { preconditionFailure("lastInsertRowID is SQLite's; use INSERT … RETURNING") }
+        return connection.lastInsertRowID
     }
 
     /// Whether a transaction is open.

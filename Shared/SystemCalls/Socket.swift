@@ -201,6 +201,7 @@ extension ResolvedAddress {
     package var numericHost: String? {
         var storage = self.storage
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+        // C interop, not a speed choice (no benchmark): getnameinfo reads a sockaddr.
         let status = withUnsafePointer(to: &storage) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
                 getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST)

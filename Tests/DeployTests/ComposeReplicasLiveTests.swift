@@ -136,13 +136,6 @@ struct ComposeReplicasLiveTests {
     }
 }
 
-extension ComposeSystem {
-    /// Runs `deploy/compose arguments…` (an array).
-    func run(arguments: [String], timeout: Duration) async throws -> Command.Result {
-        try await Command.run(Self.script.path, arguments, environment: environment, timeout: timeout)
-    }
-}
-
 /// The shop compose runs, reached through its gateway with the admin key.
 struct ComposeShop: Sendable {
     let client: RPCClient

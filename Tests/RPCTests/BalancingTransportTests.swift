@@ -166,6 +166,14 @@ struct BalancingTransportTests {
     }
 }
 
+extension ReplicaSet {
+    /// The order a call numbered `start` tries the members in (``rotation``, spelled out).
+    fileprivate func order(startingAt start: Int) -> [SocketAddressText] {
+        let rotation = self.rotation
+        return rotation.addresses.indices.map { rotation.address(call: start, attempt: $0) }
+    }
+}
+
 /// Polls `condition` every 10 ms for up to 5 s.
 private func eventually(_ condition: () -> Bool) async throws {
     for _ in 0..<500 {

@@ -79,6 +79,22 @@ package enum Command {
             errors: (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
+    /// Runs `executable` with `arguments` to its end on the calling thread, its output
+    /// discarded: for where no task runs any more (an `atexit` handler). Returns whether it
+    /// started and exited with status 0.
+    @discardableResult
+    package static func runBlocking(_ executable: String, _ arguments: [String]) -> Bool {
+        let commandLine = ([executable] + arguments).joined(separator: " ")
+        let environment = ProcessInfo.processInfo.environment.map { "\($0.key)=\($0.value)" }
+        guard let pid = try? spawn(
+            executable, arguments: arguments, environment: environment, output: "/dev/null", errors: "/dev/null",
+            commandLine: commandLine)
+        else { return false }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return status == 0
+    }
+
     /// Starts the command with stdin from /dev/null and stdout, stderr into the two files.
     private static func spawn(
         _ executable: String, arguments: [String], environment: [String], output: String, errors: String,

@@ -101,6 +101,11 @@ package struct ComposeSystem: Sendable {
 
     /// Runs `deploy/compose arguments…`.
     package func run(_ arguments: String..., timeout: Duration = .seconds(180)) async throws -> Command.Result {
+        try await run(arguments: arguments, timeout: timeout)
+    }
+
+    /// Runs `deploy/compose` with the `arguments` of an array.
+    package func run(arguments: [String], timeout: Duration = .seconds(180)) async throws -> Command.Result {
         try await Command.run(Self.script.path, arguments, environment: environment, timeout: timeout)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import PostgreSQL
+import Synchronization
 import Testing
 
 /// A throwaway PostgreSQL server on loopback: for one test (`with`), `initdb` into a fresh
@@ -110,11 +111,14 @@ package struct PostgreSQLServer: Sendable {
 
     /// Runs `tool` with `arguments` as the `postgres` user when we are root, else as ourselves.
     private static func runAsServerUser(_ tool: String, _ arguments: [String]) async throws {
-        if geteuid() == 0 {
-            try await run("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments)
-        } else {
-            try await run(tool, arguments)
-        }
+        let (executable, all) = asServerUser(tool, arguments)
+        try await run(executable, all)
+    }
+
+    /// The command line of `tool` with `arguments` run as the server's user: through
+    /// `runuser -u postgres` when we are root.
+    fileprivate static func asServerUser(_ tool: String, _ arguments: [String]) -> (String, [String]) {
+        geteuid() == 0 ? ("/usr/sbin/runuser", ["-u", "postgres", "--", tool] + arguments) : (tool, arguments)
     }
 
     /// Runs `executable` to its end (``Command``: Foundation's `Process` would wait for ever on
@@ -133,31 +137,20 @@ package struct PostgreSQLServer: Sendable {
     }
 }
 
-/// Stops the test process's shared server when the process exits (`atexit`), with a plain
-/// `posix_spawn` and `waitpid`: no task runs any more by then.
+/// Stops the test process's shared server when the process exits (`atexit`), on the exiting
+/// thread (``Command/runBlocking(_:_:)``): no task runs any more by then.
 private enum SharedServerExit {
-    nonisolated(unsafe) static var dataDirectory: String?
-    nonisolated(unsafe) static var root: String?
+    /// The shared server's data directory and its temporary root, once it started.
+    static let server = Mutex<(dataDirectory: String, root: String)?>(nil)
 
     static func register(dataDirectory: String, root: String) {
-        Self.dataDirectory = dataDirectory
-        Self.root = root
+        server.withLock { $0 = (dataDirectory, root) }
         atexit {
-            guard let data = SharedServerExit.dataDirectory, let tools = PostgreSQLServer.toolDirectory() else { return }
-            var arguments = ["\(tools)/pg_ctl", "-D", data, "-m", "immediate", "-w", "stop"]
-            if geteuid() == 0 { arguments = ["/usr/sbin/runuser", "-u", "postgres", "--"] + arguments }
-            var pid = pid_t()
-            let argv = arguments.map { strdup($0) } + [nil]
-            defer { argv.forEach { free($0) } }
-            var actions = posix_spawn_file_actions_t()
-            posix_spawn_file_actions_init(&actions)
-            defer { posix_spawn_file_actions_destroy(&actions) }
-            posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-            if posix_spawn(&pid, argv[0]!, &actions, nil, argv, environ) == 0 {
-                var status: Int32 = 0
-                waitpid(pid, &status, 0)
-            }
-            if let root = SharedServerExit.root { try? FileManager.default.removeItem(atPath: root) }
+            guard let (data, root) = SharedServerExit.server.withLock({ $0 }), let tools = PostgreSQLServer.toolDirectory()
+            else { return }
+            let (executable, arguments) = PostgreSQLServer.asServerUser("\(tools)/pg_ctl", ["-D", data, "-m", "immediate", "-w", "stop"])
+            Command.runBlocking(executable, arguments)
+            try? FileManager.default.removeItem(atPath: root)
         }
     }
 }

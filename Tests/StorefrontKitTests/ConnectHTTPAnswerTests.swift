@@ -12,7 +12,7 @@ import Testing
 struct ConnectHTTPAnswerTests {
     @Test("A Connect 503 UNAVAILABLE answer is retried for an idempotent call, which then succeeds")
     func unavailableAnswerRetriedWhenIdempotent() async throws {
-        let server = try ScriptedHTTPServer(answering: [Self.unavailable, Self.product])
+        let server = try ScriptedHTTPServer(answering: [Self.unavailable, try Self.product()])
         let client = StorefrontClient(baseURL: server.baseURL, configuration: Self.configuration)
         let product = try await client.catalog.product(id: 1)
         #expect(product == FakeShopService.product(1))
@@ -23,7 +23,7 @@ struct ConnectHTTPAnswerTests {
 
     @Test("A Connect 503 UNAVAILABLE answer is not retried for a call that is not idempotent")
     func unavailableAnswerNotRetriedOtherwise() async throws {
-        let server = try ScriptedHTTPServer(answering: [Self.unavailable, Self.product])
+        let server = try ScriptedHTTPServer(answering: [Self.unavailable, try Self.product()])
         let client = StorefrontClient(baseURL: server.baseURL, configuration: Self.configuration)
         let refused = await expectCode(.unavailable) { _ = try await client.auth.signUp(email: "a@example.com", password: "long enough 1") }
         #expect(refused?.message == "upstream down")
@@ -35,7 +35,7 @@ struct ConnectHTTPAnswerTests {
     @Test("A 302 to a POST is not followed: the call fails UNKNOWN, naming the redirect, and nothing else is sent")
     func redirectRefused() async throws {
         let server = try ScriptedHTTPServer(answering: [
-            ScriptedHTTPServer.Answer(status: 302, headers: [("location", "/elsewhere")], body: ""), Self.product,
+            ScriptedHTTPServer.Answer(status: 302, headers: [("location", "/elsewhere")], body: ""), try Self.product(),
         ])
         let client = StorefrontClient(baseURL: server.baseURL, configuration: Self.configuration)
         let refused = await expectCode(.unknown) { _ = try await client.catalog.product(id: 1) }
@@ -52,8 +52,8 @@ struct ConnectHTTPAnswerTests {
     static let unavailable = ScriptedHTTPServer.Answer(status: 503, body: #"{"code":"unavailable","message":"upstream down"}"#)
 
     /// A `GetProduct` answer: product 1.
-    static var product: ScriptedHTTPServer.Answer {
-        let body = try! JSONCodec.shared.encode(ProductResponse(product: FakeShopService.product(1)))
+    static func product() throws -> ScriptedHTTPServer.Answer {
+        let body = try JSONCodec.shared.encode(ProductResponse(product: FakeShopService.product(1)))
         return ScriptedHTTPServer.Answer(status: 200, body: String(decoding: body, as: UTF8.self))
     }
 

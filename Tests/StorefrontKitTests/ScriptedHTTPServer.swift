@@ -136,6 +136,7 @@ final class ScriptedHTTPServer: Sendable {
         let bytes = Array(head.utf8) + body
         var offset = 0
         while offset < bytes.count {
+            // C interop, not a speed choice (no benchmark): send(2) takes a buffer's address.
             let sent = bytes.withUnsafeBytes { buffer in
                 send(connection, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
             }
