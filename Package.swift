@@ -63,10 +63,12 @@ let package = Package(
         .target(name: "RPC", dependencies: ["JSON", log], path: "Shared/RPC", swiftSettings: runtimeSettings),
         // Sockets, epoll loops and nghttp2 sessions: the server and the client.
         .target(
-            name: "RPCHTTP2", dependencies: ["RPC", "SystemCalls", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
+            name: "RPCHTTP2", dependencies: ["RPC", "Telemetry", "SystemCalls", "CNGHTTP2", "CHTTPParser", "CLinux", log], path: "Shared/RPCHTTP2",
             exclude: ["README.md"], swiftSettings: runtimeSettings + uncheckedExclusivityInRelease),
         // PostgreSQL through libpq: a blocking connection, parameters apart from the SQL, SQLSTATE
         // errors — the second storage backend's foundation (issue 30).
+        .target(name: "Telemetry", dependencies: ["RPC", "SystemCalls"], path: "Shared/Telemetry", swiftSettings: strictSettings),
+
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"], path: "Shared/PostgreSQL", swiftSettings: strictSettings),
         // SQLite: connections, migrations, statements.
         .target(name: "Storage", dependencies: ["CSQLite", "PostgreSQL"], path: "Shared/Storage", swiftSettings: strictSettings),
