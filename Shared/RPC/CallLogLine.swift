@@ -20,11 +20,20 @@ public struct CallLogLine: Sendable, Equatable {
     public var httpStatus: Int?
     public var handlerStatus: String?
     public var cause: String?
+    /// The call's trace (32 hexadecimal digits), so one shopper's calls across every process
+    /// can be found with `grep`.
+    public var traceID: String?
+    /// The call's span in this process (16 hexadecimal digits): the parent of the spans of the
+    /// calls it made upstream.
+    public var spanID: String?
 
     public init(
         requestID: String, method: String, status: String, reason: String? = nil, durationMilliseconds: String, peer: String,
-        httpStatus: Int? = nil, handlerStatus: String? = nil, cause: String? = nil, clientRequestID: String? = nil
+        httpStatus: Int? = nil, handlerStatus: String? = nil, cause: String? = nil, clientRequestID: String? = nil,
+        trace: TraceContext? = nil
     ) {
+        self.traceID = trace?.traceIDText
+        self.spanID = trace?.spanIDText
         self.requestID = requestID
         self.clientRequestID = clientRequestID
         self.method = method
@@ -59,7 +68,9 @@ public struct CallLogLine: Sendable, Equatable {
         body("peer", Self.bounded(peer))
         if let reason { body("reason", Self.bounded(reason)) }
         body("request-id", Self.bounded(requestID))
+        if let spanID { body("span-id", spanID) }
         body("status", Self.bounded(status))
+        if let traceID { body("trace-id", traceID) }
     }
 
     /// The most bytes of a field's value a line carries; longer values are cut

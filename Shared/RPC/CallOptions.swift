@@ -8,6 +8,10 @@ public struct CallOptions: Sendable {
     /// a call made while serving another passes its id on this way without copying the
     /// caller's metadata to change one entry.
     public var requestID: RequestID?
+    /// The span of the call being served when this one is made: the call is its child, sent
+    /// as `traceparent` (and `tracestate`) in place of any such entry of `metadata`. Nil sends
+    /// the metadata's own, if any.
+    public var trace: TraceContext?
 
     /// Options with metadata and an optional timeout from now.
     public init(metadata: Metadata = Metadata(), timeout: Duration? = nil) {
@@ -22,14 +26,15 @@ public struct CallOptions: Sendable {
         self.requestID = requestID
     }
 
-    /// Options for a call made while serving `context`: the request id, trace context and
-    /// authorization are propagated, and the remaining deadline carries over.
+    /// Options for a call made while serving `context`: the request id and authorization are
+    /// propagated, the call is a child of the served call's span, and the remaining deadline
+    /// carries over.
     public static func propagating(from context: ServerContext, extra: Metadata = Metadata()) -> CallOptions {
         var metadata = Metadata()
-        for key in [MetadataKey.traceparent, MetadataKey.authorization, "tracestate"] {
-            if let value = context.metadata[key] { metadata.set(key, value) }
-        }
+        if let value = context.metadata[MetadataKey.authorization] { metadata.set(MetadataKey.authorization, value) }
         for entry in extra { metadata.set(entry.name, entry.value) }
-        return CallOptions(metadata: metadata, deadline: context.deadline, requestID: context.requestIDValue)
+        var options = CallOptions(metadata: metadata, deadline: context.deadline, requestID: context.requestIDValue)
+        options.trace = context.trace
+        return options
     }
 }

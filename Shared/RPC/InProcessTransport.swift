@@ -68,6 +68,7 @@ public final class InProcessTransport: ClientTransport {
         }
         var metadata = options.metadata
         if let requestID = options.requestID { metadata.set(MetadataKey.requestID, requestID.description) }
+        if let span = options.trace?.child() { span.write(into: &metadata) }
         let context = ServerContext(
             method: route.info, metadata: metadata, deadline: options.deadline,
             requestID: metadata[MetadataKey.requestID].map(RequestID.init) ?? RequestID.next(), peer: peer, logger: logger)

@@ -75,6 +75,8 @@ public enum MetadataKey {
         public static let requestID = "x-request-id"
         /// W3C trace context.
         public static let traceparent = "traceparent"
+        /// W3C vendor trace state, passed on beside ``traceparent``.
+        public static let tracestate = "tracestate"
         /// Required on PlaceOrder.
         public static let idempotencyKey = "idempotency-key"
         /// The client's address, named by the gateway for the services that count clients by

@@ -16,11 +16,13 @@ public struct ServerContext: Sendable {
         let contentType: String
         let logger: Logger
         let arrival: ContinuousClock.Instant
+        let trace: TraceContext
 
         init(
             method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
-            peer: String, contentType: String, logger: Logger, arrival: ContinuousClock.Instant
+            peer: String, contentType: String, logger: Logger, arrival: ContinuousClock.Instant, trace: TraceContext
         ) {
+            self.trace = trace
             self.method = method
             self.metadata = metadata
             self.deadline = deadline
@@ -54,6 +56,9 @@ public struct ServerContext: Sendable {
     public var contentType: String { call.contentType }
     /// When the call arrived: a default deadline counts from here.
     public var arrival: ContinuousClock.Instant { call.arrival }
+    /// The call's span: a child of the caller's `traceparent`, or the root of a new trace.
+    /// Calls made while serving it are its children (``CallOptions/propagating(from:extra:)``).
+    public var trace: TraceContext { call.trace }
     /// A logger carrying the request id; built on first use, since most calls never log.
     public var logger: Logger {
         get {
@@ -76,14 +81,16 @@ public struct ServerContext: Sendable {
             contentType: contentType, logger: logger, arrival: arrival)
     }
 
-    /// Creates a context; transports call this.
+    /// Creates a context; transports call this. Without `trace`, the call's span continues
+    /// the metadata's `traceparent` or starts a trace (``TraceContext/serverSpan(metadata:)``).
     public init(
         method: MethodInfo, metadata: Metadata, deadline: ContinuousClock.Instant?, requestID: RequestID,
-        peer: String, contentType: String = "application/grpc+json", logger: Logger, arrival: ContinuousClock.Instant = .now
+        peer: String, contentType: String = "application/grpc+json", logger: Logger, arrival: ContinuousClock.Instant = .now,
+        trace: TraceContext? = nil
     ) {
         call = Call(
             method: method, metadata: metadata, deadline: deadline, requestID: requestID, peer: peer,
-            contentType: contentType, logger: logger, arrival: arrival)
+            contentType: contentType, logger: logger, arrival: arrival, trace: trace ?? .serverSpan(metadata: metadata))
         attributes = Attributes()
     }
 

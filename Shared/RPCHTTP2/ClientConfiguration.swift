@@ -1,4 +1,5 @@
-internal import RPC
+public import RPC
+public import Telemetry
 
 /// How a client connects and retries. Defaults follow DESIGN.md ("The client").
 public struct ClientConfiguration: Sendable {
@@ -40,6 +41,10 @@ public struct ClientConfiguration: Sendable {
     /// How long a keepalive PING may go unanswered before the connection is given up and its
     /// calls fail with `UNAVAILABLE`.
     public var keepaliveTimeout: Duration = .seconds(20)
+    /// Where calls made are counted (`rpc_client_…`, by method and code); nil counts nothing.
+    public var metrics: RPCCallMetrics?
+    /// Where each call's client span goes when it ends (an OTLP exporter); nil records none.
+    public var spans: (any SpanRecorder)?
 
     /// The defaults.
     public init() {}

@@ -614,6 +614,10 @@ final class HTTP1Response: WebResponse {
         state.withLock { $0.record.note(path: path, status: status, requestID: requestID) }
     }
 
+    func noteTrace(_ trace: TraceContext) {
+        state.withLock { $0.record.trace = trace }
+    }
+
     /// The client went away, or the server closed the connection, before the answer ended.
     func cancelByTransport() {
         let actions = state.withLock { state -> [@Sendable () -> Void] in

@@ -21,6 +21,9 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
         /// For a unary call made without a task (``HTTP2ClientTransport/startUnaryCall(path:request:options:observer:prepare:)``):
         /// told the single response message, or the error, when the call ends.
         var observer: (any UnaryCallObserver)?
+        /// Bytes of request messages sent and response messages received (counted only when
+        /// the call has ``CallTelemetry``).
+        var messageBytes: (sent: Int, received: Int) = (0, 0)
     }
 
     /// A task waiting for the response headers; taken out under the lock before it is resumed.
@@ -34,6 +37,8 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     /// The time left before the deadline when the call was made: its deadline timer's delay,
     /// so starting the call needs no clock reading of its own.
     let timeLeft: Duration?
+    /// Where the call is counted and its span recorded when it ends; nil when neither is wanted.
+    let telemetry: CallTelemetry?
     private let connectionBox = Mutex<ClientConnection?>(nil)
 
     // Loop only.
@@ -54,9 +59,10 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).
     var ungranted = 0
 
-    init(head: RequestHead, timeLeft: Duration?, maxMessageSize: Int) {
+    init(head: RequestHead, timeLeft: Duration?, maxMessageSize: Int, telemetry: CallTelemetry? = nil) {
         self.head = head
         self.timeLeft = timeLeft
+        self.telemetry = telemetry
         self.deframer = MessageDeframer(maxMessageSize: maxMessageSize)
     }
 
@@ -82,6 +88,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
             if state.sendClosed || state.status != nil {
                 return .failure(RPCError(code: .internal, message: "The call has already finished sending."))
             }
+            state.messageBytes.sent &+= message.count
             return .success(state.buffers.enqueue(message))
         }
         let (schedule, wait) = try outcome.get()
@@ -155,6 +162,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     func prepareUnary(_ message: Data, observer: any UnaryCallObserver) {
         shared.withLock { state in
             _ = state.buffers.enqueue(message)
+            state.messageBytes.sent &+= message.count
             state.sendClosed = true
             state.observer = observer
         }
@@ -178,11 +186,11 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     /// unless `droppingUnread`, for the ends the caller itself chose (cancel, its deadline),
     /// which readers meet at once, as the in-process transport does.
     func complete(_ status: Result<Void, RPCError>, resetStream: Bool = false, droppingUnread: Bool = false) {
-        let (reader, writer, headerWaiters, first, unary) = shared.withLock { state in
+        let (reader, writer, headerWaiters, first, unary, bytes) = shared.withLock { state in
             guard state.status == nil else {
                 return (
                     StreamBuffers.Reader?.none, StreamBuffers.Writer?.none, [HeadersWaiter](), false,
-                    ((any UnaryCallObserver), Result<Data, RPCError>)?.none)
+                    ((any UnaryCallObserver), Result<Data, RPCError>)?.none, state.messageBytes)
             }
             state.status = status
             let reader = state.buffers.endInbound(status.mapError { $0 as any Error })
@@ -199,9 +207,10 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
                 state.observer = nil
             }
             defer { state.headersWaiters.removeAll() }
-            return (reader, writer, state.responseHead == nil ? state.headersWaiters : [], true, unary)
+            return (reader, writer, state.responseHead == nil ? state.headersWaiters : [], true, unary, state.messageBytes)
         }
         guard first else { return }
+        if let telemetry { telemetry.callEnded(path: head.path, trace: head.trace, status: status, bytes: bytes) }
         if resetStream { connection?.reset(self) }
         if let (observer, outcome) = unary { observer.unaryCall(self, endedWith: outcome) }
         switch status {
@@ -244,6 +253,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
         let (handoff, belowMark, extra) = shared.withLock { state -> ((StreamBuffers.Reader, Data)?, Bool, Bool) in
             // A unary call made without a task has no reader: it keeps its one message (at most
             // the message size limit) with the window granted, and a second one ends it.
+            state.messageBytes.received &+= message.count
             if state.observer != nil {
                 if state.buffers.queuedMessages > 0 { return (nil, true, true) }
                 return (state.buffers.deliver(message), true, false)

@@ -169,8 +169,10 @@ public final class HTTP2ClientTransport: ClientTransport {
         let connection = try connection()
         let head = RequestHead(
             path: path, authority: authority, timeout: timeLeft.map(GRPCTimeout.encode), metadata: options.metadata,
-            requestID: options.requestID)
-        let call = HTTP2ClientCall(head: head, timeLeft: timeLeft, maxMessageSize: configuration.maxMessageSize)
+            requestID: options.requestID, trace: options.trace?.child())
+        let call = HTTP2ClientCall(
+            head: head, timeLeft: timeLeft, maxMessageSize: configuration.maxMessageSize,
+            telemetry: CallTelemetry(path: path, peer: authority, configuration: configuration))
         prepare(call)
         connection.submit(call)
         return call

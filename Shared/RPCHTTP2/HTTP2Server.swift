@@ -336,6 +336,8 @@ final class HTTP2ServerCore: Sendable {
         let elapsed = ContinuousClock.now - stream.startTime
         methodMetrics(of: stream)?.finish(
             code: status?.code, duration: elapsed, requestBytes: stream.receivedBytes, responseBytes: stream.bodyBytesSent)
+        let trace = stream.trace ?? .serverSpan(metadata: stream.metadata)
+        recordSpan(path: stream.path, trace: trace, duration: elapsed, status: status, peer: stream.connection.peer)
         let level: Logger.Level =
             if httpStatus != nil {
                 .info
@@ -352,7 +354,8 @@ final class HTTP2ServerCore: Sendable {
             requestID: requestID?.description ?? "-", method: stream.path, status: status.map { $0.code.name } ?? "OK",
             reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)),
             peer: stream.connection.peer, httpStatus: httpStatus, handlerStatus: handlerStatus?.code.name,
-            cause: cause.map { String(describing: $0) }, clientRequestID: requestID?.clientNote)
+            cause: cause.map { String(describing: $0) }, clientRequestID: requestID?.clientNote,
+            trace: trace)
         if let callLines {
             callLines.logCall(line, level: level)
         } else {
@@ -365,13 +368,14 @@ final class HTTP2ServerCore: Sendable {
     /// request's path — never its query, where tokens travel — and HTTP status.
     func logWebRequest(
         path: String, status: RPCError?, httpStatus: Int, requestID: RequestID?, peer: String, arrival: ContinuousClock.Instant,
-        isCall: Bool
+        isCall: Bool, trace: TraceContext? = nil
     ) {
         let elapsed = ContinuousClock.now - arrival
         if isCall, let metrics = callMetrics?.method(path: path) {
             metrics.start()
             metrics.finish(code: status?.code, duration: elapsed, requestBytes: nil, responseBytes: nil)
         }
+        if let trace { recordSpan(path: path, trace: trace, duration: elapsed, status: status, peer: peer) }
         // A call fails on the server's side with INTERNAL or UNKNOWN; a plain request with a 5xx
         // other than the overload answers (503, 504). A 4xx is the client's mistake: info.
         let serverFailure =
@@ -389,12 +393,19 @@ final class HTTP2ServerCore: Sendable {
         let line = CallLogLine(
             requestID: requestID?.description ?? "-", method: String(path.prefix(256)), status: status.map { $0.code.name } ?? "OK",
             reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)), peer: peer,
-            httpStatus: httpStatus, clientRequestID: requestID?.clientNote)
+            httpStatus: httpStatus, clientRequestID: requestID?.clientNote, trace: trace)
         if let callLines {
             callLines.logCall(line, level: level)
         } else {
             logger.log(level: level, CallLogLine.message, metadata: line.metadata)
         }
+    }
+
+    /// Hands a served call's span to the configuration's recorder, if any. Health probes are
+    /// left out: a span a second per prober would bury the shoppers' traces.
+    private func recordSpan(path: String, trace: TraceContext, duration: Duration, status: RPCError?, peer: String) {
+        guard let spans = configuration.spans, path != Self.healthCheckPath else { return }
+        spans.record(SpanRecord(path: path, kind: .server, trace: trace, duration: duration, code: status?.code, peer: peer))
     }
 
     /// The path of the health probe whose successful calls are logged at debug only.

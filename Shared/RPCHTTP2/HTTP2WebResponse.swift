@@ -59,6 +59,10 @@ final class HTTP2WebResponse: WebResponse {
         state.withLock { $0.note(path: path, status: status, requestID: requestID) }
     }
 
+    func noteTrace(_ trace: TraceContext) {
+        state.withLock { $0.trace = trace }
+    }
+
     /// Takes the answer's status; false when the answer was already given.
     private func claim(_ status: Int) -> Bool {
         state.withLock { state in
@@ -96,6 +100,8 @@ struct WebAnswerRecord {
     private var notedStatus: RPCError?
     private var notedRequestID: RequestID?
     private var noted = false
+    /// The noted call's span (``WebResponse/noteTrace(_:)``).
+    var trace: TraceContext?
 
     mutating func note(path: String, status: RPCError?, requestID: RequestID?) {
         noted = true
@@ -112,7 +118,7 @@ struct WebAnswerRecord {
         if cancelled { rpcStatus = RPCError(code: .cancelled, message: "The client went away before the answer ended.") }
         server.logWebRequest(
             path: notedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID, peer: peer,
-            arrival: arrival, isCall: noted)
+            arrival: arrival, isCall: noted, trace: trace)
     }
 
     /// The status a plain request's line gives for its HTTP status: what the answer means (a

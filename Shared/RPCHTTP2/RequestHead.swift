@@ -15,6 +15,9 @@ struct RequestHead: Sendable {
     /// `x-request-id`, when given apart from the metadata (``CallOptions/requestID``): it is sent
     /// in place of any `x-request-id` entry of the metadata.
     var requestID: RequestID? = nil
+    /// The call's own span, sent as `traceparent`/`tracestate` in place of the metadata's
+    /// (``CallOptions/trace``'s child).
+    var trace: TraceContext? = nil
 
     /// Calls `body` with each field, in the order they are sent, and whether HPACK must never
     /// index it (``KnownHeader/isNeverIndexed(_:)``), threading `state` through (an inout
@@ -32,8 +35,13 @@ struct RequestHead: Sendable {
         body(&state, "user-agent", "storefront-rpc/1", false)
         if let timeout { body(&state, "grpc-timeout", timeout, true) }
         if let requestID { body(&state, MetadataKey.requestID, requestID.description, true) }
+        if let trace {
+            body(&state, MetadataKey.traceparent, trace.traceparent, true)
+            if let traceState = trace.traceState { body(&state, MetadataKey.tracestate, traceState, true) }
+        }
         for entry in metadata where Metadata.isCustom(entry.name) {
             if requestID != nil && entry.name == MetadataKey.requestID { continue }
+            if trace != nil && (entry.name == MetadataKey.traceparent || entry.name == MetadataKey.tracestate) { continue }
             body(&state, entry.name, entry.value, KnownHeader.isNeverIndexed(entry.name))
         }
     }

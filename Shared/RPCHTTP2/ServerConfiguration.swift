@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
     /// Where the server counts its calls, connections and held bytes (``RPCCallMetrics``,
     /// `rpc_server_…`); nil counts nothing.
     public var metrics: MetricsRegistry?
+    /// Where each call's server span goes when it ends (an OTLP exporter); nil records none.
+    public var spans: (any SpanRecorder)?
 
     /// The default of ``defaultUnaryTimeout``: long enough for any unary call of the shop
     /// (a PlaceOrder charging a card included), short enough that nothing is held for long.

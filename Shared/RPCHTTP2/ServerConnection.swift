@@ -558,6 +558,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         let context = ServerContext(
             method: route.info, metadata: stream.metadata, deadline: stream.deadline, requestID: requestID, peer: peer,
             contentType: stream.contentType, logger: server.logger, arrival: stream.startTime)
+        stream.trace = context.trace
         let server = self.server
         // A small unary request that has fully arrived starts right here, on the loop thread:
         // with no task at all when its handler never suspends (or answers through a callback)

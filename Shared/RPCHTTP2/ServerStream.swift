@@ -52,6 +52,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     var route: RegisteredMethod?
     /// The route's call series, counted as started when the call was routed; nil without metrics.
     var methodMetrics: MethodCallMetrics?
+    /// The call's span, once its handler's context is made.
+    var trace: TraceContext?
     var deframer: MessageDeframer
     var ungranted = 0
     /// Request body bytes received so far.

@@ -33,9 +33,13 @@ package struct MetricsEndpoint: WebHandler {
                 status: 405, headers: ["allow": "GET, HEAD", "content-type": "text/plain; charset=utf-8"],
                 body: Data("only GET and HEAD\n".utf8))
         }
-        // The body goes for HEAD too: the transports send only its length then.
-        let body = Data(registry.exposition().utf8)
-        response.send(status: 200, headers: ["content-type": MetricsRegistry.contentType, "cache-control": "no-store"], body: body)
+        // Written on the cooperative pool, not the loop thread that read the request: the
+        // text takes milliseconds, and the loop's other connections would wait for it. The
+        // body goes for HEAD too: the transports send only its length then.
+        Task { [registry] in
+            let body = Data(registry.exposition().utf8)
+            response.send(status: 200, headers: ["content-type": MetricsRegistry.contentType, "cache-control": "no-store"], body: body)
+        }
     }
 
     /// Whether `peer` (`host:port`, IPv6 in brackets) is on the loopback interface:

@@ -1,7 +1,9 @@
 internal import Synchronization
 
 /// A count that only goes up (Prometheus `counter`): calls, failures, bytes. Any thread adds
-/// to it with one relaxed atomic add — no lock, no allocation.
+/// to it with one relaxed atomic add — no lock, no allocation. Adds wrap rather than trap on
+/// overflow (2^64 is out of reach), which makes each a single `lock xadd` instead of a
+/// compare-and-swap loop with an overflow check.
 public final class Counter: Sendable {
     private let value = Atomic<UInt64>(0)
 
@@ -10,11 +12,11 @@ public final class Counter: Sendable {
 
     /// Adds one.
     @inline(__always)
-    public func increment() { value.add(1, ordering: .relaxed) }
+    public func increment() { value.wrappingAdd(1, ordering: .relaxed) }
 
     /// Adds `amount`.
     @inline(__always)
-    public func increment(by amount: UInt64) { value.add(amount, ordering: .relaxed) }
+    public func increment(by amount: UInt64) { value.wrappingAdd(amount, ordering: .relaxed) }
 
     /// The count now.
     public var count: UInt64 { value.load(ordering: .relaxed) }
@@ -29,7 +31,7 @@ public final class Gauge: Sendable {
 
     /// Adds `amount` (negative to take away).
     @inline(__always)
-    public func add(_ amount: Int64) { value.add(amount, ordering: .relaxed) }
+    public func add(_ amount: Int64) { value.wrappingAdd(amount, ordering: .relaxed) }
 
     /// Adds one.
     @inline(__always)
@@ -97,7 +99,7 @@ public final class Histogram: Sendable {
         let bounds = buckets.bounds
         while index < bounds.count && value > bounds[index] { index += 1 }
         counts.add(1, at: index)
-        total.add(value, ordering: .relaxed)
+        total.wrappingAdd(value, ordering: .relaxed)
     }
 
     /// Records a duration, in nanoseconds (negative durations count as zero).
@@ -106,6 +108,11 @@ public final class Histogram: Sendable {
         let (seconds, attoseconds) = duration.components
         guard seconds >= 0 else { return observe(UInt64(0)) }
         observe(UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000))
+    }
+
+    /// Whether anything was observed.
+    public var hasObservations: Bool {
+        (0..<counts.count).contains { counts.load($0) > 0 }
     }
 
     /// The cumulative count of each bucket (the last is `+Inf`, the total count) and the sum,

@@ -28,7 +28,7 @@ final class AtomicCells: Sendable {
     /// Adds `amount` to cell `index`.
     @inline(__always)
     func add(_ amount: UInt64, at index: Int) {
-        cells[index].add(amount, ordering: .relaxed)
+        cells[index].wrappingAdd(amount, ordering: .relaxed)
     }
 
     /// The value of cell `index` now.

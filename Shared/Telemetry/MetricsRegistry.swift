@@ -162,12 +162,23 @@ public final class MetricsRegistry: Sendable {
             for collect in family.collectors {
                 lines += collect().map { ($0.0, Series.sampled { [value = $0.1] in value }) }
             }
-            let visible = lines.filter { if case .counter(let counter, true) = $0.1 { counter.count > 0 } else { true } }
+            let visible = lines.filter { Self.isVisible($0.1) }
             guard !visible.isEmpty else { continue }
             text.header(name: name, type: family.type, help: family.help)
             for (labels, series) in visible { text.series(name: name, labels: labels, series) }
         }
         return text.output
+    }
+
+    /// Whether a series is written: a counter `hiddenWhileZero` and a histogram only once they
+    /// have counted something — a process serving forty methods would otherwise write
+    /// hundreds of empty bucket lines at every scrape.
+    private static func isVisible(_ series: Series) -> Bool {
+        switch series {
+        case .counter(let counter, let hiddenWhileZero): !hiddenWhileZero || counter.count > 0
+        case .histogram(let histogram): histogram.hasObservations
+        case .gauge, .sampled: true
+        }
     }
 
     /// The content type of ``exposition()``.

@@ -29,7 +29,10 @@ struct ForwardingPolicy: Sendable {
     func options(for context: ServerContext) -> CallOptions {
         // The request id travels beside the metadata, so the client's list is passed on as it
         // is rather than copied to change one entry.
-        CallOptions(metadata: metadata(for: context), deadline: deadline(for: context), requestID: context.requestIDValue)
+        // The call is a child of the gateway's span: its traceparent replaces the client's.
+        var options = CallOptions(metadata: metadata(for: context), deadline: deadline(for: context), requestID: context.requestIDValue)
+        options.trace = context.trace
+        return options
     }
 
     /// The client's metadata, with its address and the key vouching for it when the upstream

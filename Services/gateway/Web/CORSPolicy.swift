@@ -113,4 +113,5 @@ private final class CORSResponse: WebResponse {
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
         base.noteCall(path: path, status: status, requestID: requestID)
     }
+    func noteTrace(_ trace: TraceContext) { base.noteTrace(trace) }
 }
