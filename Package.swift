@@ -162,11 +162,11 @@ let package = Package(
 
         // The command line (Services/shopctl/README.md): every call through the gateway.
         .executableTarget(
-            name: "shopctl", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", argumentParser],
+            name: "shopctl", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "Telemetry", argumentParser],
             path: "Services/shopctl", exclude: ["README.md"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShopctlTests",
-            dependencies: ["JSON", "shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            dependencies: ["JSON", "shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "Telemetry", log],
             path: "Tests/ShopctlTests", swiftSettings: strictSettings),
 
         // deploy/: the Kubernetes manifests and Dockerfile against the built executables, and

@@ -78,10 +78,3 @@ public enum HistogramQuantile {
         return result
     }
 }
-
-extension MetricLabels {
-    /// The value of the label named `name`, nil when there is none.
-    public subscript(name: String) -> String? {
-        pairs.first { $0.name == name }?.value
-    }
-}

@@ -19,6 +19,13 @@ public struct MetricSample: Sendable, Equatable {
     }
 }
 
+extension MetricLabels {
+    /// The value of the label named `name`, nil when there is none.
+    public subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+}
+
 /// What a family's `# HELP` and `# TYPE` lines said.
 public struct MetricFamilyDescription: Sendable, Equatable {
     /// The family's name.
