@@ -15,11 +15,11 @@ struct TopCommand: AsyncParsableCommand {
             between: calls per second, the share that ended with a code other than OK, and the median and \
             99th percentile of their durations (interpolated in the histogram's buckets, as Prometheus's \
             histogram_quantile does). Each process's busiest methods follow it, as many as the terminal's \
-            height leaves room for; a process that cannot be read shows as down. By default the targets are \
-            what deploy/compose starts on 127.0.0.1: gateway 8080, auth 7001, catalog 7002, basket 7003 and \
-            order 7004 (the gateway serves /metrics to loopback peers only, unless --metrics-public). \
-            Ctrl-C quits. --once prints the figures of one interval and exits; --json prints each \
-            interval's figures as one JSON document.
+            height leaves room for; a process that cannot be read within --timeout shows as down. By default \
+            the targets are what deploy/compose starts on 127.0.0.1: gateway 8080, auth 7001, catalog 7002, \
+            basket 7003 and order 7004 (the gateway serves /metrics to loopback peers only, unless \
+            --metrics-public). Ctrl-C quits. --once prints the figures of one interval and exits; --json \
+            prints each interval's figures as one JSON document.
 
             Examples:
               shopctl top
@@ -28,7 +28,7 @@ struct TopCommand: AsyncParsableCommand {
               shopctl top --once --json | jq '.processes[].total.callsPerSecond'
             """)
 
-    /// `--json` (and `--timeout`, which bounds each scrape).
+    /// `--json`, and `--timeout`, which bounds each scrape.
     @OptionGroup var global: GlobalOptions
 
     /// The processes given with `--target`; the compose defaults when none.
@@ -67,7 +67,9 @@ struct TopCommand: AsyncParsableCommand {
     func run() async throws {
         let targets = targets
         let pause = Duration.milliseconds(Int(interval * 1000))
-        let scrapeTimeout = Duration.milliseconds(Int(min(global.timeout, interval) * 1000))
+        // Each scrape may take up to --timeout, not just the interval: a process slow to answer
+        // (a busy machine) delays a screen rather than showing as down.
+        let scrapeTimeout = Duration.milliseconds(Int(global.timeout * 1000))
         let display = TopDisplay(json: global.json, intervalText: Self.secondsText(interval), targetCount: targets.count)
         if once {
             let earlier = try await MetricsScraper.scrape(targets, timeout: scrapeTimeout)
@@ -89,7 +91,7 @@ struct TopCommand: AsyncParsableCommand {
     }
 
     /// Each target's figures between its two scrapes.
-    static func figures(_ targets: [TopTarget], _ earlier: [MetricsScrape], _ later: [MetricsScrape]) -> [ProcessFigures] {
+    static func figures(_ targets: [TopTarget], _ earlier: [ProcessScrape], _ later: [ProcessScrape]) -> [ProcessFigures] {
         targets.indices.map { ProcessFigures(target: targets[$0], earlier: earlier[$0], later: later[$0]) }
     }
 

@@ -5,7 +5,7 @@ import SystemCalls
 import Telemetry
 
 /// One reading of a process's `/metrics`: what it served and when, or why it could not be read.
-enum MetricsScrape: Sendable {
+enum ProcessScrape: Sendable {
     /// The page, parsed, and when it arrived.
     case up(ParsedMetrics, at: ContinuousClock.Instant)
     /// The process did not answer with a page: refused, timed out, not HTTP 200, not the format.
@@ -16,19 +16,19 @@ enum MetricsScrape: Sendable {
 /// blocks), all at once. Stateless.
 enum MetricsScraper {
     /// A scrape of each of `targets`, in their order, each bounded by `timeout`.
-    static func scrape(_ targets: [TopTarget], timeout: Duration) async throws -> [MetricsScrape] {
-        try await withThrowingTaskGroup(of: (Int, MetricsScrape).self) { group in
+    static func scrape(_ targets: [TopTarget], timeout: Duration) async throws -> [ProcessScrape] {
+        try await withThrowingTaskGroup(of: (Int, ProcessScrape).self) { group in
             for (index, target) in targets.enumerated() {
                 group.addTask { (index, try await onThread { scrape(target, timeout: timeout) }) }
             }
-            var scrapes = [MetricsScrape](repeating: .down(reason: "not scraped"), count: targets.count)
+            var scrapes = [ProcessScrape](repeating: .down(reason: "not scraped"), count: targets.count)
             for try await (index, scrape) in group { scrapes[index] = scrape }
             return scrapes
         }
     }
 
     /// A blocking scrape of `target`.
-    static func scrape(_ target: TopTarget, timeout: Duration) -> MetricsScrape {
+    static func scrape(_ target: TopTarget, timeout: Duration) -> ProcessScrape {
         let response: BlockingHTTPResponse
         do throws(BlockingHTTPError) {
             response = try BlockingHTTPClient.request(

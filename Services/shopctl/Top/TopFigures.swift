@@ -21,7 +21,7 @@ struct ProcessFigures: Sendable, Equatable, Encodable {
     let methods: [MethodFigures]
 
     /// Figures of the calls `target` served between `earlier` and `later`.
-    init(target: TopTarget, earlier: MetricsScrape, later: MetricsScrape) {
+    init(target: TopTarget, earlier: ProcessScrape, later: ProcessScrape) {
         name = target.name
         address = target.address.description
         switch (earlier, later) {
