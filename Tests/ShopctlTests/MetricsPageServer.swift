@@ -7,8 +7,8 @@ import Glibc
 /// A `/metrics` stand-in on 127.0.0.1 for `shopctl top`'s tests: answers its n-th request with
 /// the n-th of a fixed list of pages (the last one again after that), so that two scrapes see
 /// counters that moved by known amounts. One connection per request, closed after the answer.
-/// Stops (and closes its socket) when released or on ``stop()``; its thread also gives up
-/// after 10 s without a request, so a failed test never leaves it blocked for good.
+/// Stops (and closes its socket) when released or on ``stop()``: it waits for requests as long
+/// as its test holds it, however slowly a busy machine runs the test.
 final class MetricsPageServer: Sendable {
     /// The port it listens on.
     let port: Int
@@ -52,7 +52,6 @@ final class MetricsPageServer: Sendable {
             throw POSIXError(.init(rawValue: code) ?? .EIO)
         }
         port = Int(UInt16(bigEndian: address.sin_port))
-        Self.limitWaits(of: listener)
         let state = State(listener: listener, pages: pages, status: status)
         self.state = state
         Thread { Self.serve(state) }.start()
@@ -69,7 +68,7 @@ final class MetricsPageServer: Sendable {
         shutdown(state.listener, Int32(SHUT_RDWR))
     }
 
-    /// Accepts and answers until stopped, or until 10 s pass without a request.
+    /// Accepts and answers until stopped.
     private static func serve(_ state: State) {
         while !state.stopped.load(ordering: .relaxed) {
             let connection = accept(state.listener, nil, nil)
@@ -97,7 +96,7 @@ final class MetricsPageServer: Sendable {
         }
     }
 
-    /// Bounds every blocking wait on `descriptor` (accept, recv) to 10 s.
+    /// Bounds every blocking read of `descriptor` to 10 s (a client that connects and sends nothing).
     private static func limitWaits(of descriptor: Int32) {
         var limit = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))

@@ -217,7 +217,7 @@ struct TopCommandTests {
         let missing = try MetricsPageServer(pages: ["not here"], status: 404)
         let arguments = [
             "--target", "catalog=127.0.0.1:\(catalog.port)", "--target", "auth=127.0.0.1:\(try deadPort())", "--target",
-            "gateway=127.0.0.1:\(missing.port)",
+            "gateway=127.0.0.1:\(missing.port)", "--timeout", "60",
         ]
         return ([catalog, missing], arguments)
     }

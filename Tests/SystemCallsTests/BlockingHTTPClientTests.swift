@@ -121,14 +121,15 @@ struct BlockingHTTPClientTests {
 
     @Test("a server that trickles its answer is bound by the same one timeout, not a timeout per read")
     func tricklingServer() async throws {
-        let pieces = ["HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n"] + Array(repeating: "x", count: 100)
+        let pieces = ["HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n"] + Array(repeating: "x", count: 200)
         let (result, _, elapsed) = try await exchange(.answer(pieces), timeout: .milliseconds(300))
         guard case .failure(.timedOut) = result else {
             Issue.record("expected timedOut, got \(result)")
             return
         }
-        // The answer takes 2 s to trickle in; a timeout per read would wait for all of it.
-        #expect(elapsed < .milliseconds(1500))
+        // The answer takes at least 4 s to trickle in (20 ms between bytes); a timeout per read
+        // would wait for all of it.
+        #expect(elapsed < .seconds(3))
     }
 
     @Test("a body cut short by the server's close is an error, not a short body")

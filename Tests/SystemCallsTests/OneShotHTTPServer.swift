@@ -6,8 +6,8 @@ import Glibc
 
 /// A server on 127.0.0.1 that takes one connection, reads one request, and answers with bytes
 /// a test scripts — whole, in pieces, or not at all — for ``BlockingHTTPClient``'s tests.
-/// Its thread gives up after 10 s of waiting for anything, so a failed test never leaves it
-/// blocked for good.
+/// Its thread gives up after 60 s of waiting for anything (long enough for a starved test to
+/// connect), so a failed test never leaves it blocked for good.
 final class OneShotHTTPServer: Sendable {
     /// What the server does once it has read the request.
     enum Behaviour: Sendable {
@@ -68,9 +68,9 @@ final class OneShotHTTPServer: Sendable {
         }.start()
     }
 
-    /// The request the client sent, waiting up to 10 s for it.
+    /// The request the client sent, waiting up to 60 s for it.
     func request() async throws -> String {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             if let request = received.request.withLock({ $0 }) { return request }
             try await Task.sleep(for: .milliseconds(5))
@@ -108,9 +108,9 @@ final class OneShotHTTPServer: Sendable {
         return true
     }
 
-    /// Bounds every blocking wait on `descriptor` (accept, recv) to 10 s.
+    /// Bounds every blocking wait on `descriptor` (accept, recv) to 60 s.
     private static func limitWaits(of descriptor: Int32) {
-        var limit = timeval(tv_sec: 10, tv_usec: 0)
+        var limit = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
     }
 }

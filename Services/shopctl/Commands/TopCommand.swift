@@ -45,7 +45,7 @@ struct TopCommand: AsyncParsableCommand {
     @Flag(help: "Print the figures of one interval (two scrapes) and exit.")
     var once = false
 
-    /// The targets, as ``validate()`` parsed them.
+    /// The targets: those of `--target` (which ``validate()`` checked), else compose's.
     var targets: [TopTarget] {
         targetArguments.isEmpty ? TopTarget.composeDefaults : targetArguments.compactMap(TopTarget.init(argument:))
     }
@@ -139,14 +139,14 @@ struct TopDisplay: Sendable {
         draw(screen.lines(width: context.terminalColumns ?? Self.defaultSize.columns, height: height), live: live)
     }
 
-    /// Writes `lines`, clearing the terminal first when live on one; a pipe gets each screen
-    /// after a blank line instead.
+    /// Writes `lines`, clearing the terminal first when live on one; into a pipe, live
+    /// screens are followed by a blank line instead.
     private func draw(_ lines: [String], live: Bool) {
         let text = lines.joined(separator: "\n")
         if live && ProcessContext.current.outputIsTerminal {
             Output(json: false).line(Self.clearScreen + text)
         } else {
-            Output(json: false).line(live ? "\n" + text : text)
+            Output(json: false).line(live ? text + "\n" : text)
         }
     }
 }
