@@ -162,11 +162,11 @@ let package = Package(
 
         // The command line (Services/shopctl/README.md): every call through the gateway.
         .executableTarget(
-            name: "shopctl", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", argumentParser],
+            name: "shopctl", dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "Telemetry", argumentParser],
             path: "Services/shopctl", exclude: ["README.md"], swiftSettings: strictSettings),
         .testTarget(
             name: "ShopctlTests",
-            dependencies: ["JSON", "shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", log],
+            dependencies: ["JSON", "shopctl", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "Telemetry", log],
             path: "Tests/ShopctlTests", swiftSettings: strictSettings),
 
         // deploy/: the Kubernetes manifests and Dockerfile against the built executables, and
@@ -214,6 +214,7 @@ let package = Package(
         .testTarget(name: "MailTests", dependencies: ["Mail"], path: "Tests/MailTests", swiftSettings: strictSettings),
         .testTarget(
             name: "SystemCallsTests", dependencies: ["SystemCalls"], path: "Tests/SystemCallsTests", swiftSettings: strictSettings),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "RPC"], path: "Tests/TelemetryTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceTests",
             dependencies: ["InProcessServices", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],

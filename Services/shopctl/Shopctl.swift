@@ -8,7 +8,7 @@ import RPC
 struct Shopctl: AsyncParsableCommand {
     /// shopctl's version, as `--version` prints it. Raised with every change of its commands,
     /// flags or output that a script could notice.
-    static let version = "0.9.0"
+    static let version = "0.10.0"
 
     /// The command tree.
     static let configuration = CommandConfiguration(
@@ -37,7 +37,7 @@ struct Shopctl: AsyncParsableCommand {
         subcommands: [
             AuthCommand.self, ProductsCommand.self, CategoriesCommand.self, FavoritesCommand.self, BasketCommand.self,
             OrderCommand.self, AdminCommand.self, CallCommand.self, DescribeCommand.self, HealthCommand.self,
-            ConfigCommand.self,
+            TopCommand.self, ConfigCommand.self,
         ])
 
     /// Parses the command line and runs the command; every failure ends the process with one

@@ -27,7 +27,8 @@ package enum BlockingTCPError: Error, CustomStringConvertible {
 
 /// A TCP client connection for code that runs on a thread of its own and may block: every
 /// operation waits (with `poll`) at most until a deadline, so a silent peer cannot hang the
-/// caller. Used by the SMTP client (Mail); the RPC client uses the event loop instead.
+/// caller. Used by the SMTP client (Mail) and ``BlockingHTTPClient``; the RPC client uses the
+/// event loop instead.
 ///
 /// Not thread-safe: one thread uses a connection at a time. The socket closes on ``close()``
 /// or when the connection is released.
@@ -69,8 +70,14 @@ package final class BlockingTCPConnection {
     /// Reads whatever arrives first, up to `maximum` bytes, waiting at most ``timeout``.
     /// An empty result means the peer closed the connection.
     package func read(atMost maximum: Int = 4096) throws(BlockingTCPError) -> [UInt8] {
+        try read(atMost: maximum, before: ContinuousClock.now.advanced(by: timeout))
+    }
+
+    /// Reads whatever arrives first, up to `maximum` bytes, waiting until `deadline` at most
+    /// (for an exchange of many reads bounded as a whole). An empty result means the peer
+    /// closed the connection.
+    package func read(atMost maximum: Int = 4096, before deadline: ContinuousClock.Instant) throws(BlockingTCPError) -> [UInt8] {
         precondition(fd >= 0, "read on a closed connection")
-        let deadline = ContinuousClock.now.advanced(by: timeout)
         var bytes = [UInt8](repeating: 0, count: maximum)
         while true {
             try Self.wait(for: fd, events: Int16(POLLIN), operation: "read", before: deadline)
@@ -92,8 +99,12 @@ package final class BlockingTCPConnection {
 
     /// Writes all of `bytes`; the whole write must finish within ``timeout``.
     package func write(_ bytes: [UInt8]) throws(BlockingTCPError) {
+        try write(bytes, before: ContinuousClock.now.advanced(by: timeout))
+    }
+
+    /// Writes all of `bytes`; the whole write must finish by `deadline`.
+    package func write(_ bytes: [UInt8], before deadline: ContinuousClock.Instant) throws(BlockingTCPError) {
         precondition(fd >= 0, "write on a closed connection")
-        let deadline = ContinuousClock.now.advanced(by: timeout)
         var offset = 0
         while offset < bytes.count {
             try Self.wait(for: fd, events: Int16(POLLOUT), operation: "write", before: deadline)

@@ -63,7 +63,7 @@ struct GroupHelpTests {
         (nil, Shopctl.self, 4...8), ("auth", AuthCommand.self, 2...5), ("basket", BasketCommand.self, 2...5),
         ("order", OrderCommand.self, 2...5), ("favorites", FavoritesCommand.self, 2...5), ("admin", AdminCommand.self, 2...5),
         ("admin", AdminCommand.Products.Import.self, 2...5), ("config", ConfigCommand.self, 2...5),
-        ("call", CallCommand.self, 2...5), ("describe", DescribeCommand.self, 2...5),
+        ("call", CallCommand.self, 2...5), ("describe", DescribeCommand.self, 2...5), ("top", TopCommand.self, 2...5),
     ]
 
     /// The help of `command` as an 80-column terminal shows it: a longer example line would be

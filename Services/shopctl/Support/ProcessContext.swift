@@ -23,27 +23,35 @@ struct ProcessContext: Sendable {
     var interruptions: AsyncStream<Void>?
     /// How many columns the output may take (tables fit into them); nil for no limit.
     var terminalColumns: Int?
+    /// How many lines a screen of output may take (`shopctl top`); nil when unknown.
+    var terminalRows: Int?
+    /// Whether standard output is a terminal (`shopctl top` then redraws in place).
+    var outputIsTerminal: Bool
 
     /// Creates a context.
     init(
         environment: [String: String], readStandardInput: @escaping @Sendable () -> Data,
         writeStandardOutput: @escaping @Sendable (Data) -> Void, interruptions: AsyncStream<Void>? = nil,
-        terminalColumns: Int? = nil
+        terminalColumns: Int? = nil, terminalRows: Int? = nil, outputIsTerminal: Bool = false
     ) {
         self.environment = environment
         self.readStandardInput = readStandardInput
         self.writeStandardOutput = writeStandardOutput
         self.interruptions = interruptions
         self.terminalColumns = terminalColumns
+        self.terminalRows = terminalRows
+        self.outputIsTerminal = outputIsTerminal
     }
 
     /// The process's own: its environment, file descriptors 0 and 1, its signals, and the
-    /// width of the terminal on standard output (or `COLUMNS`).
+    /// size of the terminal on standard output (or `COLUMNS` and `LINES`).
     static let process = ProcessContext(
         environment: ProcessInfo.processInfo.environment,
         readStandardInput: { FileHandle.standardInput.readDataToEndOfFile() },
         writeStandardOutput: { FileHandle.standardOutput.write($0) },
-        terminalColumns: TerminalSize.columns(environment: ProcessInfo.processInfo.environment))
+        terminalColumns: TerminalSize.columns(environment: ProcessInfo.processInfo.environment),
+        terminalRows: TerminalSize.rows(environment: ProcessInfo.processInfo.environment),
+        outputIsTerminal: TerminalSize.isTerminal())
 
     /// The context of the running command.
     @TaskLocal static var current = ProcessContext.process

@@ -3,9 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// How wide the output may be, for tables to fit: the terminal's width (`TIOCGWINSZ`) when
-/// standard output is a terminal, else `COLUMNS` as the shell exported it, else no limit
-/// (a pipe or a file takes lines of any length).
+/// How wide (and high) the output may be, for tables to fit: the terminal's size (`TIOCGWINSZ`)
+/// when standard output is a terminal, else `COLUMNS` (`LINES`) as the shell exported it, else
+/// no limit (a pipe or a file takes lines of any length).
 enum TerminalSize {
     /// The columns available on `descriptor` (standard output by default), falling back to
     /// `COLUMNS` in `environment`; nil when neither says.
@@ -17,13 +17,33 @@ enum TerminalSize {
         return width
     }
 
+    /// The lines available on `descriptor` (standard output by default), falling back to
+    /// `LINES` in `environment`; nil when neither says (`shopctl top` fits its screen into them).
+    static func rows(environment: [String: String], descriptor: Int32 = STDOUT_FILENO) -> Int? {
+        if let height = terminalWindow(descriptor).map({ Int($0.ws_row) }), height > 0 { return height }
+        guard let text = environment["LINES"], let height = Int(text.trimmingCharacters(in: .whitespaces)), height > 0 else {
+            return nil
+        }
+        return height
+    }
+
+    /// Whether `descriptor` (standard output by default) is a terminal.
+    static func isTerminal(_ descriptor: Int32 = STDOUT_FILENO) -> Bool {
+        isatty(descriptor) == 1
+    }
+
     /// The width the terminal on `descriptor` reports; nil when it is no terminal or reports 0
     /// (a pseudo-terminal nobody sized).
     static func terminalColumns(_ descriptor: Int32) -> Int? {
-        guard isatty(descriptor) == 1 else { return nil }
+        guard let size = terminalWindow(descriptor), size.ws_col > 0 else { return nil }
+        return Int(size.ws_col)
+    }
+
+    /// The window size the terminal on `descriptor` reports; nil when it is no terminal.
+    private static func terminalWindow(_ descriptor: Int32) -> winsize? {
+        guard isTerminal(descriptor) else { return nil }
         var size = winsize()
         let result = withUnsafeMutablePointer(to: &size) { ioctl(descriptor, UInt(TIOCGWINSZ), $0) }
-        guard result == 0, size.ws_col > 0 else { return nil }
-        return Int(size.ws_col)
+        return result == 0 ? size : nil
     }
 }
