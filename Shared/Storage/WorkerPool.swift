@@ -100,7 +100,11 @@ final class WorkerPool: Sendable {
         return try await withUnsafeThrowingContinuation { continuation in
             let job = Job.run { [waits] connection in
                 if let waits, let submitted { waits.observe(since: submitted) }
-                continuation.resume(with: Result { try work(connection) })
+                connection.willRunJob()
+                let result = Result { try work(connection) }
+                // Before the caller goes on, so that what it reads next counts the connection idle.
+                connection.didRunJob()
+                continuation.resume(with: result)
             }
             let accepted = state.withLock { state in
                 guard state.acceptsWork else { return false }
@@ -164,9 +168,7 @@ final class WorkerPool: Sendable {
             guard let job = state.withLock({ $0.pop() }) else { continue }
             switch job {
             case .run(let work):
-                connection.willRunJob()
                 work(connection)
-                connection.didRunJob()
             case .stop(let stopped):
                 connection.close()
                 state.withLock { $0.runningWorkers -= 1 }
