@@ -22,13 +22,23 @@ package final class Connection {
     }
 
     private let backend: Backend
+    /// Where transactions and the pool state are recorded; nil records nothing.
+    private let metrics: StorageMetrics?
+    /// Where this connection is counted in `storage_postgresql_connections`: nil before it is
+    /// (SQLite, or no metrics) and after it closed.
+    private var countedState: StorageMetrics.ConnectionState?
 
-    init(_ connection: SQLiteConnection) {
+    /// The connection of a SQLite database, recording into `metrics`.
+    init(_ connection: SQLiteConnection, metrics: StorageMetrics? = nil) {
         backend = .sqlite(connection)
+        self.metrics = metrics
     }
 
-    init(_ session: PostgreSQLSession) {
+    /// The connection of a PostgreSQL database, counted idle in `metrics` until it runs a job.
+    init(_ session: PostgreSQLSession, metrics: StorageMetrics? = nil) {
         backend = .postgresql(session)
+        self.metrics = metrics
+        count(as: .idle)
     }
 
     /// The SQL dialect of the database behind this connection.
@@ -144,8 +154,15 @@ package final class Connection {
     }
 
     /// Runs `body` between `begin` (a `BEGIN …` statement) and `COMMIT`, rolling back when
-    /// `body` or the commit throws.
-    func transaction<T>(beginningWith begin: String, _ body: (Connection) throws -> T) throws -> T {
+    /// `body` or the commit throws; records its duration as a `kind` transaction, and the
+    /// commit of a write.
+    func transaction<T>(
+        _ kind: StorageMetrics.TransactionKind, beginningWith begin: String, _ body: (Connection) throws -> T
+    ) throws -> T {
+        let started = metrics == nil ? nil : ContinuousClock.now
+        defer {
+            if let metrics, let started { metrics.transactionDurations(kind).observe(since: started) }
+        }
         if case .postgresql(let session) = backend { try session.begin(begin) } else { try control(begin) }
         do {
             let result = try body(self)
@@ -156,6 +173,7 @@ package final class Connection {
                 throw StorageError.generic("a statement of the transaction failed; none of its writes were committed")
             }
             try control("COMMIT")
+            if kind == .write { metrics?.countCommit() }
             return result
         } catch {
             // Some errors (SQLITE_FULL, SQLITE_IOERR, …) already ended the transaction.
@@ -173,8 +191,29 @@ package final class Connection {
         }
     }
 
+    /// Counts the connection busy while its worker runs a job (PostgreSQL, with metrics).
+    func willRunJob() {
+        count(as: .busy)
+    }
+
+    /// Counts the connection idle again after a job, or broken when the job found the server
+    /// gone (PostgreSQL, with metrics).
+    func didRunJob() {
+        guard let session = postgresql else { return }
+        count(as: session.isClosed ? .broken : .idle)
+    }
+
+    /// Moves the connection to `state` in `storage_postgresql_connections`, where it is
+    /// counted (on PostgreSQL with metrics only).
+    private func count(as state: StorageMetrics.ConnectionState?) {
+        guard let metrics, case .postgresql = backend, state != countedState else { return }
+        metrics.moveConnection(from: countedState, to: state)
+        countedState = state
+    }
+
     /// Finalizes every cached statement and closes the connection.
     func close() {
+        count(as: nil)
         switch backend {
         case .sqlite(let connection): connection.close()
         case .postgresql: break  // libpq's connection closes when the session is released

@@ -61,7 +61,8 @@ package final class Database: Sendable {
     /// - Parameters:
     ///   - path: A file path whose directory exists, or `":memory:"` for a private in-memory
     ///     database.
-    ///   - options: Durability, busy timeout, reader count and statement cache size.
+    ///   - options: Durability, busy timeout, reader count, statement cache size and where
+    ///     metrics are recorded.
     ///   - migrations: The database's whole schema history, in order (see `Migration`).
     /// - Throws: `StorageError`: `isCannotOpen` when the directory does not exist or the file
     ///   cannot be opened; the failing step's error when a migration fails.
@@ -74,18 +75,21 @@ package final class Database: Sendable {
     /// - Throws: `StorageError`: `isCannotOpen` when the file cannot be opened or the server
     ///   cannot be reached; the failing step's error when a migration fails.
     package init(location: DatabaseLocation, options: DatabaseOptions = .init(), migrations: Migrations) async throws {
+        let metrics = options.metrics.map { StorageMetrics(registry: $0, location: location, synchronous: options.synchronous) }
         switch location {
         case .sqlite(let path):
-            let writer = try await WorkerPool.start(name: "storage-writer", count: 1) {
-                Connection(try SQLiteConnection.open(path: path, role: .writer, options: options))
+            let writer = try await WorkerPool.start(name: "storage-writer", count: 1, waits: metrics?.poolWaits(.writer)) {
+                Connection(try SQLiteConnection.open(path: path, role: .writer, options: options, metrics: metrics), metrics: metrics)
             }
             var readers: WorkerPool?
             do {
                 _ = try await writer.submit { connection in try connection.migrate(migrations.sqlite) }
                 // Readers open after the writer has set up WAL mode and the schema.
                 if options.readerCount > 0 && !SQLiteConnection.isInMemory(path: path) {
-                    readers = try await WorkerPool.start(name: "storage-reader", count: options.readerCount) {
-                        Connection(try SQLiteConnection.open(path: path, role: .reader, options: options))
+                    readers = try await WorkerPool.start(
+                        name: "storage-reader", count: options.readerCount, waits: metrics?.poolWaits(.reader)
+                    ) {
+                        Connection(try SQLiteConnection.open(path: path, role: .reader, options: options, metrics: metrics), metrics: metrics)
                     }
                 }
             } catch {
@@ -95,8 +99,12 @@ package final class Database: Sendable {
             self.writer = writer
             self.readers = readers
         case .postgresql(let url, let schema, let password):
-            let pool = try await WorkerPool.start(name: "storage-pg", count: max(1, options.postgreSQLConnectionCount)) {
-                Connection(try PostgreSQLSession(url: url, password: password, schema: schema, options: options))
+            let pool = try await WorkerPool.start(
+                name: "storage-pg", count: max(1, options.postgreSQLConnectionCount), waits: metrics?.poolWaits(.postgresql)
+            ) {
+                Connection(
+                    try PostgreSQLSession(url: url, password: password, schema: schema, options: options, metrics: metrics),
+                    metrics: metrics)
             }
             do {
                 _ = try await pool.submit { connection in try connection.migrate(migrations.postgresql) }
@@ -137,12 +145,12 @@ package final class Database: Sendable {
         switch location {
         case .sqlite:
             return try await writer.submit { connection in
-                try connection.transaction(beginningWith: "BEGIN IMMEDIATE", body)
+                try connection.transaction(.write, beginningWith: "BEGIN IMMEDIATE", body)
             }
         case .postgresql:
             return try await writer.submit { connection in
                 try connection.postgresql!.retrying(writes: true, retries: retries) {
-                    try connection.transaction(beginningWith: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
+                    try connection.transaction(.write, beginningWith: "BEGIN ISOLATION LEVEL SERIALIZABLE", body)
                 }
             }
         }
@@ -160,19 +168,19 @@ package final class Database: Sendable {
         if case .postgresql = location {
             return try await writer.submit { connection in
                 try connection.postgresql!.retrying(writes: false, retries: retries) {
-                    try connection.transaction(beginningWith: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+                    try connection.transaction(.read, beginningWith: "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
                 }
             }
         }
         if let readers {
             return try await readers.submit { connection in
-                try connection.transaction(beginningWith: "BEGIN DEFERRED", body)
+                try connection.transaction(.read, beginningWith: "BEGIN DEFERRED", body)
             }
         }
         return try await writer.submit { connection in
             try connection.execute("PRAGMA query_only = ON")
             defer { _ = try? connection.execute("PRAGMA query_only = OFF") }
-            return try connection.transaction(beginningWith: "BEGIN DEFERRED", body)
+            return try connection.transaction(.read, beginningWith: "BEGIN DEFERRED", body)
         }
     }
 

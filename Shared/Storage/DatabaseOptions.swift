@@ -1,9 +1,11 @@
+package import Telemetry
+
 /// How a `Database` opens and runs its connections.
 ///
 /// The defaults suit data whose acknowledged writes must survive a power loss (accounts,
 /// orders). A service may choose `.normal` synchronization only where losing the last
 /// moments of writes after a power loss is harmless, and should say so where it does.
-package struct DatabaseOptions: Sendable, Hashable {
+package struct DatabaseOptions: Sendable {
     /// When SQLite waits for the disk: `PRAGMA synchronous` in WAL mode.
     package enum Synchronous: String, Sendable, Hashable {
         /// Every commit is on disk before it returns (fsync of the WAL on each commit): an
@@ -37,6 +39,9 @@ package struct DatabaseOptions: Sendable, Hashable {
     /// The `application_name` of every PostgreSQL connection: how the process shows in the
     /// server's `pg_stat_activity`, where other replicas can see whether it still runs.
     package var applicationName: String?
+    /// Where the database records its query, transaction and pool metrics (`StorageMetrics`);
+    /// nil, the default, records nothing.
+    package var metrics: MetricsRegistry?
 
     /// Creates options; every parameter has the production default.
     package init(
@@ -46,7 +51,8 @@ package struct DatabaseOptions: Sendable, Hashable {
         statementCacheCapacity: Int = 64,
         postgreSQLConnectionCount: Int = 4,
         serializationRetries: Int = 20,
-        applicationName: String? = nil
+        applicationName: String? = nil,
+        metrics: MetricsRegistry? = nil
     ) {
         precondition(readerCount >= 0, "readerCount must not be negative")
         precondition(statementCacheCapacity >= 0, "statementCacheCapacity must not be negative")
@@ -57,6 +63,7 @@ package struct DatabaseOptions: Sendable, Hashable {
         self.postgreSQLConnectionCount = postgreSQLConnectionCount
         self.serializationRetries = serializationRetries
         self.applicationName = applicationName
+        self.metrics = metrics
     }
 
     /// The busy timeout in whole milliseconds, as `sqlite3_busy_timeout` takes it.

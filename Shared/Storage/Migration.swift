@@ -65,7 +65,7 @@ extension Connection {
     /// Applies the next pending migration, returning false when none is left.
     private func applyNextMigration(of migrations: [Migration]) throws -> Bool {
         let begin = dialect == .sqlite ? "BEGIN IMMEDIATE" : "BEGIN ISOLATION LEVEL READ COMMITTED"
-        return try transaction(beginningWith: begin) { connection in
+        return try transaction(.write, beginningWith: begin) { connection in
             if let session = connection.postgresql {
                 // Held to the end of the transaction; replicas migrating at once queue here.
                 try connection.execute("SELECT pg_advisory_xact_lock(hashtext(?))", ["storefront migrations " + session.schema])

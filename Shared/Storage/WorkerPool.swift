@@ -1,6 +1,7 @@
 import Dispatch
 private import Foundation
 import Synchronization
+import Telemetry
 
 /// A fixed set of dedicated threads, each owning one `Connection`, that run jobs from one
 /// first-in-first-out queue; the bridge between async callers and blocking SQLite calls.
@@ -53,17 +54,22 @@ final class WorkerPool: Sendable {
     private let state = Mutex(State())
     /// Signalled once per pushed job; a worker waits on it before taking one.
     private let pendingJobs = DispatchSemaphore(value: 0)
+    /// Where each job's wait, from `submit` to a worker taking it, is recorded; nil records nothing.
+    private let waits: Histogram?
 
-    private init() {}
+    private init(waits: Histogram?) {
+        self.waits = waits
+    }
 
     /// Starts `count` threads named after `name`, each running `open` first to create its
-    /// connection, and returns once all of them are ready.
+    /// connection, and returns once all of them are ready. A job's wait for a worker is
+    /// recorded in `waits`, when given.
     ///
     /// - Throws: The first error of `open`; threads already started are stopped again.
     static func start(
-        name: String, count: Int, open: @escaping @Sendable () throws -> Connection
+        name: String, count: Int, waits: Histogram? = nil, open: @escaping @Sendable () throws -> Connection
     ) async throws -> WorkerPool {
-        let pool = WorkerPool()
+        let pool = WorkerPool(waits: waits)
         for index in 0..<count {
             do {
                 try await withCheckedThrowingContinuation { (started: CheckedContinuation<Void, any Error>) in
@@ -90,9 +96,15 @@ final class WorkerPool: Sendable {
         // resilient type); catalog-svc's CPU per GetProduct, which `Benchmarks/gateway-overhead`
         // prints, shows the difference (Benchmarks/HISTORY.md, 2026-11-27, eighth session,
         // 91459b0). It is resumed exactly once: by its job, or here when refused.
-        try await withUnsafeThrowingContinuation { continuation in
-            let job = Job.run { connection in
-                continuation.resume(with: Result { try work(connection) })
+        let submitted = waits == nil ? nil : ContinuousClock.now
+        return try await withUnsafeThrowingContinuation { continuation in
+            let job = Job.run { [waits] connection in
+                if let waits, let submitted { waits.observe(since: submitted) }
+                connection.willRunJob()
+                let result = Result { try work(connection) }
+                // Before the caller goes on, so that what it reads next counts the connection idle.
+                connection.didRunJob()
+                continuation.resume(with: result)
             }
             let accepted = state.withLock { state in
                 guard state.acceptsWork else { return false }

@@ -1,6 +1,7 @@
 internal import Foundation
 import ServiceKit
 import Storage
+import Telemetry
 
 /// The SQL of auth-svc: users and identities here; sessions, email tokens and the outbox in
 /// the `AuthStore+…` extensions. Nothing else in the service writes SQL.
@@ -29,10 +30,11 @@ final class AuthStore: Sendable {
     }
 
     /// Opens (creating and migrating) the database at `location`, on SQLite with
-    /// `synchronous=FULL`: an acknowledged account or session survives a power loss.
-    static func open(location: DatabaseLocation) async throws -> AuthStore {
+    /// `synchronous=FULL`: an acknowledged account or session survives a power loss. Its
+    /// queries and transactions are recorded in `metrics`, when given.
+    static func open(location: DatabaseLocation, metrics: MetricsRegistry? = nil) async throws -> AuthStore {
         let database = try await Database(
-            location: location, options: DatabaseOptions(synchronous: .full), migrations: AuthSchema.allMigrations)
+            location: location, options: DatabaseOptions(synchronous: .full, metrics: metrics), migrations: AuthSchema.allMigrations)
         return AuthStore(database: database)
     }
 

@@ -1,5 +1,6 @@
 internal import Foundation
 import Storage
+import Telemetry
 
 /// The SQL of basket-svc, for SQLite and PostgreSQL alike (one text serves both; the one
 /// PostgreSQL-only statement is ``notifyChange(userID:on:)``). Nothing else in the service
@@ -37,10 +38,11 @@ final class BasketStore: Sendable {
 
     /// Opens (creating and migrating) the database at `location` with `synchronous=FULL`
     /// (`synchronous_commit=on` on PostgreSQL): an acknowledged change survives a power loss,
-    /// as an order placed from it expects.
-    static func open(location: DatabaseLocation) async throws -> BasketStore {
+    /// as an order placed from it expects. Its queries and transactions are recorded in
+    /// `metrics`, when given.
+    static func open(location: DatabaseLocation, metrics: MetricsRegistry? = nil) async throws -> BasketStore {
         let database = try await Database(
-            location: location, options: DatabaseOptions(synchronous: .full),
+            location: location, options: DatabaseOptions(synchronous: .full, metrics: metrics),
                 migrations: Migrations(sqlite: BasketSchema.migrations, postgresql: BasketSchema.postgreSQLMigrations))
         return BasketStore(database: database)
     }

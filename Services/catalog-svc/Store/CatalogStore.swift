@@ -1,6 +1,7 @@
 import Contracts
 import Foundation
 import Storage
+import Telemetry
 
 /// The SQL of catalog-svc: products here; listing in `CatalogStore+Listing.swift`, favorites
 /// and stock in their own extensions. Nothing else in the service writes SQL.
@@ -29,11 +30,12 @@ final class CatalogStore: Sendable {
         self.database = database
     }
 
-    /// Opens (creating and migrating) the database at `location`.
-    static func open(location: DatabaseLocation) async throws -> CatalogStore {
+    /// Opens (creating and migrating) the database at `location`; its queries and transactions
+    /// are recorded in `metrics`, when given.
+    static func open(location: DatabaseLocation, metrics: MetricsRegistry? = nil) async throws -> CatalogStore {
         CatalogStore(
             database: try await Database(
-                location: location, options: DatabaseOptions(synchronous: .full),
+                location: location, options: DatabaseOptions(synchronous: .full, metrics: metrics),
                 migrations: Migrations(sqlite: CatalogSchema.migrations, postgresql: CatalogSchema.postgreSQLMigrations)))
     }
 

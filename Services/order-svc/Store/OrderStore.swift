@@ -3,6 +3,7 @@ import Foundation
 import RPC
 import ServiceKit
 import Storage
+import Telemetry
 
 /// An order as stored, with the step PlaceOrder or CancelOrder reached.
 struct OrderRecord: Sendable, Hashable {
@@ -42,13 +43,14 @@ final class OrderStore: Sendable {
 
     /// Opens (creating and migrating) the database at `location`; SQLite with `synchronous=FULL`.
     /// On PostgreSQL every connection is named after the process's replica id
-    /// (``applicationName(of:)``), which is how other replicas tell it still runs.
-    static func open(location: DatabaseLocation) async throws -> OrderStore {
+    /// (``applicationName(of:)``), which is how other replicas tell it still runs. Its queries
+    /// and transactions are recorded in `metrics`, when given.
+    static func open(location: DatabaseLocation, metrics: MetricsRegistry? = nil) async throws -> OrderStore {
         let replicaID = defaultReplicaID(for: location.dialect)
         return OrderStore(
             database: try await Database(
                 location: location,
-                options: DatabaseOptions(synchronous: .full, applicationName: applicationName(of: replicaID)),
+                options: DatabaseOptions(synchronous: .full, applicationName: applicationName(of: replicaID), metrics: metrics),
                 migrations: Migrations(sqlite: OrderSchema.migrations, postgresql: OrderSchema.postgreSQLMigrations)),
             replicaID: replicaID)
     }

@@ -1,4 +1,5 @@
 internal import PostgreSQL
+import Telemetry
 #if canImport(Glibc)
 private import Glibc
 #else
@@ -32,19 +33,26 @@ final class PostgreSQLSession {
     private(set) var preparedStatementCount = 0
     /// `synchronous_commit` for the session's transactions: `on` waits for the WAL flush.
     private let synchronousCommit: Bool
+    /// Where statement durations and retries are recorded; nil records nothing.
+    private let metrics: StorageMetrics?
 
     /// A statement prepared on the server under `name`.
     private struct Prepared {
         let name: String
         let parameterCount: Int
         var lastUse: UInt64
+        /// The histogram its runs are timed into; nil when they are not timed.
+        let durations: Histogram?
     }
 
     /// Connects to `url` and makes `schema` the session's search path. The schema must exist
-    /// (the migrations create it) when statements run, not when connecting.
+    /// (the migrations create it) when statements run, not when connecting. Statements and
+    /// retries are recorded in `metrics`.
     ///
     /// - Throws: `StorageError` (`isCannotOpen`) when the server cannot be reached or refuses.
-    init(url: String, password: String?, schema: String, options: DatabaseOptions) throws(StorageError) {
+    init(
+        url: String, password: String?, schema: String, options: DatabaseOptions, metrics: StorageMetrics? = nil
+    ) throws(StorageError) {
         do {
             connection = try PostgreSQLConnection(url: url, password: password, applicationName: options.applicationName)
         } catch {
@@ -53,6 +61,7 @@ final class PostgreSQLSession {
         self.schema = schema
         self.cacheCapacity = options.statementCacheCapacity
         self.synchronousCommit = options.synchronous == .full
+        self.metrics = metrics
         try configure()
     }
 
@@ -111,10 +120,12 @@ final class PostgreSQLSession {
                 return try attempt()
             } catch let error as StorageError where error.isSerializationFailure && conflicts < retries {
                 conflicts += 1
+                metrics?.countRetry(.serialization)
                 let ceiling = UInt32(min(1 << conflicts, 64)) * 1_000
                 usleep(UInt32.random(in: ceiling / 4...ceiling))
             } catch let error as StorageError where error.isIOError && isClosed && !reconnected && (!writes || !begun) {
                 reconnected = true
+                metrics?.countRetry(.reconnection)
             }
         }
     }
@@ -128,9 +139,14 @@ final class PostgreSQLSession {
     // MARK: Statements
 
     /// Runs one statement with `bindings` for its `?` parameters and returns its rows and how
-    /// many rows it changed.
+    /// many rows it changed; records its duration (preparing it when not cached included) in
+    /// the statement's histogram.
     func run(_ sql: String, _ bindings: [(any DatabaseValueConvertible)?]) throws(StorageError) -> (rows: [Row], changed: Int) {
+        let started = metrics == nil ? nil : ContinuousClock.now
         let prepared = try preparedStatement(for: sql)
+        defer {
+            if let started, let durations = prepared.durations { durations.observe(since: started) }
+        }
         guard bindings.count == prepared.parameterCount else {
             throw StorageError.misuse("the statement takes \(prepared.parameterCount) bindings, not \(bindings.count)", sql: sql)
         }
@@ -170,7 +186,7 @@ final class PostgreSQLSession {
         }
         nextName += 1
         preparedStatementCount += 1
-        let prepared = Prepared(name: name, parameterCount: count, lastUse: clock)
+        let prepared = Prepared(name: name, parameterCount: count, lastUse: clock, durations: metrics?.queryDurations(sql: sql))
         guard cacheCapacity > 0 else { return prepared }
         if statements.count >= cacheCapacity, let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             statements[oldest.key] = nil

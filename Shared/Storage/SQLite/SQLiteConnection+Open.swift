@@ -16,11 +16,12 @@ extension SQLiteConnection {
         path == ":memory:" || path.isEmpty
     }
 
-    /// Opens and configures a connection for `role`. Call it on the thread that will use it.
+    /// Opens and configures a connection for `role`, timing its statements into `metrics`.
+    /// Call it on the thread that will use it.
     ///
     /// - Throws: `StorageError` (`isCannotOpen`) when the directory does not exist or the file
     ///   cannot be opened, or any error of the configuration pragmas.
-    static func open(path: String, role: Role, options: DatabaseOptions) throws -> SQLiteConnection {
+    static func open(path: String, role: Role, options: DatabaseOptions, metrics: StorageMetrics? = nil) throws -> SQLiteConnection {
         if !isInMemory(path: path) {
             try checkDirectory(of: path)
         }
@@ -35,7 +36,7 @@ extension SQLiteConnection {
             throw error
         }
         sqlite3_extended_result_codes(handle, 1)
-        let connection = SQLiteConnection(handle: handle, statementCacheCapacity: options.statementCacheCapacity)
+        let connection = SQLiteConnection(handle: handle, statementCacheCapacity: options.statementCacheCapacity, metrics: metrics)
         do {
             let code = sqlite3_busy_timeout(handle, options.busyTimeoutMilliseconds)
             guard code == SQLITE_OK else { throw StorageError(code: code, handle: handle) }

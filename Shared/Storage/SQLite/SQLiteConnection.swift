@@ -17,15 +17,19 @@ final class SQLiteConnection {
     private let statementCacheCapacity: Int
     /// Counts statement uses, to find the least recently used one to evict.
     private var clock: UInt64 = 0
+    /// Where statement durations are recorded; nil records nothing.
+    private let metrics: StorageMetrics?
 
     /// How many times this connection compiled SQL into a statement; a statement-cache hit
     /// does not count. For tests and diagnostics.
     private(set) var preparedStatementCount = 0
 
-    /// Wraps an open `sqlite3 *`, which the connection then owns.
-    init(handle: OpaquePointer, statementCacheCapacity: Int) {
+    /// Wraps an open `sqlite3 *`, which the connection then owns, timing its statements into
+    /// `metrics`.
+    init(handle: OpaquePointer, statementCacheCapacity: Int, metrics: StorageMetrics? = nil) {
         self.handle = handle
         self.statementCacheCapacity = max(0, statementCacheCapacity)
+        self.metrics = metrics
     }
 
     deinit {
@@ -107,11 +111,16 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` with the cached statement for `sql` (compiling it on a miss) and resets the
-    /// statement afterwards, so it holds no lock or snapshot between uses.
+    /// statement afterwards, so it holds no lock or snapshot between uses; records the
+    /// duration of the whole in the statement's histogram.
     private func withStatement<T>(_ sql: String, _ body: (Statement) throws -> T) throws -> T {
         precondition(isOpen, "a connection is used after it was closed")
+        let started = metrics == nil ? nil : ContinuousClock.now
         let statement = try cachedStatement(for: sql)
-        defer { statement.reset() }
+        defer {
+            statement.reset()
+            if let started, let durations = statement.durations { durations.observe(since: started) }
+        }
         return try body(statement)
     }
 
@@ -121,7 +130,8 @@ final class SQLiteConnection {
             statement.lastUse = clock
             return statement
         }
-        let statement = try Statement(database: handle, sql: sql, persistent: statementCacheCapacity > 0)
+        let statement = try Statement(
+            database: handle, sql: sql, persistent: statementCacheCapacity > 0, durations: metrics?.queryDurations(sql:))
         preparedStatementCount += 1
         statement.lastUse = clock
         guard statementCacheCapacity > 0 else { return statement }

@@ -1,4 +1,5 @@
 private import CSQLite
+import Telemetry
 
 /// A prepared statement, owned by the `Connection` that compiled it and confined to that
 /// connection's thread (not `Sendable`).
@@ -12,13 +13,18 @@ final class Statement {
     private var handle: OpaquePointer?
     /// A tick of the owning cache's clock at the last use, for least-recently-used eviction.
     var lastUse: UInt64 = 0
+    /// The histogram its uses are timed into (`storage_query_duration_seconds` of its label);
+    /// nil when they are not timed.
+    let durations: Histogram?
 
     /// Compiles `sql` on the connection `database` (an `sqlite3 *`).
     ///
-    /// - Parameter persistent: Tells SQLite the statement will be reused many times.
+    /// - Parameters:
+    ///   - persistent: Tells SQLite the statement will be reused many times.
+    ///   - durations: Finds the histogram for the statement's uses, once it compiled.
     /// - Throws: `StorageError` when the SQL does not compile, is empty, or holds more than one
     ///   statement (use `Connection.executeScript(_:)` for several).
-    init(database: OpaquePointer, sql: String, persistent: Bool) throws {
+    init(database: OpaquePointer, sql: String, persistent: Bool, durations: ((String) -> Histogram?)? = nil) throws {
         self.sql = sql
         var statement: OpaquePointer?
         var tail: UnsafePointer<CChar>?
@@ -41,6 +47,7 @@ final class Statement {
             throw StorageError(code: code, handle: database, sql: sql)
         }
         self.handle = statement
+        self.durations = durations?(sql)
     }
 
     deinit {
