@@ -7,13 +7,19 @@
   python3 lib/metrics_overhead.py summary WORK ROUNDS CLIENTS STREAMS CPUS CLK_TCK SECONDS
       reads the runs the script left in WORK, prints each round and the medians, and records
       the figures in WORK/figures.json.
+  python3 lib/metrics_overhead.py perf-share FILE.perf
+      the share of a profile's samples (Benchmarks/profile-get-product, recorded with call
+      graphs) that have a metrics frame on their stack — the metrics' CPU share of that
+      process — and the frames they are under; times its CPU per call, the metrics' cost.
 """
+import collections
 import http.client
 import math
 import pathlib
 import re
 import signal
 import statistics
+import subprocess
 import sys
 import time
 
@@ -189,12 +195,34 @@ def scrapes(work):
     }
 
 
+# The frames of the metrics' code (Shared/Telemetry's call metrics and series, the server's lookup of them).
+METRICS_FRAME = re.compile(r"MethodCallMetrics|RPCCallMetrics|Histogram|Counter|AtomicCells|methodMetrics|Telemetry")
+
+
+def perf_share(profile):
+    """Prints the share of `profile`'s samples with a metrics frame on their stack, by that frame."""
+    text = subprocess.run(["perf", "script", "-i", profile, "-F", "ip,sym"], capture_output=True, text=True, check=True).stdout
+    samples = [s for s in text.split("\n\n") if s.strip()]
+    under = collections.Counter()
+    for sample in samples:
+        frame = next((line.split(None, 1)[-1] for line in sample.strip().splitlines() if METRICS_FRAME.search(line)), None)
+        if frame:
+            under[frame] += 1
+    total = sum(under.values())
+    print(f"{total} of {len(samples)} samples ({100 * total / max(len(samples), 1):.2f}%) have a metrics frame:")
+    for frame, count in under.most_common(10):
+        print(f"  {count:6d}  {frame}")
+
+
 def main(argv):
     if len(argv) >= 5 and argv[1] == "scrape":
         scrape(argv[2], float(argv[3]), [int(p) for p in argv[4:]])
         return 0
     if len(argv) == 9 and argv[1] == "summary":
         summary(pathlib.Path(argv[2]), int(argv[3]), argv[4], argv[5], argv[6], int(argv[7]), float(argv[8]))
+        return 0
+    if len(argv) == 3 and argv[1] == "perf-share":
+        perf_share(argv[2])
         return 0
     sys.stderr.write(__doc__)
     return 2
