@@ -84,33 +84,33 @@ let package = Package(
             swiftSettings: strictSettings),
         // What every process shares: configuration, logging, health, Describe, signals.
         .target(
-            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "SystemCalls", "Contracts", "Credentials", log, argumentParser, crypto],
+            name: "ServiceKit", dependencies: ["RPC", "RPCHTTP2", "Telemetry", "SystemCalls", "Contracts", "Credentials", log, argumentParser, crypto],
             path: "Shared/ServiceKit", swiftSettings: strictSettings),
 
         // The services: one executable each.
         .executableTarget(
             name: "auth-svc",
-            dependencies: ["ServiceKit", "Storage", "Credentials", "Contracts", "Mail", "RPC", "RPCHTTP2", log, argumentParser],
+            dependencies: ["Telemetry", "ServiceKit", "Storage", "Credentials", "Contracts", "Mail", "RPC", "RPCHTTP2", log, argumentParser],
             path: "Services/auth-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         .executableTarget(
             name: "catalog-svc",
-            dependencies: ["JSON", "ServiceKit", "Storage", "Credentials", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
+            dependencies: ["Telemetry", "JSON", "ServiceKit", "Storage", "Credentials", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
             path: "Services/catalog-svc", exclude: ["README.md"],
             swiftSettings: strictSettings),
         .executableTarget(
             name: "basket-svc",
-            dependencies: ["JSON", "ServiceKit", "Storage", "PostgreSQL", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
+            dependencies: ["Telemetry", "JSON", "ServiceKit", "Storage", "PostgreSQL", "Contracts", "RPC", "RPCHTTP2", log, argumentParser],
             path: "Services/basket-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         .executableTarget(
             name: "order-svc",
-            dependencies: ["JSON", "ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
+            dependencies: ["Telemetry", "JSON", "ServiceKit", "Storage", "Contracts", "RPC", "RPCHTTP2", log, argumentParser, crypto],
             path: "Services/order-svc", exclude: ["README.md"], swiftSettings: strictSettings),
 
         .executableTarget(
             name: "gateway",
-            dependencies: ["JSON", "ServiceKit", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", log, argumentParser],
+            dependencies: ["Telemetry", "JSON", "ServiceKit", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", log, argumentParser],
             path: "Services/gateway", exclude: ["README.md"], resources: [.copy("WebRoot")], swiftSettings: strictSettings),
 
         .testTarget(
@@ -118,7 +118,7 @@ let package = Package(
             dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "ServiceKit"],
             path: "Tests/GatewayTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "GatewayUnitTests", dependencies: ["JSON", "gateway", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "ServiceKit", "ServiceTestSupport", log],
+            name: "GatewayUnitTests", dependencies: ["Telemetry", "JSON", "gateway", "Contracts", "RPC", "RPCHTTP2", "SystemCalls", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/GatewayUnitTests", swiftSettings: strictSettings),
 
         // Contract tests (Tests/Contracts/README.md): the framework, its own tests and the API
@@ -203,7 +203,7 @@ let package = Package(
             name: "RPCHTTP2Tests", dependencies: ["JSON", "RPC", "RPCHTTP2", "SystemCalls", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
-            name: "ServiceKitTests", dependencies: ["ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport", argumentParser],
+            name: "ServiceKitTests", dependencies: ["Telemetry", "ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport", argumentParser],
             path: "Tests/ServiceKitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CredentialsTests", dependencies: ["Credentials", crypto, cryptoExtras], path: "Tests/CredentialsTests",

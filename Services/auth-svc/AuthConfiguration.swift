@@ -1,3 +1,4 @@
+import Telemetry
 import Foundation
 import ServiceKit
 import Storage
@@ -39,6 +40,7 @@ struct AuthConfiguration: ServiceConfiguration {
     var gracePeriod: Duration = .seconds(10)
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
+    var metrics: MetricsRegistry? = MetricsRegistry()
 
     /// The gateway's address on one machine (`deploy/compose`'s default port).
     static let defaultPublicURL = "http://127.0.0.1:8080"

@@ -48,6 +48,9 @@ struct GatewayCommand: AsyncParsableCommand {
     @Flag(help: "Serve no web storefront at / (the API, the account pages and /healthz stay).")
     var noWeb = false
 
+    @Flag(help: "Answer /metrics to every peer, not only to loopback ones; keep /metrics off the public route in front (env SHOP_GATEWAY_METRICS_PUBLIC=1).")
+    var metricsPublic = environment["SHOP_GATEWAY_METRICS_PUBLIC"] == "1"
+
     func validate() throws {
         for origin in corsOrigins {
             guard let url = URL(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme), url.host != nil,
@@ -85,7 +88,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.maxWatchesPerUser = maxWatchesPerUser
         configuration.upstreamConnections = upstreamConnections == 0 ? nil : upstreamConnections
         configuration.pinLoops = pinLoops
-        configuration.web = WebEdge.Configuration(corsOrigins: corsOrigins, webRoot: webRoot.isEmpty ? nil : webRoot, serveWeb: !noWeb)
+        configuration.web = WebEdge.Configuration(corsOrigins: corsOrigins, webRoot: webRoot.isEmpty ? nil : webRoot, serveWeb: !noWeb, metricsPublic: metricsPublic)
         // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.
         configuration.handlersStayOnLoop = Self.environment["SHOP_GATEWAY_POOL_HANDLERS"] != "1"
         return configuration

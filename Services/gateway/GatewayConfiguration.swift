@@ -1,3 +1,4 @@
+import Telemetry
 import Foundation
 import ServiceKit
 import RPC
@@ -24,6 +25,7 @@ struct GatewayConfiguration: ServiceConfiguration {
     /// The server's deadline for calls without one and its answer-buffer bounds; the
     /// deadline is ``policy``'s default timeout whatever this says.
     var serverLimits = ServerLimits()
+    var metrics: MetricsRegistry? = MetricsRegistry()
 
     /// ``serverLimits`` with the policy's default timeout.
     var serverLimitsWithPolicy: ServerLimits {

@@ -145,11 +145,11 @@ struct GatewayServer: ServiceServer {
         let core = try make(configuration: configuration, upstreams: upstreams, adminKey: adminKey, logger: logger)
         let web = try WebEdge(
             configuration: configuration.web, router: core.router, health: core.health,
-            defaultUnaryTimeout: configuration.policy.defaultTimeout, logger: logger)
+            defaultUnaryTimeout: configuration.policy.defaultTimeout, metrics: configuration.metrics, logger: logger)
         let server = try ServiceMain.makeServer(
             router: core.router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, limits: configuration.serverLimitsWithPolicy, logger: logger,
-            group: group, handlersStayOnLoop: configuration.handlersStayOnLoop, web: web)
+            metrics: configuration.metrics, group: group, handlersStayOnLoop: configuration.handlersStayOnLoop, web: web)
         return GatewayServer(server: server, core: core)
     }
 }

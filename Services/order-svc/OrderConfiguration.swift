@@ -1,3 +1,4 @@
+import Telemetry
 import ServiceKit
 import Storage
 import RPC
@@ -17,6 +18,7 @@ struct OrderConfiguration: ServiceConfiguration {
     var gracePeriod: Duration = .seconds(10)
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
+    var metrics: MetricsRegistry? = MetricsRegistry()
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/order.sqlite" }

@@ -93,7 +93,7 @@ public struct ServerContext: Sendable {
     }
 
     /// The host part of `host:port` or `[v6]:port`; a peer without a port as it is.
-    static func host(ofPeer peer: String) -> String {
+    public static func host(ofPeer peer: String) -> String {
         if peer.hasPrefix("["), let close = peer.firstIndex(of: "]") {
             return String(peer[peer.index(after: peer.startIndex)..<close])
         }

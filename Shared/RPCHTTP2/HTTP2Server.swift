@@ -3,6 +3,7 @@ internal import Glibc
 #endif
 public import Logging
 public import RPC
+package import Telemetry
 internal import Synchronization
 internal import SystemCalls
 
@@ -36,6 +37,9 @@ public final class HTTP2Server: Sendable {
 
     /// The bound port (useful when configured with port 0); 0 before ``start()``.
     public var port: Int { state.withLock { $0.port } }
+
+    /// Where the server counts (``ServerConfiguration/metrics``).
+    package var metrics: MetricsRegistry? { core.configuration.metrics }
 
     /// Connections open now.
     package var openConnectionCount: Int { core.openConnectionCount.load(ordering: .relaxed) }
@@ -216,6 +220,9 @@ final class HTTP2ServerCore: Sendable {
     let heldAnswerBytes = Atomic<Int>(0)
     private let connections = Mutex<[ObjectIdentifier: any ServedConnection]>([:])
 
+    /// Each method's call series, when the configuration has a registry.
+    let callMetrics: RPCCallMetrics?
+
     init(configuration: ServerConfiguration, router: Router, logger: Logger, web: (any WebHandler)? = nil) {
         self.configuration = configuration
         self.router = router
@@ -223,6 +230,34 @@ final class HTTP2ServerCore: Sendable {
         self.web = web
         self.logLevel = logger.logLevel
         self.callLines = logger.handler as? any CallLineLogging
+        callMetrics = configuration.metrics.map { registry in
+            RPCCallMetrics(side: .server, paths: router.registeredMethods.map(\.path), registry: registry)
+        }
+        if let registry = configuration.metrics { registerGauges(in: registry) }
+    }
+
+    /// The server's in-flight figures, read when scraped from the counts it keeps anyway.
+    private func registerGauges(in registry: MetricsRegistry) {
+        registry.sampled("rpc_server_connections_open", type: .gauge, help: "Client connections open (HTTP/2 and HTTP/1.1).") {
+            [weak self] in Double(self?.openConnectionCount.load(ordering: .relaxed) ?? 0)
+        }
+        registry.sampled("rpc_server_calls_in_flight", type: .gauge, help: "Calls and web requests being served.") {
+            [weak self] in Double(self?.inFlight ?? 0)
+        }
+        registry.sampled(
+            "rpc_server_answer_bytes_held", type: .gauge,
+            help: "Answer bytes held for clients whose flow-control windows are shut, with each open stream's charge."
+        ) { [weak self] in Double(self?.heldAnswerBytes.load(ordering: .relaxed) ?? 0) }
+    }
+
+    /// The series of the call on `stream`: its route's, found when it was routed, or — for a
+    /// call refused before that — its path's (`_OTHER` for a path no method has), counted as
+    /// started now.
+    private func methodMetrics(of stream: ServerStream) -> MethodCallMetrics? {
+        if let metrics = stream.methodMetrics { return metrics }
+        guard let metrics = callMetrics?.method(path: stream.path) else { return nil }
+        metrics.start()
+        return metrics
     }
 
     var inFlight: Int { calls.load(ordering: .relaxed) }
@@ -298,6 +333,9 @@ final class HTTP2ServerCore: Sendable {
         stream: ServerStream, status: RPCError?, requestID: RequestID?, cause: (any Error)? = nil, handlerStatus: RPCError? = nil,
         httpStatus: Int? = nil
     ) {
+        let elapsed = ContinuousClock.now - stream.startTime
+        methodMetrics(of: stream)?.finish(
+            code: status?.code, duration: elapsed, requestBytes: stream.receivedBytes, responseBytes: stream.bodyBytesSent)
         let level: Logger.Level =
             if httpStatus != nil {
                 .info
@@ -309,7 +347,7 @@ final class HTTP2ServerCore: Sendable {
                 .info
             }
         guard logLevel <= level else { return }
-        let micros = (ContinuousClock.now - stream.startTime) / .microseconds(1)
+        let micros = elapsed / .microseconds(1)
         let line = CallLogLine(
             requestID: requestID?.description ?? "-", method: stream.path, status: status.map { $0.code.name } ?? "OK",
             reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)),
@@ -329,6 +367,11 @@ final class HTTP2ServerCore: Sendable {
         path: String, status: RPCError?, httpStatus: Int, requestID: RequestID?, peer: String, arrival: ContinuousClock.Instant,
         isCall: Bool
     ) {
+        let elapsed = ContinuousClock.now - arrival
+        if isCall, let metrics = callMetrics?.method(path: path) {
+            metrics.start()
+            metrics.finish(code: status?.code, duration: elapsed, requestBytes: nil, responseBytes: nil)
+        }
         // A call fails on the server's side with INTERNAL or UNKNOWN; a plain request with a 5xx
         // other than the overload answers (503, 504). A 4xx is the client's mistake: info.
         let serverFailure =
@@ -342,7 +385,7 @@ final class HTTP2ServerCore: Sendable {
                 .info
             }
         guard logLevel <= level else { return }
-        let micros = (ContinuousClock.now - arrival) / .microseconds(1)
+        let micros = elapsed / .microseconds(1)
         let line = CallLogLine(
             requestID: requestID?.description ?? "-", method: String(path.prefix(256)), status: status.map { $0.code.name } ?? "OK",
             reason: status?.reason, durationMilliseconds: Self.milliseconds(fromMicroseconds: Int(micros)), peer: peer,

@@ -1,4 +1,5 @@
 public import RPC
+public import Telemetry
 
 /// How a server listens and the limits it enforces. Defaults follow API.md §1 and DESIGN.md.
 public struct ServerConfiguration: Sendable {
@@ -49,6 +50,9 @@ public struct ServerConfiguration: Sendable {
     public var loopCount: Int?
     /// Time limits of HTTP/1.1 connections (served only with a ``WebHandler``).
     public var http1 = HTTP1Timeouts()
+    /// Where the server counts its calls, connections and held bytes (``RPCCallMetrics``,
+    /// `rpc_server_…`); nil counts nothing.
+    public var metrics: MetricsRegistry?
 
     /// The default of ``defaultUnaryTimeout``: long enough for any unary call of the shop
     /// (a PlaceOrder charging a card included), short enough that nothing is held for long.

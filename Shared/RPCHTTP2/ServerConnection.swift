@@ -3,6 +3,7 @@ internal import Logging
 internal import RPC
 internal import Synchronization
 internal import SystemCalls
+internal import Telemetry
 
 /// One accepted HTTP/2 connection: its socket, its nghttp2 session and its streams. Lives on
 /// one event loop; everything but ``scheduleFlush(_:)`` runs on that loop's thread.
@@ -400,6 +401,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
                 message: "'\(ClientInput.quoted(stream.contentType))' is not supported here; send JSON as application/grpc+json."))
         }
         stream.route = route
+        if let metrics = server.callMetrics?.method(path: route.info.path) {
+            metrics.start()
+            stream.methodMetrics = metrics
+        }
         var timeLeft = route.info.kind == .unary ? server.configuration.defaultUnaryTimeout : nil
         if let timeout = stream.timeout {
             guard let duration = GRPCTimeout.parse(timeout) else {

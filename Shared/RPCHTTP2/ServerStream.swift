@@ -1,5 +1,6 @@
 internal import Foundation
 internal import RPC
+internal import Telemetry
 internal import Synchronization
 
 /// One server call, shared by its connection's loop thread and its handler task.
@@ -49,6 +50,8 @@ final class ServerStream: ServerCallIO, CallAnswerReceiver, LoopTimerTarget, @un
     /// response submitted, its reset and close.
     var lifecycle = ServerStreamStateMachine()
     var route: RegisteredMethod?
+    /// The route's call series, counted as started when the call was routed; nil without metrics.
+    var methodMetrics: MethodCallMetrics?
     var deframer: MessageDeframer
     var ungranted = 0
     /// Request body bytes received so far.

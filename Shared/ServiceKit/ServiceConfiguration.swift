@@ -1,3 +1,5 @@
+package import Telemetry
+
 /// What every service's configuration (`<Name>Configuration`) holds for its server: where it
 /// listens, how long a drain may take, and its limits. ``ServiceOptions/apply(to:defaultPort:defaultTimeout:)``
 /// sets them from the common flags; ``ServiceMain/makeServer(router:configuration:logger:)``
@@ -11,4 +13,8 @@ package protocol ServiceConfiguration: Sendable {
     var gracePeriod: Duration { get set }
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits: ServerLimits { get set }
+    /// What the process counts, served at `/metrics`; nil (`--no-metrics`) counts nothing.
+    /// Each configuration starts with a registry of its own, so servers built in one test
+    /// process do not count into each other's.
+    var metrics: MetricsRegistry? { get set }
 }

@@ -2,6 +2,7 @@ package import ArgumentParser
 package import Logging
 package import RPC
 package import RPCHTTP2
+package import Telemetry
 internal import SystemCalls
 internal import Dispatch
 #if canImport(Glibc)
@@ -17,6 +18,9 @@ package struct StartupError: Error, CustomStringConvertible {
     /// A failure described by `description`.
     package init(_ description: String) { self.description = description }
 }
+
+/// The version every executable of this tree reports (`storefront_build_info`, `shopctl --version`).
+package let storefrontVersion = "0.9.0"
 
 /// A service without its socket: its complete router — interceptors, every method, health and
 /// Describe (``Router/addStandardServices(health:servedHere:)``) — and what it serves from.
@@ -77,7 +81,11 @@ package enum ServiceMain {
         bootstrapLogging(options)
         let logger = Logger(label: name)
         do {
-            try await run(try await build(logger), logger: logger)
+            let service = try await build(logger)
+            if let metrics = service.server.metrics {
+                ProcessMetrics.register(in: metrics, program: name, version: storefrontVersion)
+            }
+            try await run(service, logger: logger)
         } catch let error as StartupError {
             logger.critical("cannot start: \(error)")
             throw ExitCode(78)
@@ -117,9 +125,12 @@ package enum ServiceMain {
     /// (``ServiceOptions/serverLimits(defaultTimeout:)``); `web` serves what is not gRPC.
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, limits: ServerLimits, logger: Logger,
-        group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false, web: (any WebHandler)? = nil
+        metrics: MetricsRegistry?, group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false, web: (any WebHandler)? = nil
     ) throws -> HTTP2Server {
         var configuration = ServerConfiguration(host: host, port: port)
+        configuration.metrics = metrics
+        // A service serves nothing but gRPC and its metrics; the gateway's edge serves both.
+        let web = web ?? metrics.map { MetricsEndpoint(registry: $0) }
         configuration.gracePeriod = gracePeriod
         configuration.handlersStayOnLoop = handlersStayOnLoop
         configuration.defaultUnaryTimeout = limits.defaultUnaryTimeout
@@ -138,7 +149,7 @@ package enum ServiceMain {
     ) throws -> HTTP2Server {
         try makeServer(
             router: router, host: configuration.host, port: configuration.port, gracePeriod: configuration.gracePeriod,
-            limits: configuration.serverLimits, logger: logger)
+            limits: configuration.serverLimits, logger: logger, metrics: configuration.metrics)
     }
 
     /// Starts `service`'s server with its core's companions and a ``MemoryTrimmer`` beside it, waits

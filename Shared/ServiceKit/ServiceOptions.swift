@@ -50,6 +50,10 @@ public struct ServiceOptions: ParsableArguments {
     @Option(help: "Unread answer bytes the process may hold before connections holding more than their share of it are refused SERVER_BUSY (env SHOP_ANSWER_BUFFER_PER_PROCESS; default 64M).")
     public var answerBufferPerProcess: String = ProcessInfo.processInfo.environment["SHOP_ANSWER_BUFFER_PER_PROCESS"] ?? "64M"
 
+    /// Whether the process counts nothing and serves no `/metrics` (``ServiceConfiguration/metrics``).
+    @Flag(help: "Count nothing and serve no /metrics (env SHOP_METRICS=off).")
+    public var noMetrics = ProcessInfo.processInfo.environment["SHOP_METRICS"] == "off"
+
     public init() {}
 
     public mutating func validate() throws {
@@ -78,6 +82,7 @@ public struct ServiceOptions: ParsableArguments {
         configuration.port = resolvedPort(default: defaultPort)
         configuration.gracePeriod = .seconds(graceSeconds)
         configuration.serverLimits = serverLimits(defaultTimeout: defaultTimeout)
+        if noMetrics { configuration.metrics = nil }
     }
 
     /// The deadline of unary calls that arrive without one: ``resolvedDefaultTimeoutMs`` when

@@ -77,12 +77,13 @@ public final class MethodCallMetrics: Sendable {
     public func start() { started.increment() }
 
     /// Counts a call finished with `code` (nil: OK), taking `duration`, having carried
-    /// `requestBytes` and `responseBytes` of messages.
+    /// `requestBytes` and `responseBytes` of messages — nil when the transport does not know
+    /// them (a web call answered through the router), which then leaves the sizes alone.
     @inline(__always)
-    public func finish(code: RPCCode?, duration elapsed: Duration, requestBytes: Int, responseBytes: Int) {
+    public func finish(code: RPCCode?, duration elapsed: Duration, requestBytes: Int?, responseBytes: Int?) {
         finished[code?.rawValue ?? 0].increment()
         duration.observe(elapsed)
-        requestSize.observe(UInt64(max(0, requestBytes)))
-        responseSize.observe(UInt64(max(0, responseBytes)))
+        if let requestBytes { requestSize.observe(UInt64(max(0, requestBytes))) }
+        if let responseBytes { responseSize.observe(UInt64(max(0, responseBytes))) }
     }
 }

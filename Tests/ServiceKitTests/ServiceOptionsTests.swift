@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import RPCHTTP2
+import Telemetry
 @testable import ServiceKit
 import Testing
 
@@ -53,6 +54,14 @@ struct ServiceOptionsTests {
         #expect(configuration.serverLimits.defaultUnaryTimeout == .milliseconds(1500))
         #expect(configuration.serverLimits.answerBuffer.perConnection == 1 << 20)
         #expect(configuration.serverLimits.answerBuffer.perProcess == 512 << 20)
+        #expect(configuration.metrics != nil)
+    }
+
+    @Test("--no-metrics leaves the configuration without a registry: nothing counted, no /metrics")
+    func noMetrics() throws {
+        var configuration = UnsetConfiguration()
+        try ServiceOptions.parse(["--no-metrics"]).apply(to: &configuration, defaultPort: 7001)
+        #expect(configuration.metrics == nil)
     }
 
     @Test("apply(to:defaultPort:) without the flags: the service's port and the given deadline")
@@ -93,4 +102,6 @@ private struct UnsetConfiguration: ServiceConfiguration {
         limits.answerBuffer.perProcess = 1
         return limits
     }()
+    /// A registry, which `--no-metrics` takes away.
+    var metrics: MetricsRegistry? = MetricsRegistry()
 }

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import RPC
 import ServiceKit
+import Telemetry
 
 /// What the gateway serves on its port besides gRPC (API.md §9): `/healthz`, CORS preflights,
 /// Connect and gRPC-Web calls (``RPCEdge``), the pages a mailed link opens
@@ -17,6 +18,8 @@ struct WebEdge: WebHandler {
         var webRoot: String?
         /// Whether to serve a storefront at all.
         var serveWeb = true
+        /// Whether `/metrics` answers every peer (`--metrics-public`) rather than loopback ones only.
+        var metricsPublic = false
     }
 
     let rpc: RPCEdge
@@ -24,8 +27,15 @@ struct WebEdge: WebHandler {
     let files: StaticFiles?
     let cors: CORSPolicy
     let health: HealthMonitor
+    /// `/metrics`, when the gateway counts (``MetricsEndpoint``): never rate limited, never
+    /// behind CORS, for loopback peers only unless ``Configuration/metricsPublic``.
+    let metrics: MetricsEndpoint?
 
-    init(configuration: Configuration, router: Router, health: HealthMonitor, defaultUnaryTimeout: Duration?, logger: Logger) throws {
+    init(
+        configuration: Configuration, router: Router, health: HealthMonitor, defaultUnaryTimeout: Duration?,
+        metrics: MetricsRegistry? = nil, logger: Logger
+    ) throws {
+        self.metrics = metrics.map { MetricsEndpoint(registry: $0, publicAccess: configuration.metricsPublic) }
         rpc = RPCEdge(router: router, defaultUnaryTimeout: defaultUnaryTimeout, logger: logger)
         pages = AccountPages(router: router, logger: logger)
         files = configuration.serveWeb ? try StaticFiles(root: configuration.webRoot) : nil
@@ -35,6 +45,7 @@ struct WebEdge: WebHandler {
 
     func serve(_ request: WebRequest, response: any WebResponse) {
         if request.path == "/healthz" { return serveHealth(request, response: response) }
+        if request.path == MetricsEndpoint.path, let metrics { return metrics.serve(request, response: response) }
         if request.method == "OPTIONS", let preflight = cors.preflight(request) {
             return response.send(status: 204, headers: preflight, body: Data())
         }
