@@ -2,47 +2,20 @@ import Foundation
 import ServiceTestSupport
 import Testing
 
-/// A process's `GET /metrics` answer, read over HTTP/1.1 the way a scraper reads it.
-struct MetricsPage: Sendable {
+extension MetricsScrape {
     /// The content type Prometheus's text format 0.0.4 is served with.
     static let textFormat = "text/plain; version=0.0.4; charset=utf-8"
 
-    /// The HTTP status.
-    let status: Int
-    /// The `content-type` header.
-    let contentType: String
-    /// The exposition itself.
-    let body: String
-
     /// The families the page declares (`# TYPE name kind`).
     var families: Set<String> {
-        Set(body.split(separator: "\n").compactMap { line in
+        Set(text.split(separator: "\n").compactMap { line in
             line.hasPrefix("# TYPE ") ? line.split(separator: " ").dropFirst(2).first.map(String.init) : nil
         })
     }
 
-    /// The samples of the series `name` whose labels include every one of `labels`.
-    func samples(of name: String, labeled labels: [String: String]) -> [String] {
-        body.split(separator: "\n").map(String.init).filter { line in
-            line.hasPrefix(name + "{") && labels.allSatisfy { line.contains("\($0.key)=\"\($0.value)\"") }
-        }
-    }
-
-    /// `http://127.0.0.1:port/metrics` fetched with curl over HTTP/1.1.
-    static func fetch(port: Int) async throws -> MetricsPage {
-        let scratch = try TestScratch.makeDirectory(prefix: "metrics-page")
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let bodyFile = scratch.appendingPathComponent("body")
-        let result = try await Command.run(
-            "curl", ["-sS", "--http1.1", "--max-time", "10", "-o", bodyFile.path, "-w", "%{http_code} %{content_type}",
-                     "http://127.0.0.1:\(port)/metrics"],
-            timeout: .seconds(30))
-        try #require(result.status == 0, "curl could not read 127.0.0.1:\(port)/metrics: \(result)")
-        // "%{http_code} %{content_type}": the content type may hold spaces, the code none.
-        let written = result.output.split(separator: " ", maxSplits: 1).map(String.init)
-        return MetricsPage(
-            status: Int(written.first ?? "") ?? 0, contentType: written.count > 1 ? written[1] : "",
-            body: (try? String(contentsOf: bodyFile, encoding: .utf8)) ?? "")
+    /// The series of `name` whose labels include every one of `labels`, whatever their order.
+    func lines(of name: String, labeled labels: [String: String]) -> [Substring] {
+        lines(of: name).filter { line in labels.allSatisfy { line.contains("\($0.key)=\"\($0.value)\"") } }
     }
 }
 
