@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
 # Installs what Storefront needs on a Debian machine, or says exactly what to run.
-# Sourced by deploy/compose and Tests/run; `ensure_requirements build|run|test`:
+# Sourced by deploy/compose and Tests/run; `ensure_requirements build|run|test|postgres|metrics`:
 #   build  what `deploy/compose up` needs to build and run (nghttp2-client: its health checks)
 #   run    what `deploy/compose up` needs to run executables built elsewhere (SHOP_BIN_DIR)
 #   test   what Tests/run needs
 #   postgres   what `deploy/compose up --postgres` needs beside: a PostgreSQL server and psql
+#   metrics    what `deploy/compose up --metrics` needs beside: prometheus, and curl for its
+#              readiness check
 
 APT_BUILD=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev libpq-dev nghttp2-client)
 APT_RUN=(libnghttp2-14 libsqlite3-0 libhttp-parser2.9 libpq5 nghttp2-client)
 APT_POSTGRES=(postgresql postgresql-client)
+APT_METRICS=(prometheus curl)
 # procps: pgrep, for DeployTests; chromium, chromium-driver, python3-selenium: BrowserJourneyLiveTests
 # (Debian's selenium is for Debian's /usr/bin/python3, which the test prefers); postgresql: the
-# PostgreSQL server the PostgreSQLTests start.
-APT_TEST=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev libpq-dev nghttp2-client sqlite3 procps chromium chromium-driver python3-selenium postgresql)
+# PostgreSQL server the PostgreSQLTests start; prometheus and curl: MetricsDeployLiveTests (promtool
+# checks every process's /metrics, read with curl; compose's up --metrics runs prometheus).
+APT_TEST=(libnghttp2-dev libsqlite3-dev libhttp-parser-dev libpq-dev nghttp2-client sqlite3 procps chromium chromium-driver python3-selenium postgresql prometheus curl)
 # Python packages as pip-name:import-name. pyyaml: DeployTests reads the Kubernetes manifests.
 PIP_TEST=(grpcio:grpc aiosmtpd:aiosmtpd pyyaml:yaml connect-python:connectrpc sonora:sonora)
 
@@ -32,13 +36,14 @@ missing_pip() {
 
 ensure_requirements() {
   local mode=$1 apt pip
-  if [ "$mode" != run ] && [ "$mode" != postgres ]; then
+  if [ "$mode" = build ] || [ "$mode" = test ]; then
     command -v swift >/dev/null || { echo "swift is not on PATH: install Swift 6.3 (https://www.swift.org/install/linux/) and retry." >&2; return 1; }
   fi
   case $mode in
     test) apt=$(missing_apt "${APT_TEST[@]}") ;;
     run) apt=$(missing_apt "${APT_RUN[@]}") ;;
     postgres) apt=$(missing_apt "${APT_POSTGRES[@]}") ;;
+    metrics) apt=$(missing_apt "${APT_METRICS[@]}") ;;
     *) apt=$(missing_apt "${APT_BUILD[@]}") ;;
   esac
   if [ -n "$apt" ]; then

@@ -149,13 +149,15 @@ enum Kubernetes {
 
     /// A pod template.
     struct PodTemplate: Decodable, Sendable {
-        /// The pod's labels (and nothing else of its metadata).
+        /// The pod's labels and annotations (and nothing else of its metadata).
         struct TemplateMetadata: Decodable, Sendable {
             /// The pod's labels.
             let labels: [String: String]?
+            /// The pod's annotations (`prometheus.io/scrape` …).
+            let annotations: [String: String]?
         }
 
-        /// The pod's labels.
+        /// The pod's labels and annotations.
         let metadata: TemplateMetadata?
         /// The pod spec.
         let spec: PodSpec
