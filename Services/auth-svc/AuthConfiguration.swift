@@ -41,6 +41,7 @@ struct AuthConfiguration: ServiceConfiguration {
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
     var metrics: MetricsRegistry? = MetricsRegistry()
+    var spans: (any SpanRecorder)?
 
     /// The gateway's address on one machine (`deploy/compose`'s default port).
     static let defaultPublicURL = "http://127.0.0.1:8080"

@@ -61,7 +61,7 @@ struct AuthServer: ServiceServer {
         }
         let store: AuthStore
         do {
-            store = try await AuthStore.open(location: configuration.databaseLocation)
+            store = try await AuthStore.open(location: configuration.databaseLocation, metrics: configuration.metrics)
         } catch {
             throw StartupError("cannot open the database \(configuration.databaseLocation): \(error)")
         }

@@ -30,6 +30,7 @@ struct BasketConfiguration: ServiceConfiguration {
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
     var metrics: MetricsRegistry? = MetricsRegistry()
+    var spans: (any SpanRecorder)?
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/basket.sqlite" }

@@ -55,7 +55,7 @@ struct BasketServer: ServiceServer {
         let internalKey = try configuration.internalKey ?? ServiceSecret.internalKey(dataDirectory: configuration.dataDirectory)
         let store: BasketStore
         do {
-            store = try await BasketStore.open(location: configuration.databaseLocation)
+            store = try await BasketStore.open(location: configuration.databaseLocation, metrics: configuration.metrics)
         } catch {
             throw StartupError("cannot open the database \(configuration.databaseLocation): \(error)")
         }
@@ -93,8 +93,9 @@ struct BasketServer: ServiceServer {
     /// addresses and the server included; nothing listens until ``ServiceMain/run(_:logger:)``
     /// starts it.
     static func build(configuration: BasketConfiguration, logger: Logger) async throws -> BasketServer {
-        let authClient = try RPCClient.upstream(configuration.authTarget, name: "auth-svc", logger: logger)
-        var catalogConfiguration = ClientConfiguration.upstream
+        let authClient = try RPCClient.upstream(
+            configuration.authTarget, name: "auth-svc", configuration: configuration.upstreamClients, logger: logger)
+        var catalogConfiguration = configuration.upstreamClients
         catalogConfiguration.connectTimeout = configuration.catalogTimeout
         let catalogClient = try RPCClient.upstream(
             configuration.catalogTarget, name: "catalog-svc", configuration: catalogConfiguration, logger: logger)

@@ -1,3 +1,4 @@
+import RPC
 import Telemetry
 import ServiceKit
 import Storage
@@ -18,6 +19,7 @@ struct CatalogConfiguration: ServiceConfiguration {
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
     var metrics: MetricsRegistry? = MetricsRegistry()
+    var spans: (any SpanRecorder)?
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/catalog.sqlite" }

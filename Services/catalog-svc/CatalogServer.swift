@@ -46,7 +46,7 @@ struct CatalogServer: ServiceServer {
         let internalKey = try ServiceSecret.internalKey(dataDirectory: directory)
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_CATALOG_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
-        let store = try await CatalogStore.open(location: configuration.databaseLocation)
+        let store = try await CatalogStore.open(location: configuration.databaseLocation, metrics: configuration.metrics)
         if try await store.searchKeepsAccents() {
             // Decided once, when the schema was created (the index's words depend on it).
             logger.warning("search keeps accents: PostgreSQL's extension unaccent could not be created with the catalog schema")
@@ -71,7 +71,8 @@ struct CatalogServer: ServiceServer {
     /// Builds everything, the client of auth-svc at its configured address and the server
     /// included; nothing listens until ``ServiceMain/run(_:logger:)`` starts it.
     static func build(configuration: CatalogConfiguration, logger: Logger) async throws -> CatalogServer {
-        let authClient = try RPCClient.upstream(configuration.auth.authTarget, name: "auth-svc", logger: logger)
+        let authClient = try RPCClient.upstream(
+            configuration.auth.authTarget, name: "auth-svc", configuration: configuration.upstreamClients, logger: logger)
         let core = try await make(configuration: configuration, auth: authClient, logger: logger)
         let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return CatalogServer(server: server, core: core)

@@ -26,6 +26,7 @@ struct GatewayConfiguration: ServiceConfiguration {
     /// deadline is ``policy``'s default timeout whatever this says.
     var serverLimits = ServerLimits()
     var metrics: MetricsRegistry? = MetricsRegistry()
+    var spans: (any SpanRecorder)?
 
     /// ``serverLimits`` with the policy's default timeout.
     var serverLimitsWithPolicy: ServerLimits {

@@ -132,7 +132,7 @@ struct GatewayServer: ServiceServer {
         } catch {
             throw StartupError("cannot start the event loops: \(error)")
         }
-        var clientConfiguration = ClientConfiguration.upstream
+        var clientConfiguration = configuration.upstreamClients
         clientConfiguration.connectionCount = configuration.upstreamConnections
         let upstreams = Upstreams(of: configuration) { definition in
             Upstream.connecting(
@@ -149,7 +149,7 @@ struct GatewayServer: ServiceServer {
         let server = try ServiceMain.makeServer(
             router: core.router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, limits: configuration.serverLimitsWithPolicy, logger: logger,
-            metrics: configuration.metrics, group: group, handlersStayOnLoop: configuration.handlersStayOnLoop, web: web)
+            metrics: configuration.metrics, spans: configuration.spans, group: group, handlersStayOnLoop: configuration.handlersStayOnLoop, web: web)
         return GatewayServer(server: server, core: core)
     }
 }

@@ -19,6 +19,7 @@ struct OrderConfiguration: ServiceConfiguration {
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).
     var serverLimits = ServerLimits()
     var metrics: MetricsRegistry? = MetricsRegistry()
+    var spans: (any SpanRecorder)?
 
     /// The database file.
     var databasePath: String { "\(dataDirectory)/order.sqlite" }

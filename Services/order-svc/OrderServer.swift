@@ -49,7 +49,7 @@ struct OrderServer: ServiceServer {
             environmentName: "SHOP_ORDER_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
         let requestSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_ORDER_REQUEST_KEY", path: "\(directory)/request-hash-key")
-        let store = try await OrderStore.open(location: configuration.databaseLocation)
+        let store = try await OrderStore.open(location: configuration.databaseLocation, metrics: configuration.metrics)
         let freed = try await store.freeAbandonedKeys(claimedBy: store.abandonedKeyCutoff(atStartUp: true))
         if freed > 0 { logger.notice("freed idempotency keys a crash left claimed", metadata: ["keys": "\(freed)"]) }
         let auth = AuthServiceLink(
@@ -75,9 +75,9 @@ struct OrderServer: ServiceServer {
     static func build(configuration: OrderConfiguration, logger: Logger) async throws -> OrderServer {
         let core = try await make(
             configuration: configuration,
-            auth: try .upstream(configuration.auth.authTarget, name: "auth-svc", logger: logger),
-            catalog: try .upstream(configuration.catalogTarget, name: "catalog-svc", logger: logger),
-            basket: try .upstream(configuration.basketTarget, name: "basket-svc", logger: logger), logger: logger)
+            auth: try .upstream(configuration.auth.authTarget, name: "auth-svc", configuration: configuration.upstreamClients, logger: logger),
+            catalog: try .upstream(configuration.catalogTarget, name: "catalog-svc", configuration: configuration.upstreamClients, logger: logger),
+            basket: try .upstream(configuration.basketTarget, name: "basket-svc", configuration: configuration.upstreamClients, logger: logger), logger: logger)
         let server = try ServiceMain.makeServer(router: core.router, configuration: configuration, logger: logger)
         return OrderServer(server: server, core: core)
     }

@@ -1,3 +1,5 @@
+package import RPC
+package import RPCHTTP2
 package import Telemetry
 
 /// What every service's configuration (`<Name>Configuration`) holds for its server: where it
@@ -7,6 +9,7 @@ package import Telemetry
 package protocol ServiceConfiguration: Sendable {
     /// The address to listen on.
     var host: String { get set }
+
     /// The port to listen on; 0 picks a free one.
     var port: Int { get set }
     /// How long in-flight calls get to finish on shutdown.
@@ -17,4 +20,15 @@ package protocol ServiceConfiguration: Sendable {
     /// Each configuration starts with a registry of its own, so servers built in one test
     /// process do not count into each other's.
     var metrics: MetricsRegistry? { get set }
+    /// Where the spans of calls served and made go (an OTLP exporter, `--otlp-endpoint`); nil
+    /// records none.
+    var spans: (any SpanRecorder)? { get set }
+}
+
+extension ServiceConfiguration {
+    /// The settings of this service's clients of other services (``ClientConfiguration/upstream``),
+    /// counting their calls into ``metrics`` and recording their spans into ``spans``.
+    package var upstreamClients: ClientConfiguration {
+        ClientConfiguration.upstream.observed(metrics: metrics, spans: spans)
+    }
 }

@@ -125,10 +125,11 @@ package enum ServiceMain {
     /// (``ServiceOptions/serverLimits(defaultTimeout:)``); `web` serves what is not gRPC.
     package static func makeServer(
         router: Router, host: String, port: Int, gracePeriod: Duration, limits: ServerLimits, logger: Logger,
-        metrics: MetricsRegistry?, group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false, web: (any WebHandler)? = nil
+        metrics: MetricsRegistry?, spans: (any SpanRecorder)? = nil, group: EventLoopGroup? = nil, handlersStayOnLoop: Bool = false, web: (any WebHandler)? = nil
     ) throws -> HTTP2Server {
         var configuration = ServerConfiguration(host: host, port: port)
         configuration.metrics = metrics
+        configuration.spans = spans
         // A service serves nothing but gRPC and its metrics; the gateway's edge serves both.
         let web = web ?? metrics.map { MetricsEndpoint(registry: $0) }
         configuration.gracePeriod = gracePeriod
@@ -149,7 +150,7 @@ package enum ServiceMain {
     ) throws -> HTTP2Server {
         try makeServer(
             router: router, host: configuration.host, port: configuration.port, gracePeriod: configuration.gracePeriod,
-            limits: configuration.serverLimits, logger: logger, metrics: configuration.metrics)
+            limits: configuration.serverLimits, logger: logger, metrics: configuration.metrics, spans: configuration.spans)
     }
 
     /// Starts `service`'s server with its core's companions and a ``MemoryTrimmer`` beside it, waits

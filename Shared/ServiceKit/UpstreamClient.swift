@@ -1,6 +1,8 @@
 public import Logging
 public import RPC
 public import RPCHTTP2
+internal import Contracts
+package import Telemetry
 
 // Start-up: where ServiceKit chooses the transport that carries a service's calls to another.
 
@@ -16,6 +18,18 @@ extension ClientConfiguration {
         configuration.keepaliveTimeout = .seconds(10)
         return configuration
     }
+
+    /// These settings, counting calls into `metrics` (every method of the contracts by name,
+    /// `rpc_client_…`) and recording the spans of calls made while serving one into `spans`.
+    package func observed(metrics: MetricsRegistry?, spans: (any SpanRecorder)?) -> ClientConfiguration {
+        var configuration = self
+        configuration.metrics = metrics.map { RPCCallMetrics(side: .client, paths: Self.contractPaths, registry: $0) }
+        configuration.spans = spans
+        return configuration
+    }
+
+    /// Every method a Storefront process may call: the contracts' own and health.
+    private static let contractPaths: [String] = APIDescription.allMethods.map(\.path)
 }
 
 extension RPCClient {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import RPC
 import RPCHTTP2
 import Telemetry
 @testable import ServiceKit
@@ -104,4 +105,6 @@ private struct UnsetConfiguration: ServiceConfiguration {
     }()
     /// A registry, which `--no-metrics` takes away.
     var metrics: MetricsRegistry? = MetricsRegistry()
+    /// No spans.
+    var spans: (any SpanRecorder)?
 }
