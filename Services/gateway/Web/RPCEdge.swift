@@ -57,13 +57,16 @@ struct RPCEdge: Sendable {
 
     // MARK: Call set-up
 
-    /// The context of a call of `route`, as the gRPC path builds it.
+    /// The context of a call of `route`, as the gRPC path builds it, marked as come over
+    /// `protocol` (``CallOrigin``).
     func context(
-        for route: RegisteredMethod, request: WebRequest, headers: CallHeaders, deadline: ContinuousClock.Instant?
+        for route: RegisteredMethod, over protocol: CallProtocol, request: WebRequest, headers: CallHeaders,
+        deadline: ContinuousClock.Instant?
     ) -> ServerContext {
         ServerContext(
             method: route.info, metadata: headers.metadata, deadline: deadline, requestID: headers.requestID,
-            peer: request.peer, contentType: "application/grpc+json", logger: logger, arrival: request.arrival)
+            peer: request.peer, contentType: "application/grpc+json", logger: logger, arrival: request.arrival
+        ).comingOver(`protocol`, in: request)
     }
 
     /// The deadline of a call of `route`: its own timeout, else the default for unary calls
