@@ -124,8 +124,11 @@ enum CallProtocol: String, Sendable, CaseIterable {
 
 /// The HTTP version a call came over, the `http_version` label of `gateway_calls_by_protocol_total`.
 enum CallHTTPVersion: String, Sendable, CaseIterable {
+    /// HTTP/1.0.
     case http1_0 = "1.0"
+    /// HTTP/1.1.
     case http1_1 = "1.1"
+    /// HTTP/2 (gRPC always; the web edge's calls over h2c or a proxy's HTTP/2).
     case http2 = "2"
 
     /// The version of a ``RPC/WebRequest/version`` (`HTTP/1.0`, `HTTP/1.1`, `HTTP/2`).
@@ -157,6 +160,7 @@ struct CallOrigin: Sendable, Hashable {
 
 /// The ``RPC/Attributes`` key of a call's ``CallOrigin``, set by the web edge on the calls it makes.
 enum CallOriginKey: AttributeKey {
+    /// The stored type.
     typealias Value = CallOrigin
 }
 
@@ -183,8 +187,10 @@ struct CallProtocolCounter: ImmediateServerInterceptor {
         web = Dictionary(uniqueKeysWithValues: CallOrigin.all.filter { $0 != .grpc }.map { ($0, counter($0)) })
     }
 
+    /// Every method: every call counts.
     func applies(to method: MethodInfo) -> Bool { true }
 
+    /// Counts the call under its origin; never refuses it.
     func prepareImmediately(_ context: inout ServerContext) throws {
         guard let origin = context.attributes[CallOriginKey.self] else { return grpc.increment() }
         web[origin]?.increment()
