@@ -5,6 +5,7 @@ import RPC
 import RPCHTTP2
 import ServiceKit
 import SystemCalls
+import Telemetry
 
 /// The gateway wired together: one client and circuit breaker per upstream on the server's
 /// own event loops, the interceptors (admin key, access tokens, rate limits), a proxy for
@@ -97,18 +98,24 @@ struct GatewayServer: ServiceServer {
             client: upstreams.auth.client, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
             internalKey: internalKey, logger: Logger(label: "gateway.auth"))
 
+        let metrics = configuration.metrics.map(GatewayMetrics.init)
         var router = Router()
+        // First: every call counts, the refused ones too.
+        if let metrics { router.addInterceptor(metrics.callsByProtocol()) }
         router.addInterceptor(AdminKeyInterceptor(adminKey: adminKey))
-        router.addInterceptor(TokenFailureThrottle(authentication: auth.interceptor))
-        router.addInterceptor(RateLimitInterceptor(perSecond: configuration.rateLimit, burst: configuration.rateBurst))
-        RouteTable.register(
-            on: &router,
-            routes: [
-                (AuthContract.all, upstreams.auth, configuration.policy.vouchingForClients(with: internalKey)),
-                (CatalogContract.all, upstreams.catalog, configuration.policy),
-                (BasketContract.all, upstreams.basket, configuration.policy),
-                (OrderContract.all, upstreams.order, configuration.policy),
-            ], watches: WatchLimiter(perUser: configuration.maxWatchesPerUser))
+        router.addInterceptor(
+            TokenFailureThrottle(authentication: auth.interceptor, refusals: metrics?.refusals(by: .invalidTokens)))
+        router.addInterceptor(
+            RateLimitInterceptor(
+                perSecond: configuration.rateLimit, burst: configuration.rateBurst, refusals: metrics?.refusals(by: .requests)))
+        let routes: [RouteTable.Route] = [
+            (AuthContract.all, upstreams.auth, configuration.policy.vouchingForClients(with: internalKey)),
+            (CatalogContract.all, upstreams.catalog, configuration.policy),
+            (BasketContract.all, upstreams.basket, configuration.policy),
+            (OrderContract.all, upstreams.order, configuration.policy),
+        ]
+        let watches = WatchLimiter(perUser: configuration.maxWatchesPerUser, refusals: metrics?.refusals(by: .watches))
+        RouteTable.register(on: &router, routes: routes, watches: watches)
         StorefrontService(catalog: upstreams.catalog, basket: upstreams.basket, policy: configuration.policy)
             .register(on: &router)
         let health = HealthMonitor()
@@ -117,6 +124,8 @@ struct GatewayServer: ServiceServer {
         let upstreamHealth = UpstreamHealth(
             upstreams: upstreams.all, health: health, interval: configuration.healthInterval,
             logger: Logger(label: "gateway.health"))
+        metrics?.observe(upstreams.all, health: health)
+        metrics?.observe(watches, methods: RouteTable.publicMethods(of: routes.flatMap(\.methods)).filter(WatchLimiter.caps))
         return Core(
             router: router, health: health, upstreams: upstreams.all, upstreamHealth: upstreamHealth, auth: auth,
             logger: logger)
@@ -188,7 +197,7 @@ extension Upstream {
                 name: name, services: services, required: required,
                 client: RPCClient(target: address, configuration: configuration, group: group),
                 streamClient: RPCClient(target: address, configuration: streamConfiguration, group: group),
-                healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group))
+                healthClient: RPCClient(target: address, configuration: healthConfiguration, group: group), address: address)
         }
         let monitor = ReplicaMonitor(name: name, target: target, lookup: ReplicaSet.systemLookup, logger: logger) { address in
             RPCClient(target: address, configuration: healthConfiguration, group: group)

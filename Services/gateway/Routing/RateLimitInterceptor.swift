@@ -2,6 +2,7 @@ import Foundation
 import Contracts
 import RPC
 import ServiceKit
+import Telemetry
 
 /// Per-client token buckets in front of every routed and composed method (API.md §7): a
 /// signed-in caller is limited by user id, whichever address it calls from; an anonymous
@@ -15,10 +16,14 @@ import ServiceKit
 struct RateLimitInterceptor: ImmediateServerInterceptor {
     /// The buckets; nil when limits are off.
     let limiter: RateLimiter?
+    /// Counts the calls refused, when the gateway counts (``GatewayMetrics/Limit/requests``).
+    let refusals: Counter?
 
     /// `perSecond` requests a second with bursts of `burst`; a rate of 0 turns limits off.
-    init(perSecond: Double, burst: Int) {
+    /// Each call refused counts in `refusals`, when given.
+    init(perSecond: Double, burst: Int, refusals: Counter? = nil) {
         limiter = perSecond > 0 ? RateLimiter(burst: max(1, burst), refillInterval: .seconds(1 / perSecond)) : nil
+        self.refusals = refusals
     }
 
     func applies(to method: MethodInfo) -> Bool { limiter != nil }
@@ -26,6 +31,7 @@ struct RateLimitInterceptor: ImmediateServerInterceptor {
     func prepareImmediately(_ context: inout ServerContext) throws {
         guard let limiter else { return }
         if let wait = limiter.admit(context.clientKey) {
+            refusals?.increment()
             throw GatewayError.rateLimited(retryAfter: wait).rpcError
         }
     }

@@ -11,12 +11,12 @@ enum RouteTable {
         methods.filter { $0.auth != .internal }
     }
 
+    /// The methods of an upstream's contract, the upstream, and the policy its calls are forwarded under.
+    typealias Route = (methods: [MethodInfo], upstream: Upstream, policy: ForwardingPolicy)
+
     /// Registers a proxy for every public method of each upstream's contract, forwarding under
     /// that upstream's policy, its watches held to `watches`' cap.
-    static func register(
-        on router: inout Router, routes: [(methods: [MethodInfo], upstream: Upstream, policy: ForwardingPolicy)],
-        watches: WatchLimiter
-    ) {
+    static func register(on router: inout Router, routes: [Route], watches: WatchLimiter) {
         for (methods, upstream, policy) in routes {
             for method in publicMethods(of: methods) {
                 router.proxy(method, to: upstream, policy: policy, watches: watches)

@@ -1,6 +1,7 @@
 import Contracts
 import RPC
 import ServiceKit
+import Telemetry
 
 /// Access-token checks in front of the gateway's routes, with a brake on clients whose tokens
 /// keep failing: every `INVALID_ACCESS_TOKEN` counts against the client's address, and once
@@ -19,12 +20,20 @@ struct TokenFailureThrottle: ServerInterceptor {
     let authentication: AuthenticationInterceptor
     /// Invalid tokens by client address.
     let failures: RateLimiter
+    /// Counts the calls answered `RATE_LIMITED`, when the gateway counts
+    /// (``GatewayMetrics/Limit/invalidTokens``).
+    let refusals: Counter?
 
     /// Checks with `authentication`, allowing `burst` invalid tokens per address at once and
-    /// one more every `refillInterval` before they are answered `RATE_LIMITED`.
-    init(authentication: AuthenticationInterceptor, burst: Int = 20, refillInterval: Duration = .seconds(3)) {
+    /// one more every `refillInterval` before they are answered `RATE_LIMITED`, each counted in
+    /// `refusals` when given.
+    init(
+        authentication: AuthenticationInterceptor, burst: Int = 20, refillInterval: Duration = .seconds(3),
+        refusals: Counter? = nil
+    ) {
         self.authentication = authentication
         failures = RateLimiter(burst: burst, refillInterval: refillInterval)
+        self.refusals = refusals
     }
 
     func applies(to method: MethodInfo) -> Bool { authentication.applies(to: method) }
@@ -34,6 +43,7 @@ struct TokenFailureThrottle: ServerInterceptor {
             try await authentication.prepare(&context)
         } catch let error as RPCError where error.reason == AuthReason.invalidAccessToken.rawValue {
             if let wait = failures.admit(context.peerHost) {
+                refusals?.increment()
                 throw GatewayError.tooManyInvalidTokens(retryAfter: wait).rpcError
             }
             throw error

@@ -2,6 +2,7 @@ import Contracts
 import RPC
 import ServiceKit
 import Synchronization
+import Telemetry
 
 /// The cap on the long-lived streams one user holds open through the gateway: at most
 /// `perUser` of each server-streaming or bidirectional method (WatchBasket, WatchAuthState)
@@ -27,11 +28,21 @@ final class WatchLimiter: Sendable {
     }
 
     private let open = Mutex<[Holder: Int]>([:])
+    /// Counts the streams refused, when the gateway counts (``GatewayMetrics/Limit/watches``).
+    private let refusals: Counter?
 
-    /// A limiter allowing `perUser` open streams per user and method (at least 1).
-    init(perUser: Int) {
+    /// A limiter allowing `perUser` open streams per user and method (at least 1), counting
+    /// each stream refused in `refusals` when given.
+    init(perUser: Int, refusals: Counter? = nil) {
         precondition(perUser >= 1, "a watch cap needs room for one watch")
         self.perUser = perUser
+        self.refusals = refusals
+    }
+
+    /// Whether the proxy of `method` holds its streams to the cap: the streams the server keeps
+    /// open (server-streaming and bidirectional methods).
+    static func caps(_ method: MethodInfo) -> Bool {
+        method.kind == .serverStreaming || method.kind == .bidirectionalStreaming
     }
 
     /// Runs `body` holding one of the caller's places for `context`'s method, given back when
@@ -41,6 +52,7 @@ final class WatchLimiter: Sendable {
     ) async throws -> Result {
         let holder = Holder(client: context.clientKey, path: context.method.path)
         guard take(holder) else {
+            refusals?.increment()
             throw GatewayError.tooManyWatches(limit: perUser, method: context.method.method).rpcError
         }
         defer { giveBack(holder) }
@@ -49,6 +61,11 @@ final class WatchLimiter: Sendable {
 
     /// The streams open now, of every holder (for tests and diagnostics).
     var openCount: Int { open.withLock { $0.values.reduce(0, +) } }
+
+    /// The streams of the method at `path` open now, of every holder.
+    func openCount(of path: String) -> Int {
+        open.withLock { open in open.reduce(0) { $0 + ($1.key.path == path ? $1.value : 0) } }
+    }
 
     /// Holders with at least one stream open: the entries kept in memory.
     var holderCount: Int { open.withLock { $0.count } }

@@ -170,6 +170,13 @@ final class CircuitBreaker: Sendable {
         update { $0.recordUnreachable(now: .now, holdFor: holdFor) }
     }
 
+    /// Whether the breaker is closed (calls go through, whatever failures it has counted);
+    /// false while open or half-open, cool-down passed or not.
+    var isClosed: Bool {
+        if healthy.load(ordering: .acquiring) { return true }
+        return state.withLock { if case .closed = $0.state { true } else { false } }
+    }
+
     /// Whether calls are refused now; a retry is pointless then.
     var isOpen: Bool {
         if healthy.load(ordering: .acquiring) { return false }

@@ -37,6 +37,11 @@ final class Upstream: Sendable {
     let breaker: CircuitBreaker
     /// What keeps the replicas of a balanced upstream up to date; nil for one address.
     let replicas: ReplicaMonitor?
+    /// The one address of an upstream reached without balancing, for metrics; nil when
+    /// balanced (``replicas`` has the addresses) or reached in-process.
+    let address: SocketAddressText?
+    /// Attempts made again after one failed to reach the upstream (``GatewayMetrics``).
+    let retries = RetryCount()
     /// Health checks in a row that went unanswered (``UpstreamHealth``).
     let unansweredChecks = Atomic<Int>(0)
     /// Whether a failed attempt of a task-free unary call may be retried: it counts against the
@@ -48,9 +53,11 @@ final class Upstream: Sendable {
     /// through `healthClient` (each by default the same client).
     init(
         name: String, services: [String], required: Bool, client: RPCClient, streamClient: RPCClient? = nil,
-        healthClient: RPCClient? = nil, breaker: CircuitBreaker = CircuitBreaker(), replicas: ReplicaMonitor? = nil
+        healthClient: RPCClient? = nil, breaker: CircuitBreaker = CircuitBreaker(), replicas: ReplicaMonitor? = nil,
+        address: SocketAddressText? = nil
     ) {
         self.replicas = replicas
+        self.address = address
         self.name = name
         self.services = services
         self.required = required
@@ -58,9 +65,9 @@ final class Upstream: Sendable {
         self.streamClient = streamClient ?? client
         self.healthClient = healthClient ?? client
         self.breaker = breaker
-        mayRetryUnary = { [breaker] _, attempt in
+        mayRetryUnary = { [breaker, retries] _, attempt in
             if attempt?.serverAnswered != true { breaker.recordFailure() }
-            return !breaker.isOpen
+            return retries.recordRetry(unless: breaker.isOpen)
         }
     }
 
@@ -95,10 +102,10 @@ final class Upstream: Sendable {
         _ method: MethodInfo, options: CallOptions, _ body: (any ClientCall) async throws -> Result
     ) async throws -> Result {
         try await guarded { attempt in
-            try await client(for: method).withRetries(method, options: options, mayRetry: { [breaker] _ in
+            try await client(for: method).withRetries(method, options: options, mayRetry: { [breaker, retries] _ in
                 if !attempt.answered { breaker.recordFailure() }
                 attempt.answered = false
-                return !breaker.isOpen
+                return retries.recordRetry(unless: breaker.isOpen)
             }) { call in
                 defer { if call.serverAnswered { attempt.answered = true } }
                 return try await body(call)
@@ -182,4 +189,21 @@ final class Upstream: Sendable {
             throw error
         }
     }
+}
+
+/// The retries of one upstream's calls, counted where the gateway agrees to each (its retry
+/// checks): shared by those closures, hence a reference. Thread-safe.
+final class RetryCount: Sendable {
+    private let value = Atomic<Int>(0)
+
+    /// Agrees to a retry and counts it, unless `refused` (the breaker opened); returns whether
+    /// the retry may go.
+    func recordRetry(unless refused: Bool) -> Bool {
+        guard !refused else { return false }
+        value.add(1, ordering: .relaxed)
+        return true
+    }
+
+    /// The retries agreed to so far.
+    var count: Int { value.load(ordering: .relaxed) }
 }

@@ -160,7 +160,8 @@ struct AccountPages: Sendable {
         // deadline the router gives the call the gateway's default.
         let context = ServerContext(
             method: route.info, metadata: [:], deadline: nil, requestID: requestID, peer: request.peer,
-            contentType: "application/grpc+json", logger: logger, arrival: request.arrival)
+            contentType: "application/grpc+json", logger: logger, arrival: request.arrival
+        ).comingOver(.page, in: request)
         let cancel = LocalCall.unary(route, context: context, request: body) { result in
             finish(result.mapError { RPCError(converting: $0) })
         }

@@ -32,7 +32,7 @@ struct ConnectStreaming {
             let timeout = try ConnectUnary.timeout(headers.connectTimeout)
             let messages = try ConnectEnvelope.messages(in: request.body, for: route.info.kind)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
-            let context = edge.context(for: route, request: request, headers: headers, deadline: deadline, response: response)
+            let context = edge.context(for: route, over: .connect, request: request, headers: headers, deadline: deadline, response: response)
             RPCEdge.runStream(
                 route, context: context, requests: messages, response: response, headers: answerHeaders,
                 frame: { ConnectEnvelope.frame($0) }, end: Self.endOfStream)

@@ -80,7 +80,7 @@ struct ConnectUnary {
         cache: CachePolicy?, response: any WebResponse
     ) {
         let deadline = edge.deadline(for: route, timeout: timeout, request: request)
-        let context = edge.context(for: route, request: request, headers: headers, deadline: deadline, response: response)
+        let context = edge.context(for: route, over: .connect, request: request, headers: headers, deadline: deadline, response: response)
         let requestID = headers.requestID
         RPCEdge.runUnary(route, context: context, request: message, response: response) { result in
             Self.answer(result, requestID: requestID, cache: cache)

@@ -29,7 +29,7 @@ struct GRPCWebCall {
             let body = text ? try GRPCWebText.decode(request.body) : request.body
             let messages = try ConnectEnvelope.messages(in: body, for: route.info.kind)
             let deadline = edge.deadline(for: route, timeout: timeout, request: request)
-            let context = edge.context(for: route, request: request, headers: headers, deadline: deadline, response: response)
+            let context = edge.context(for: route, over: text ? .grpcWebText : .grpcWeb, request: request, headers: headers, deadline: deadline, response: response)
             if route.info.kind == .unary {
                 // What the router's unary handlers answer to no message (gRPC requires one).
                 guard let message = messages.first else { throw Router.noRequestMessage }

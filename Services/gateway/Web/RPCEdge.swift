@@ -57,15 +57,17 @@ struct RPCEdge: Sendable {
 
     // MARK: Call set-up
 
-    /// The context of a call of `route`, as the gRPC path builds it; its span (continuing the
-    /// request's `traceparent`, or a new trace) is noted on `response` for the call's line.
+    /// The context of a call of `route`, as the gRPC path builds it, marked as come over
+    /// `protocol` (``CallOrigin``); its span (continuing the request's `traceparent`, or a new
+    /// trace) is noted on `response` for the call's line.
     func context(
-        for route: RegisteredMethod, request: WebRequest, headers: CallHeaders, deadline: ContinuousClock.Instant?,
-        response: any WebResponse
+        for route: RegisteredMethod, over protocol: CallProtocol, request: WebRequest, headers: CallHeaders,
+        deadline: ContinuousClock.Instant?, response: any WebResponse
     ) -> ServerContext {
         let context = ServerContext(
             method: route.info, metadata: headers.metadata, deadline: deadline, requestID: headers.requestID,
-            peer: request.peer, contentType: "application/grpc+json", logger: logger, arrival: request.arrival)
+            peer: request.peer, contentType: "application/grpc+json", logger: logger, arrival: request.arrival
+        ).comingOver(`protocol`, in: request)
         response.noteTrace(context.trace)
         return context
     }
