@@ -57,9 +57,9 @@ struct AuthMetrics: Sendable {
     private let mails: [EmailTokenPurpose: [MailOutcome: Counter]]
 
     /// The metrics, registered in `registry` (a throwaway one when nil); `auth_watchers_open`
-    /// reads `events`' waiting streams when scraped.
-    init(registry: MetricsRegistry?, events: SessionEvents? = nil) {
-        let registry = registry ?? MetricsRegistry()
+    /// reads `events`' waiting streams when scraped (not registered without a registry).
+    init(registry served: MetricsRegistry?, events: SessionEvents? = nil) {
+        let registry = served ?? MetricsRegistry()
         signUps = registry.counter("auth_sign_ups_total", help: "Password accounts created by SignUp.")
         var signIns: [String: [SignInOutcome: Counter]] = [:]
         for (method, outcomes) in Self.signInOutcomes {
@@ -79,8 +79,8 @@ struct AuthMetrics: Sendable {
             }
         }
         self.mails = mails
-        if let events {
-            registry.sampled(
+        if let served, let events {
+            served.sampled(
                 "auth_watchers_open", type: .gauge, help: "WatchAuthState streams waiting for their session's end."
             ) { Double(events.watcherCount) }
         }
