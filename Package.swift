@@ -195,7 +195,7 @@ let package = Package(
         // that do not need the wire (Tests/README.md).
         .target(
             name: "InProcessServices",
-            dependencies: ["ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway", "RPC", "ServiceKit", log],
+            dependencies: ["ServiceTestSupport", "auth-svc", "catalog-svc", "basket-svc", "order-svc", "gateway", "RPC", "ServiceKit", "Telemetry", log],
             path: "Tests/InProcessServices", swiftSettings: strictSettings),
         .testTarget(name: "JSONTests", dependencies: ["JSON", "RPC", "ServiceTestSupport"], path: "Tests/JSONTests", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "JSON", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
@@ -221,7 +221,10 @@ let package = Package(
             path: "Tests/AuthServiceTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceUnitTests",
-            dependencies: ["JSON", "auth-svc", "Storage", "ServiceTestSupport", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", crypto, cryptoExtras, log],
+            dependencies: [
+                "JSON", "auth-svc", "Storage", "ServiceTestSupport", "Credentials", "Contracts", "Mail", "RPC", "ServiceKit", "Telemetry",
+                crypto, cryptoExtras, log,
+            ],
             path: "Tests/AuthServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(
             name: "CatalogServiceTests",
@@ -242,7 +245,7 @@ let package = Package(
             dependencies: ["InProcessServices", "JSON", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit"],
             path: "Tests/OrderServiceTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "ServiceTestSupport", "Contracts"],
+            name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "ServiceTestSupport", "Contracts", "Telemetry"],
             path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Telemetry", "ServiceTestSupport"], path: "Tests/StorageTests", swiftSettings: strictSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceTestSupport"], path: "Tests/PostgreSQLTests", swiftSettings: strictSettings),

@@ -6,6 +6,7 @@ import Mail
 import RPC
 import RPCHTTP2
 import ServiceKit
+import Telemetry
 
 /// auth-svc wired together: the store, the keys, the handlers behind their interceptors, the
 /// server, and the loops that run beside it (mail delivery, pruning). Reads ``Core``'s
@@ -40,6 +41,8 @@ struct AuthServer: ServiceServer {
         let service: AuthService
         /// The logger.
         let logger: Logger
+        /// What `/metrics` serves (nil under `--no-metrics`); the domain metrics are in it.
+        let metrics: MetricsRegistry?
     }
 
     /// Builds auth-svc without a socket: creates the data directory (0700), opens and migrates
@@ -72,10 +75,11 @@ struct AuthServer: ServiceServer {
             } else {
                 MailDirectoryTransport(directory: configuration.mailDirectory)
             }
+        let events = SessionEvents()
+        let metrics = AuthMetrics(registry: configuration.metrics, events: events)
         let outbox = MailOutbox(
             store: store, transport: transport, sender: configuration.mailFrom,
-            logger: Logger(label: "auth-svc.mail"))
-        let events = SessionEvents()
+            logger: Logger(label: "auth-svc.mail"), metrics: metrics)
         // The scheduler hands the pool no more jobs than it has threads; its queue is the scheduler's.
         let hashPool = BlockingPool(
             threads: configuration.hashThreads, name: "password-hash", queueLimit: configuration.hashThreads, niceness: 10)
@@ -94,7 +98,8 @@ struct AuthServer: ServiceServer {
             throttle: SignInThrottle(store: store),
             limits: AuthRateLimits(),
             events: events,
-            internalKey: internalKey)
+            internalKey: internalKey,
+            metrics: metrics)
 
         var router = Router()
         let verifier = AccessTokenVerifier(
@@ -107,7 +112,7 @@ struct AuthServer: ServiceServer {
         router.addStandardServices(health: health)
         return Core(
             router: router, health: health, store: store, outbox: outbox, events: events, hashPool: hashPool,
-            service: service, logger: logger)
+            service: service, logger: logger, metrics: configuration.metrics)
     }
 
     /// Builds everything, the server included; nothing listens until

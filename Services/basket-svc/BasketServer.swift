@@ -5,6 +5,7 @@ import RPC
 import RPCHTTP2
 import ServiceKit
 import Storage
+import Telemetry
 
 /// basket-svc wired together: the store, the watchers' hub (fed, on PostgreSQL, by the other
 /// replicas' changes), the links to auth-svc and catalog-svc, the handlers behind the
@@ -41,6 +42,8 @@ struct BasketServer: ServiceServer {
         let catalogClient: RPCClient
         /// The logger.
         let logger: Logger
+        /// What `/metrics` serves (nil under `--no-metrics`); the domain metrics are in it.
+        let metrics: MetricsRegistry?
     }
 
     /// Builds basket-svc without a socket: creates the data directory (0700), opens and
@@ -64,6 +67,7 @@ struct BasketServer: ServiceServer {
             client: authClient, issuer: configuration.authIssuer, audience: configuration.authAudience,
             internalKey: internalKey, logger: Logger(label: "basket-svc.auth"))
         let hub = BasketHub()
+        BasketMetrics.register(in: configuration.metrics, hub: hub)
         let changeFeed = Self.changeFeed(location: configuration.databaseLocation, store: store, hub: hub)
         let service = BasketService(
             store: store, catalog: CatalogLink(client: catalogClient, timeoutCap: configuration.catalogTimeout), hub: hub,
@@ -76,7 +80,7 @@ struct BasketServer: ServiceServer {
         router.addStandardServices(health: health)
         return Core(
             router: router, health: health, store: store, hub: hub, changeFeed: changeFeed, authLink: authLink,
-            catalogClient: catalogClient, logger: logger)
+            catalogClient: catalogClient, logger: logger, metrics: configuration.metrics)
     }
 
     /// On PostgreSQL, the feed of the changes every replica commits, each basket watched here

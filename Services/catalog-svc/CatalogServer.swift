@@ -4,6 +4,7 @@ import RPC
 import RPCHTTP2
 import ServiceKit
 import Storage
+import Telemetry
 
 /// catalog-svc wired together: the store (seeded on first start), the handlers behind the
 /// API-key and access-token interceptors, the server, and the revocation feed beside it.
@@ -32,6 +33,8 @@ struct CatalogServer: ServiceServer {
         let auth: AuthServiceLink
         /// The logger.
         let logger: Logger
+        /// What `/metrics` serves (nil under `--no-metrics`); the domain metrics are in it.
+        let metrics: MetricsRegistry?
     }
 
     /// Builds catalog-svc without a socket: data directory (0700), keys (generated into it when
@@ -57,7 +60,8 @@ struct CatalogServer: ServiceServer {
         let auth = AuthServiceLink(
             client: authClient, issuer: configuration.auth.authIssuer, audience: configuration.auth.authAudience,
             internalKey: internalKey, logger: Logger(label: "catalog-svc.auth"))
-        let service = CatalogService(store: store, pageTokens: PageTokens(secret: tokenSecret))
+        let service = CatalogService(
+            store: store, pageTokens: PageTokens(secret: tokenSecret), metrics: CatalogMetrics(registry: configuration.metrics))
 
         var router = Router()
         router.addInterceptor(APIKeyInterceptor(adminKey: adminKey, internalKey: internalKey))
@@ -65,7 +69,7 @@ struct CatalogServer: ServiceServer {
         service.register(on: &router)
         let health = HealthMonitor()
         router.addStandardServices(health: health)
-        return Core(router: router, health: health, store: store, auth: auth, logger: logger)
+        return Core(router: router, health: health, store: store, auth: auth, logger: logger, metrics: configuration.metrics)
     }
 
     /// Builds everything, the client of auth-svc at its configured address and the server

@@ -5,6 +5,7 @@ import RPC
 import RPCHTTP2
 import ServiceKit
 import Storage
+import Telemetry
 
 /// order-svc wired together: the store, the payment provider, clients of basket-svc and
 /// catalog-svc, the handlers behind the access-token interceptor, and the loops beside the
@@ -33,6 +34,8 @@ struct OrderServer: ServiceServer {
         let auth: AuthServiceLink
         /// The logger.
         let logger: Logger
+        /// What `/metrics` serves (nil under `--no-metrics`); the domain metrics are in it.
+        let metrics: MetricsRegistry?
     }
 
     /// Builds order-svc without a socket: the data directory is created (0700), the keys
@@ -59,14 +62,15 @@ struct OrderServer: ServiceServer {
             store: store, payments: TestPaymentProcessor(store: store), basket: basket, catalog: catalog,
             internalKey: internalKey, requestKey: SymmetricKey(data: SHA256.hash(data: Data(requestSecret.utf8))),
             pageTokens: PageTokens(secret: tokenSecret), inFlight: InFlightOrders(),
-            logger: Logger(label: "order-svc.recovery"))
+            logger: Logger(label: "order-svc.recovery"), metrics: OrderMetrics(registry: configuration.metrics))
 
         var router = Router()
         router.addInterceptor(auth.interceptor)
         service.register(on: &router)
         let health = HealthMonitor()
         router.addStandardServices(health: health)
-        return Core(router: router, health: health, service: service, auth: auth, logger: logger)
+        return Core(
+            router: router, health: health, service: service, auth: auth, logger: logger, metrics: configuration.metrics)
     }
 
     /// Builds everything, the clients of auth-svc, catalog-svc and basket-svc at their

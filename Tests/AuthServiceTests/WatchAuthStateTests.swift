@@ -44,37 +44,11 @@ struct WatchAuthStateTests {
         }
     }
 
-    /// Watches `session` while `body` runs with the stream of received messages; returns
-    /// `body`'s result and how the call ended.
-    private func watching<Value: Sendable>(
-        _ session: Session, on service: AuthServiceUnderTest,
-        _ body: (AsyncStream<WatchAuthStateResponse>) async throws -> Value
-    ) async throws -> (Value, ended: Result<Void, RPCError>) {
-        let (messages, sink) = AsyncStream<WatchAuthStateResponse>.makeStream()
-        let options = service.authorized(session, timeout: .seconds(20))
-        return try await withThrowingTaskGroup(of: Result<Void, RPCError>.self) { group in
-            group.addTask {
-                defer { sink.finish() }
-                do {
-                    try await service.client.serverStreaming(AuthContract.watchAuthState, Empty(), options: options) { stream in
-                        for try await message in stream { sink.yield(message) }
-                    }
-                    return .success(())
-                } catch {
-                    return .failure(RPCError(converting: error))
-                }
-            }
-            let result = try await body(messages)
-            let ended = try await group.next() ?? .success(())
-            return (result, ended)
-        }
-    }
-
     @Test("the first message is SIGNED_IN with the user")
     func firstMessage() async throws {
         try await withAuthService { service in
             let session = try await service.verifiedSession("ada@example.com")
-            let (first, _) = try await watching(session, on: service) { messages in
+            let (first, _) = try await service.watchingAuthState(of: session) { messages in
                 var iterator = messages.makeAsyncIterator()
                 let first = await iterator.next()
                 try await service.signOut(session, scope: .local)  // ends the stream
@@ -91,7 +65,7 @@ struct WatchAuthStateTests {
         try await withAuthService { service in
             let watched = try await service.verifiedSession("ada@example.com")
             let other = try await service.signIn("ada@example.com")
-            let (received, ended) = try await watching(watched, on: service) { messages in
+            let (received, ended) = try await service.watchingAuthState(of: watched) { messages in
                 var received: [WatchAuthStateResponse] = []
                 var iterator = messages.makeAsyncIterator()
                 if let first = await iterator.next() { received.append(first) }
@@ -112,7 +86,7 @@ struct WatchAuthStateTests {
         try await withAuthService { service in
             let session = try await service.verifiedSession("ada@example.com")
             try await service.signOut(session, scope: .local)
-            let (received, ended) = try await watching(session, on: service) { messages in
+            let (received, ended) = try await service.watchingAuthState(of: session) { messages in
                 var all: [WatchAuthStateResponse] = []
                 for await message in messages { all.append(message) }
                 return all

@@ -28,7 +28,8 @@ extension AuthService {
             throttle: SignInThrottle(store: store),
             limits: AuthRateLimits(),
             events: SessionEvents(),
-            internalKey: nil)
+            internalKey: nil,
+            metrics: AuthMetrics(registry: nil))
     }
 
     /// A server context for a call of `method` from `peer`, as the transport would make it.

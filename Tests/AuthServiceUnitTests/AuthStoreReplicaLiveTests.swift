@@ -183,7 +183,8 @@ struct AuthStoreReplicaLiveTests {
             let outboxes = zip([first, second], transports).map { store, transport in
                 MailOutbox(
                     store: store, transport: transport, sender: "Storefront <no-reply@storefront.test>",
-                    logger: Logger(label: "replica-outbox-test") { _ in SwiftLogNoOpLogHandler() })
+                    logger: Logger(label: "replica-outbox-test") { _ in SwiftLogNoOpLogHandler() },
+                    metrics: AuthMetrics(registry: nil))
             }
 
             await withTaskGroup(of: Void.self) { group in

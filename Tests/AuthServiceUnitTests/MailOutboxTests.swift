@@ -3,7 +3,9 @@ import Credentials
 import Logging
 import Mail
 import ServiceKit
+import ServiceTestSupport
 import Storage
+import Telemetry
 import Testing
 
 /// `MailOutbox` delivering from an in-memory store through a recording transport: delivery,
@@ -12,11 +14,14 @@ import Testing
 struct MailOutboxTests {
     private let sender = "Storefront <no-reply@storefront.test>"
 
-    /// An outbox over `store` and `transport` that logs nowhere.
-    private func makeOutbox(_ store: AuthStore, _ transport: RecordingMailTransport) -> MailOutbox {
+    /// An outbox over `store` and `transport` that logs nowhere and counts into `registry`.
+    private func makeOutbox(
+        _ store: AuthStore, _ transport: RecordingMailTransport, registry: MetricsRegistry? = nil
+    ) -> MailOutbox {
         MailOutbox(
             store: store, transport: transport, sender: sender,
-            logger: Logger(label: "mail-outbox-test") { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger(label: "mail-outbox-test") { _ in SwiftLogNoOpLogHandler() },
+            metrics: AuthMetrics(registry: registry))
     }
 
     /// Ends the outbox's delivery thread: `run()` in a task created already cancelled skips its
@@ -93,7 +98,8 @@ struct MailOutboxTests {
     func expiredLinkGivenUp() async throws {
         try await AuthStore.withFresh { store in
             let transport = RecordingMailTransport(failing: 2)
-            let outbox = makeOutbox(store, transport)
+            let registry = MetricsRegistry()
+            let outbox = makeOutbox(store, transport, registry: registry)
             // Queued 23 hours ago: its 24-hour verification link still works.
             _ = try await queueVerification(in: store, now: Timestamp.now() - 23 * 3600)
             await outbox.deliverDue()
@@ -106,6 +112,11 @@ struct MailOutboxTests {
             await stop(outbox)
             #expect(transport.attempts == 2)
             #expect(try await store.nextEmailDue() == nil)
+            // Both attempts failed; the second gave the email up.
+            let metrics = MetricsScrape(exposition: registry.exposition())
+            #expect(metrics.value("auth_mails_total{kind=\"verification\",outcome=\"failed\"}") == 2)
+            #expect(metrics.value("auth_mails_total{kind=\"verification\",outcome=\"given_up\"}") == 1)
+            #expect(metrics.value("auth_mails_total{kind=\"verification\",outcome=\"sent\"}") == 0)
         }
     }
 

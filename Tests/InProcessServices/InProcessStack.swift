@@ -163,5 +163,7 @@ enum InProcessStackError: Error {
     case notBuiltInProcess(String)
     /// `SHOP_*` variables are set in the test process, which the services would read.
     case environmentSet([String])
+    /// The named member keeps no metrics registry this stack can read.
+    case noMetrics(String)
 }
 #endif

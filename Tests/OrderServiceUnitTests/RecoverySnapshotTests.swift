@@ -4,6 +4,7 @@ import Logging
 import RPCHTTP2
 import ServiceKit
 import Storage
+import Telemetry
 import Testing
 
 @testable import order_svc
@@ -15,13 +16,16 @@ import RPC
 @Suite("Recovery pass: a stale list")
 struct RecoverySnapshotTests {
     /// An order service on `store` whose upstreams are unreachable (recovery must not need them here).
-    static func service(_ store: OrderStore) throws -> OrderService {
+    static func service(_ store: OrderStore) throws -> OrderService { try service(store, registry: nil) }
+
+    /// ``service(_:)`` counting into `registry`.
+    static func service(_ store: OrderStore, registry: MetricsRegistry?) throws -> OrderService {
         let nowhere = SocketAddressText(host: "127.0.0.1", port: 1)
         return OrderService(
             store: store, payments: TestPaymentProcessor(store: store), basket: try RPCClient(target: nowhere),
             catalog: try RPCClient(target: nowhere), internalKey: "internal",
             requestKey: SymmetricKey(size: .bits256), pageTokens: PageTokens(secret: "secret"), inFlight: InFlightOrders(),
-            logger: Logger(label: "recovery-test") { _ in SwiftLogNoOpLogHandler() })
+            logger: Logger(label: "recovery-test") { _ in SwiftLogNoOpLogHandler() }, metrics: OrderMetrics(registry: registry))
     }
 
     @Test("an order listed at reserved but paid since is left alone: not refunded, not released, not deleted")

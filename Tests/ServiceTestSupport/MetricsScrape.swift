@@ -38,3 +38,11 @@ package struct MetricsScrape: Sendable {
         text.split(separator: "\n").filter { $0.hasPrefix(name + "{") || $0.hasPrefix(name + " ") }
     }
 }
+
+extension MetricsScrape {
+    /// The exposition `text` as a registry wrote it, read without HTTP (a service built in the
+    /// test process). An extension's initializer keeps the memberwise one.
+    package init(exposition text: String) {
+        self.init(status: 200, contentType: nil, text: text)
+    }
+}

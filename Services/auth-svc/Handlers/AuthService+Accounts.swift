@@ -18,6 +18,7 @@ extension AuthService {
         } catch AuthStore.Conflict.emailInUse {
             throw AuthError.emailAlreadyInUse
         }
+        metrics.countSignUp()
         try await sendVerification(to: user)
         context.logger.info("account created", metadata: ["user": "\(user.id)"])
         return UserResponse(user: user.message)

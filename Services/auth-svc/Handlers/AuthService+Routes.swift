@@ -7,8 +7,14 @@ extension AuthService {
         router.unary(AuthContract.signUp, signUp)
         router.unary(AuthContract.verifyEmail, verifyEmail)
         router.unary(AuthContract.resendVerification, resendVerification)
-        router.unary(AuthContract.signIn, signIn)
-        router.unary(AuthContract.signInWithIdToken, signInWithIdToken)
+        router.unary(AuthContract.signIn) { request, context in
+            try await metrics.countingSignIn(method: AuthMetrics.passwordMethod) { try await signIn(request, context: context) }
+        }
+        router.unary(AuthContract.signInWithIdToken) { request, context in
+            try await metrics.countingSignIn(method: request.provider.rawValue) {
+                try await signInWithIdToken(request, context: context)
+            }
+        }
         router.unary(AuthContract.refreshSession, refreshSession)
         router.unary(AuthContract.signOut, signOut)
         router.unary(AuthContract.requestPasswordReset, requestPasswordReset)

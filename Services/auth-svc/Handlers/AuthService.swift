@@ -42,6 +42,8 @@ struct AuthService: Sendable {
     let events: SessionEvents
     /// The internal API key, which makes `x-forwarded-for` trusted; nil when none is set.
     let internalKey: String?
+    /// Sign-ups, sign-ins and emails counted.
+    let metrics: AuthMetrics
 
     /// How recently an account without a password must have signed in to delete itself.
     static let recentLoginWindow: Int64 = 5 * 60
@@ -115,6 +117,7 @@ struct AuthService: Sendable {
             }
         try await store.issueEmailToken(
             userID: user.id, purpose: purpose, tokenHash: OpaqueToken.hash(token), email: email)
+        metrics.countMail(purpose, .queued)
         mailQueued()
     }
 

@@ -31,15 +31,18 @@ final class MailOutbox: Sendable {
     private let sender: String
     private let pool: BlockingPool
     private let logger: Logger
+    private let metrics: AuthMetrics
     private let doorbell = Doorbell()
 
-    /// An outbox delivering through `transport` with `sender` in `From`.
-    init(store: AuthStore, transport: any MailTransport, sender: String, logger: Logger) {
+    /// An outbox delivering through `transport` with `sender` in `From`, counting what
+    /// becomes of each email in `metrics`.
+    init(store: AuthStore, transport: any MailTransport, sender: String, logger: Logger, metrics: AuthMetrics) {
         self.store = store
         self.transport = transport
         self.sender = sender
         self.pool = BlockingPool(threads: 1, name: "mail", queueLimit: 16)
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Tells the loop an email was queued.
@@ -87,12 +90,15 @@ final class MailOutbox: Sendable {
                 try transport.deliver(message)
             }
             try await store.removeEmail(outboxID: entry.id)
+            metrics.countMail(entry.email.kind, .sent)
             logger.info(
                 "email delivered",
                 metadata: ["outbox-id": "\(entry.id)", "kind": "\(entry.email.kind.rawValue)", "attempt": "\(entry.attempts + 1)"])
         } catch {
+            metrics.countMail(entry.email.kind, .failed)
             if Timestamp.now() >= entry.linkExpiresAt {
                 try? await store.removeEmail(outboxID: entry.id)
+                metrics.countMail(entry.email.kind, .givenUp)
                 logger.error(
                     "email given up: its link has expired",
                     metadata: [

@@ -31,6 +31,12 @@ final class SessionEvents: Sendable {
         return stream
     }
 
+    /// How many streams wait for their session's revocation now: the open `WatchAuthState`
+    /// calls not yet told `SIGNED_OUT`.
+    var watcherCount: Int {
+        state.withLock { $0.waiters.values.reduce(0) { $0 + $1.count } }
+    }
+
     /// Wakes the watchers of every session in `sessionIDs`.
     func revoked(_ sessionIDs: some Sequence<String>) {
         let continuations = state.withLock { state in

@@ -37,7 +37,7 @@ extension CatalogService {
         guard (1...255).contains(request.reservationId.count) else {
             throw CatalogReason.invalidReservation.invalidField("reservationId", "must be 1 to 255 characters")
         }
-        try await store.release(reservationID: request.reservationId)
+        if try await store.release(reservationID: request.reservationId) { metrics.countReservationReleased() }
         return Empty()
     }
 }

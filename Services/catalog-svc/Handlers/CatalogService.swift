@@ -11,6 +11,8 @@ struct CatalogService: Sendable {
     let store: CatalogStore
     /// Signs and checks page tokens.
     let pageTokens: PageTokens
+    /// Reservations released counted.
+    let metrics: CatalogMetrics
 
     /// `ListProducts`.
     func listProducts(_ request: ListProductsRequest, context: ServerContext) async throws -> ListProductsResponse {

@@ -53,19 +53,21 @@ extension CatalogStore {
     }
 
     /// Gives back the stock of `reservationID` once; unknown or released ids change nothing.
-    /// Products deleted since are skipped.
-    func release(reservationID: String) async throws {
+    /// Products deleted since are skipped. Returns whether this call gave the stock back.
+    @discardableResult
+    func release(reservationID: String) async throws -> Bool {
         let now = Self.now()
-        try await database.write { connection in
+        return try await database.write { connection in
             let changed = try connection.execute(
                 "UPDATE reservations SET released_at = ? WHERE id = ? AND released_at IS NULL", [now, reservationID])
-            guard changed == 1 else { return }
+            guard changed == 1 else { return false }
             try connection.execute(
                 """
                 UPDATE products SET stock = stock + (
                     SELECT count FROM reservation_items WHERE reservation_id = ? AND product_id = products.id)
                 WHERE id IN (SELECT product_id FROM reservation_items WHERE reservation_id = ?)
                 """, [reservationID, reservationID])
+            return true
         }
     }
 }

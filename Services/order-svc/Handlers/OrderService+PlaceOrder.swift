@@ -55,6 +55,7 @@ extension OrderService {
         } catch let final as FinalAnswer {
             try await store.answer(
                 userID: user.id, key: key, with: StoredAnswer(error: StoredError(final.error)), removingOrder: final.removing)
+            metrics.countRefusal(final.error)
             throw final.error
         } catch let left as LeftForRecovery {
             throw left.error
@@ -63,8 +64,9 @@ extension OrderService {
             throw OrderError.firstRequestInProgress
         } catch {
             // Transient: nothing was charged and nothing stays reserved (see `place`); free
-            // the key so that the client's retry runs afresh.
-            try? await store.free(userID: user.id, key: key)
+            // the key so that the client's retry runs afresh. A declined payment passes here
+            // too, its answer stored and its key kept: already counted.
+            if (try? await store.free(userID: user.id, key: key)) == true { metrics.countOrder(.failed) }
             throw error
         }
     }
@@ -147,6 +149,7 @@ extension OrderService {
             } catch {
                 try await abandon(orderID, refund: true, after: error)
             }
+            metrics.countOrder(.declined)
             let released = await Self.uncancelled { (try? await self.releaseStock(orderID, options: self.recoveryOptions)) != nil }
             if released {
                 try await store.advance(orderID: orderID, to: "done")
@@ -165,6 +168,7 @@ extension OrderService {
             order.updatedAt = Timestamp.rfc3339(Timestamp.now())
             try await store.answer(
                 userID: userID, key: key, with: StoredAnswer(order: order), orderID: orderID, step: "done", status: .paid)
+            metrics.countOrder(.paid)
         } catch {
             logger.warning(
                 "order left for recovery", metadata: ["order": "\(orderID)", "error": "\(RPCError(converting: error))"])

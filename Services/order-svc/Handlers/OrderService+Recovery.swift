@@ -60,6 +60,7 @@ extension OrderService {
             if record.step == "reserved" { try await payments.refund(orderID: id) }
             try await releaseStock(id, options: recoveryOptions)
             try await store.discard(orderID: id, userID: record.userID, key: record.idempotencyKey)
+            metrics.countOrder(.failed)
         case "charged":
             // The money was taken: the order is paid; its answer is the paid order.
             var order = record.order
@@ -68,6 +69,7 @@ extension OrderService {
             try await store.answer(
                 userID: record.userID, key: record.idempotencyKey, with: StoredAnswer(order: order), orderID: id,
                 step: "done", status: .paid)
+            metrics.countOrder(.paid)
         case "declined":
             try await releaseStock(id, options: recoveryOptions)
             try await store.advance(orderID: id, to: "done")

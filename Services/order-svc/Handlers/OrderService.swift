@@ -28,6 +28,8 @@ struct OrderService: Sendable {
     let inFlight: InFlightOrders
     /// The service's logger, for the recovery pass.
     let logger: Logger
+    /// Placements and refunds counted.
+    let metrics: OrderMetrics
     /// Spaces out the recovery passes retries start (``nudgeRecovery()``).
     let recoveryNudges = RecoveryNudges()
 
@@ -100,6 +102,7 @@ struct OrderService: Sendable {
         try await payments.refund(orderID: orderID)
         try await releaseStock(orderID, options: options)
         try await store.advance(orderID: orderID, to: "done", status: .cancelled)
+        metrics.countRefund()
     }
 
     // MARK: Upstreams

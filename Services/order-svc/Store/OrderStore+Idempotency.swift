@@ -130,11 +130,13 @@ extension OrderStore {
         }
     }
 
-    /// Frees a key whose call failed transiently, unless it was answered meanwhile.
-    func free(userID: String, key: String) async throws {
+    /// Frees a key whose call failed transiently, unless it was answered meanwhile; returns
+    /// whether it freed it.
+    @discardableResult
+    func free(userID: String, key: String) async throws -> Bool {
         try await database.write { connection in
             try connection.execute(
-                "DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND state = 'running'", [userID, key])
+                "DELETE FROM idempotency_keys WHERE user_id = ? AND key = ? AND state = 'running'", [userID, key]) == 1
         }
     }
 

@@ -122,6 +122,31 @@ extension AuthServiceUnderTest {
         }
     }
 
+    /// Watches `session` (`WatchAuthState`) while `body` runs with the stream of received
+    /// messages; returns `body`'s result and how the call ended.
+    func watchingAuthState<Value: Sendable>(
+        of session: Session, _ body: (AsyncStream<WatchAuthStateResponse>) async throws -> Value
+    ) async throws -> (Value, ended: Result<Void, RPCError>) {
+        let (messages, sink) = AsyncStream<WatchAuthStateResponse>.makeStream()
+        let options = authorized(session, timeout: .seconds(20))
+        return try await withThrowingTaskGroup(of: Result<Void, RPCError>.self) { group in
+            group.addTask {
+                defer { sink.finish() }
+                do {
+                    try await self.client.serverStreaming(AuthContract.watchAuthState, Empty(), options: options) { stream in
+                        for try await message in stream { sink.yield(message) }
+                    }
+                    return .success(())
+                } catch {
+                    return .failure(RPCError(converting: error))
+                }
+            }
+            let result = try await body(messages)
+            let ended = try await group.next() ?? .success(())
+            return (result, ended)
+        }
+    }
+
     /// Whether the service still answers: a health check and `GetJwks` both succeed.
     func isServing() async -> Bool {
         guard let health = try? await client.unary(HealthContract.check, HealthCheckRequest(), options: options()),

@@ -35,7 +35,8 @@ private func withInProcessAuthService<Result>(_ body: (AuthServiceUnderTest) asy
         try await body(
             AuthServiceUnderTest(
                 dataDirectory: stack.dataDirectory(.auth), databaseURL: try await stack.databaseURL(),
-                internalAPIKey: stack.internalKey, signingKey: files.signingKey, client: try stack.client(.auth), process: nil))
+                internalAPIKey: stack.internalKey, signingKey: files.signingKey, client: try stack.client(.auth), process: nil,
+                stack: stack))
     }
 }
 
@@ -82,10 +83,12 @@ final class AuthServiceUnderTest: Sendable {
     let client: RPCClient
     /// The process, when the service runs as one.
     let process: ServiceProcess?
+    /// The in-process stack holding the service, when it runs in this process.
+    private let stack: ServiceStack?
 
     fileprivate init(
         dataDirectory: URL, databaseURL: String?, internalAPIKey: String, signingKey: SigningKey, client: RPCClient,
-        process: ServiceProcess?
+        process: ServiceProcess?, stack: ServiceStack? = nil
     ) {
         self.dataDirectory = dataDirectory
         self.databaseURL = databaseURL
@@ -93,6 +96,15 @@ final class AuthServiceUnderTest: Sendable {
         self.signingKey = signingKey
         self.client = client
         self.process = process
+        self.stack = stack
+    }
+
+    /// What the service's `/metrics` serves now: fetched from the process's port, or read from
+    /// the registry of the service in this process.
+    func metrics() async throws -> MetricsScrape {
+        if let process { return try await MetricsScrape.fetch(port: process.port) }
+        guard let stack else { throw StackError.notInProcess("auth-svc") }
+        return try stack.metrics(of: .auth)
     }
 
     /// The process's log (standard error); throws when the service runs in this process.
