@@ -200,7 +200,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "RPC", "ServiceTestSupport"], path: "Tests/JSONTests", swiftSettings: strictSettings),
         .testTarget(name: "RPCTests", dependencies: ["RPC", "JSON", "ServiceTestSupport"], path: "Tests/RPCTests", swiftSettings: strictSettings),
         .testTarget(
-            name: "RPCHTTP2Tests", dependencies: ["JSON", "RPC", "RPCHTTP2", "SystemCalls", "Contracts", "ServiceKit", "ServiceTestSupport", log],
+            name: "RPCHTTP2Tests", dependencies: ["Telemetry", "JSON", "RPC", "RPCHTTP2", "SystemCalls", "Contracts", "ServiceKit", "ServiceTestSupport", log],
             path: "Tests/RPCHTTP2Tests", swiftSettings: strictSettings),
         .testTarget(
             name: "ServiceKitTests", dependencies: ["Telemetry", "ServiceKit", "RPC", "RPCHTTP2", "Contracts", "Credentials", "ServiceTestSupport", argumentParser],

@@ -3,6 +3,7 @@ internal import Logging
 internal import RPC
 internal import Synchronization
 internal import SystemCalls
+internal import Telemetry
 
 /// One HTTP/2 connection to an upstream, multiplexing calls. Lives on one event loop;
 /// ``submit(_:)``, ``scheduleFlush(_:)`` and ``reset(_:)`` may be called from any thread.
@@ -18,7 +19,17 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private var socket: HTTP2Socket?
     private var session: HTTP2Session!
     private var calls = StreamMap<HTTP2ClientCall>()
-    private var waiting: [HTTP2ClientCall] = []
+    /// Calls submitted before the connection was made, started once it is; their number is
+    /// kept in the client's `rpc_client_calls_waiting` gauge, when it has one.
+    private var waiting: [HTTP2ClientCall] = [] {
+        didSet {
+            guard let gauge = configuration.metrics?.callsWaiting, waiting.count != waitingCounted else { return }
+            gauge.add(Int64(waiting.count - waitingCounted))
+            waitingCounted = waiting.count
+        }
+    }
+    /// How many of ``waiting`` the gauge counts.
+    private var waitingCounted = 0
     /// The connection's life cycle: connecting, ready, retiring, closed, and its PINGs.
     private var lifecycle: ClientConnectionStateMachine
     private var keepaliveTimer: UInt64?

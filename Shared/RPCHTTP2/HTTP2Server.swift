@@ -241,6 +241,9 @@ final class HTTP2ServerCore: Sendable {
         registry.sampled("rpc_server_connections_open", type: .gauge, help: "Client connections open (HTTP/2 and HTTP/1.1).") {
             [weak self] in Double(self?.openConnectionCount.load(ordering: .relaxed) ?? 0)
         }
+        registry.sampled("rpc_server_streams_open", type: .gauge, help: "HTTP/2 streams open, over every connection.") {
+            [weak self] in Double(self?.openStreams.load(ordering: .relaxed) ?? 0)
+        }
         registry.sampled("rpc_server_calls_in_flight", type: .gauge, help: "Calls and web requests being served.") {
             [weak self] in Double(self?.inFlight ?? 0)
         }
@@ -262,6 +265,9 @@ final class HTTP2ServerCore: Sendable {
 
     var inFlight: Int { calls.load(ordering: .relaxed) }
     var openConnections: [any ServedConnection] { connections.withLock { Array($0.values) } }
+
+    /// HTTP/2 streams open now, over every connection (`rpc_server_streams_open`).
+    let openStreams = Atomic<Int>(0)
 
     /// Connections open now, kept beside the table for a read without its lock.
     let openConnectionCount = Atomic<Int>(0)

@@ -229,6 +229,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         guard stream(streamID) == nil else { return }  // trailers of a known stream
         let stream = ServerStream(id: streamID, connection: self, maxMessageSize: maxMessageSize)
         streams.insert(stream, for: streamID)
+        server.openStreams.add(1, ordering: .relaxed)
         lifecycle.streamActivity(at: System.monotonicNanoseconds())
     }
 
@@ -298,6 +299,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let stream = streams.removeValue(forKey: streamID) else { return }
+        server.openStreams.subtract(1, ordering: .relaxed)
         if stream.lifecycle.close() { loop.countOpenCalls(-1) }
         stream.ungranted = 0  // the connection's window had them back on arrival
         if let timer = stream.deadlineTimer { loop.cancelTimer(timer) }
@@ -680,6 +682,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
             logEnd(stream, status: closedUnder, answered: answered)
             releaseHeld(by: stream)
         }
+        server.openStreams.subtract(streams.count, ordering: .relaxed)
         streams.removeAll()
         server.connectionClosed(self)
     }

@@ -19,6 +19,9 @@ public final class RPCCallMetrics: Sendable {
     public let side: RPCSide
     private let byPath: [String: MethodCallMetrics]
     private let other: MethodCallMetrics
+    /// Client side: calls waiting for their connection to be made (every connection of the
+    /// process together) — the only queue a call waits in before its stream opens.
+    public let callsWaiting: Gauge?
 
     /// The series of `side` in `registry`, one set per method of `paths` (`/package.Service/Method`).
     public init(side: RPCSide, paths: [String], registry: MetricsRegistry) {
@@ -30,6 +33,10 @@ public final class RPCCallMetrics: Sendable {
         }
         self.byPath = byPath
         other = MethodCallMetrics(side: side, service: "_OTHER", method: "_OTHER", registry: registry)
+        callsWaiting =
+            side == .client
+            ? registry.gauge("rpc_client_calls_waiting", help: "Calls made while their connection was still being made, waiting for it.")
+            : nil
     }
 
     /// The series of the method at `path` (`_OTHER`'s when it is not one of the table's).

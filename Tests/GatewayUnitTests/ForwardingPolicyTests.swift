@@ -79,16 +79,25 @@ struct ForwardingPolicyTests {
             #expect(options.metadata["authorization"] == "Bearer abc")
             #expect(options.metadata["x-custom"] == "yes")
         }
-        // Other upstreams get the client's list as it is.
-        #expect(ForwardingPolicy().options(for: context(CatalogContract.getProduct.info, metadata: incoming)).metadata == incoming)
+        // Other upstreams get the client's list as it is, and the call is the gateway span's child.
+        let served = context(CatalogContract.getProduct.info, metadata: incoming)
+        let forwarded = ForwardingPolicy().options(for: served)
+        #expect(forwarded.metadata == incoming)
+        #expect(forwarded.trace == served.trace)
     }
 
     @Test("a composed call carries only identity, request id and trace context")
     func composed() {
-        let incoming: Metadata = ["authorization": "Bearer abc", "x-api-key": "k", "traceparent": "00-1-2-01"]
-        let options = ForwardingPolicy().composedOptions(for: context(StorefrontContract.getHome.info, metadata: incoming))
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        let incoming: Metadata = ["authorization": "Bearer abc", "x-api-key": "k", "traceparent": traceparent]
+        let served = context(StorefrontContract.getHome.info, metadata: incoming)
+        let options = ForwardingPolicy().composedOptions(for: served)
         #expect(options.metadata["authorization"] == "Bearer abc")
-        #expect(options.metadata["traceparent"] == "00-1-2-01")
+        // The trace travels as the gateway's span, whose child each upstream call is — not as
+        // the client's header copied.
+        #expect(options.metadata["traceparent"] == nil)
+        #expect(options.trace == served.trace)
+        #expect(served.trace.parentSpanIDText == "00f067aa0ba902b7")
         #expect(options.requestID?.description == "req-1")
         #expect(options.metadata["x-api-key"] == nil)
         #expect(options.deadline != nil)

@@ -13,17 +13,17 @@ enum StorefrontMetricNames {
     static let scalars: Set<String> = [
         // Every process: calls, what is in flight, the process itself.
         "rpc_server_calls_started_total", "rpc_server_calls_total", "rpc_client_calls_started_total", "rpc_client_calls_total",
-        "rpc_server_connections_open", "rpc_server_calls_in_flight", "rpc_server_answer_bytes_held",
+        "rpc_server_connections_open", "rpc_server_calls_in_flight", "rpc_server_answer_bytes_held", "rpc_server_streams_open", "rpc_client_calls_waiting",
         "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds",
         "process_max_fds", "process_start_time_seconds", "storefront_build_info",
         // The gateway.
         "gateway_upstream_replica_up", "gateway_upstream_breaker_open", "gateway_upstream_retries_total",
-        "gateway_rate_limited_total", "gateway_calls_by_protocol_total", "gateway_watches_open",
+        "gateway_rate_limited_total", "gateway_calls_by_protocol_total", "gateway_watches_open", "gateway_upstream_healthy",
         // Storage.
-        "storage_sqlite_wal_bytes", "storage_postgresql_connections", "storage_commits_total",
+        "storage_sqlite_wal_bytes", "storage_postgresql_connections", "storage_commits_total", "storage_transaction_retries_total",
         // The services' own.
         "auth_sign_ups_total", "auth_sign_ins_total", "auth_mails_total", "order_orders_total", "order_refunds_total",
-        "catalog_reservations_expired_total", "basket_watchers_open",
+        "catalog_reservations_released_total", "basket_watchers_open", "auth_watchers_open",
         // Span export.
         "otlp_spans_exported_total", "otlp_spans_dropped_total", "otlp_export_failures_total",
     ]

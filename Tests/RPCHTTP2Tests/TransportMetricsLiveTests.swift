@@ -1,0 +1,61 @@
+import Foundation
+import RPC
+import RPCHTTP2
+import ServiceTestSupport
+import Telemetry
+import Testing
+
+extension LiveTests {
+    /// The transport's in-flight figures in a registry: what a scrape reads while calls run.
+    @Suite("Transport metrics")
+    struct TransportMetricsLiveTests {
+        /// The value of the unlabelled series `name` in `registry`'s exposition.
+        static func value(_ name: String, in registry: MetricsRegistry) -> Double? {
+            for line in registry.exposition().split(separator: "\n") where line.hasPrefix(name + " ") {
+                return Double(line.dropFirst(name.count + 1))
+            }
+            return nil
+        }
+
+        @Test("a call being served shows as an open connection, stream and call in flight; none once it ends")
+        func serverInFlight() async throws {
+            let registry = MetricsRegistry()
+            try await withLiveServer(configure: { $0.metrics = registry }) { live in
+                let call = Task { try await live.client.unary(EchoContract.sleep, SleepRequest(millis: 1500)) }
+                let seen = await eventually(within: .seconds(10)) {
+                    Self.value("rpc_server_streams_open", in: registry) == 1 && Self.value("rpc_server_calls_in_flight", in: registry) == 1
+                }
+                #expect(seen, "\(registry.exposition())")
+                #expect(Self.value("rpc_server_connections_open", in: registry) == 1)
+                _ = try await call.value
+                let ended = await eventually(within: .seconds(10)) { Self.value("rpc_server_streams_open", in: registry) == 0 }
+                #expect(ended, "\(registry.exposition())")
+                #expect(Self.value("rpc_server_calls_in_flight", in: registry) == 0)
+            }
+        }
+
+        @Test("calls made while their connection cannot be made wait, counted; their deadline ends the wait and the count")
+        func clientWaiting() async throws {
+            // A listener whose one-connection queue is full: a new connection attempt gets no answer.
+            let listener = try SilentListener(backlog: 0)
+            defer { listener.close() }
+            let filler = try RawSocket(port: listener.port)
+            defer { filler.close() }
+            let registry = MetricsRegistry()
+            var configuration = ClientConfiguration()
+            configuration.connectTimeout = .seconds(30)
+            configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.unary.path], registry: registry)
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: listener.port), configuration: configuration)
+            let calls = (0..<3).map { index in
+                Task { try? await client.unary(EchoContract.unary, TextMessage(text: "\(index)"), options: CallOptions(timeout: .seconds(3))) }
+            }
+            let waiting = await eventually(within: .seconds(3)) { Self.value("rpc_client_calls_waiting", in: registry) == 3 }
+            #expect(waiting, "\(registry.exposition())")
+            for call in calls { _ = await call.value }
+            #expect(Self.value("rpc_client_calls_waiting", in: registry) == 0)
+            let failed = "rpc_client_calls_total{service=\"\(EchoContract.service)\",method=\"Unary\",code=\"DEADLINE_EXCEEDED\"}"
+            #expect(Self.value(failed, in: registry) == 3, "\(registry.exposition())")
+            await client.close()
+        }
+    }
+}
