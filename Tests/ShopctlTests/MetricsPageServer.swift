@@ -1,4 +1,5 @@
 import Foundation
+import ServiceTestSupport
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -37,21 +38,7 @@ final class MetricsPageServer: Sendable {
         precondition(!pages.isEmpty, "a page to serve")
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(listener, address, length) == 0 && listen(listener, 16) == 0 && getsockname(listener, address, &length) == 0
-            }
-        }
-        guard listening else {
-            let code = errno
-            close(listener)
-            throw POSIXError(.init(rawValue: code) ?? .EIO)
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        port = try ListeningSocket.listenOnLoopback(listener, backlog: 16)
         let state = State(listener: listener, pages: pages, status: status)
         self.state = state
         Thread { Self.serve(state) }.start()
