@@ -20,6 +20,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// and over, so a request for the same path reuses the string and skips the lookup.
     private var recentPath = ""
     private var recentRoute: RegisteredMethod?
+    /// The call series of ``recentRoute`` (found with it, not looked up by path for every call).
+    private var recentMetrics: MethodCallMetrics?
     /// Limits read on every call, copied out of the server's configuration once.
     private let maxHeaderListSize: Int
     private let maxMessageSize: Int
@@ -249,6 +251,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
                     stream.path = String(decoding: value, as: UTF8.self)
                     recentPath = stream.path
                     recentRoute = nil
+                    recentMetrics = nil
                 }
             case .method: stream.httpMethod = String(decoding: value, as: UTF8.self)
             case .contentType: stream.contentType = KnownHeader.contentType(value)
@@ -403,7 +406,9 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
                 message: "'\(ClientInput.quoted(stream.contentType))' is not supported here; send JSON as application/grpc+json."))
         }
         stream.route = route
-        if let metrics = server.callMetrics?.method(path: route.info.path) {
+        if let callMetrics = server.callMetrics {
+            let metrics = (isRecent ? recentMetrics : nil) ?? callMetrics.method(path: route.info.path)
+            if isRecent { recentMetrics = metrics }
             metrics.start()
             stream.methodMetrics = metrics
         }

@@ -55,7 +55,9 @@ public final class RPCCallMetrics: Sendable {
 /// with relaxed atomic adds only.
 public final class MethodCallMetrics: Sendable {
     private let started: Counter
-    /// Finished calls by code: index 0 is OK, then each ``RPCCode`` by its value.
+    /// Finished calls by code: index 0 is OK, then each ``RPCCode`` by its value. Counter
+    /// objects the registry hands out, so that sets made twice over one registry (two clients
+    /// of a process) count into the same series.
     private let finished: [Counter]
     private let duration: Histogram
     private let requestSize: Histogram
