@@ -12,7 +12,7 @@ public struct SpanRecord: Sendable {
         case server, client
     }
 
-    /// The method path, `/package.Service/Method` (`_OTHER` for one no method has).
+    /// The method path, `/package.Service/Method` (`/_OTHER` for one no method has).
     public var path: String
     /// Served or made.
     public var kind: Kind

@@ -54,9 +54,22 @@ public struct TraceContext: Sendable, Hashable {
         return TraceContext(traceID: parent.traceID, spanID: newSpanID(), parentSpanID: parent.spanID, flags: parent.flags, traceState: state)
     }
 
-    /// The span of a call served here, from its metadata's `traceparent` and `tracestate`.
+    /// The span of a call served here, from its metadata's `traceparent` and `tracestate`: a
+    /// `traceparent` sent twice is invalid; several `tracestate` fields are one list, joined.
     public static func serverSpan(metadata: Metadata) -> TraceContext {
-        serverSpan(traceparent: metadata[MetadataKey.traceparent], tracestate: metadata[MetadataKey.tracestate])
+        // One pass, no list built: most calls carry neither field, or one of each.
+        var parent: String?
+        var parents = 0
+        var state: String?
+        for entry in metadata {
+            if entry.name == MetadataKey.traceparent {
+                parent = entry.value
+                parents += 1
+            } else if entry.name == MetadataKey.tracestate {
+                state = state.map { $0 + "," + entry.value } ?? entry.value
+            }
+        }
+        return serverSpan(traceparent: parents == 1 ? parent : nil, tracestate: state)
     }
 
     /// A new span under this one (a call made while serving this span's call).

@@ -180,9 +180,19 @@ extension WebResponse {
     public func noteTrace(_ trace: TraceContext) {}
 }
 
-/// Serves the requests of a server that are not gRPC calls (the gateway's web edge).
+/// Serves the requests of a server that are not gRPC calls (the gateway's web edge, a
+/// service's `/metrics`).
 public protocol WebHandler: Sendable {
     /// Serves one request. Called on the connection's loop thread: start the work (a task, a
     /// callback) and return at once; answer through `response` from any thread.
     func serve(_ request: WebRequest, response: any WebResponse)
+
+    /// Whether an HTTP/2 request for `path` that is not a gRPC call is this handler's: those
+    /// it declines are answered as a gRPC server answers them (405, 415). HTTP/1.1 requests
+    /// all come to the handler. Default: every path.
+    func serves(path: String) -> Bool
+}
+
+extension WebHandler {
+    public func serves(path: String) -> Bool { true }
 }

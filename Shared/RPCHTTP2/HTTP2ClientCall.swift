@@ -21,8 +21,8 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
         /// For a unary call made without a task (``HTTP2ClientTransport/startUnaryCall(path:request:options:observer:prepare:)``):
         /// told the single response message, or the error, when the call ends.
         var observer: (any UnaryCallObserver)?
-        /// Bytes of request messages sent and response messages received (counted only when
-        /// the call has ``CallTelemetry``).
+        /// Bytes of request messages sent and response messages received, each with its 5-byte
+        /// gRPC prefix, as the server counts them (counted only when the call has ``CallTelemetry``).
         var messageBytes: (sent: Int, received: Int) = (0, 0)
     }
 
@@ -88,7 +88,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
             if state.sendClosed || state.status != nil {
                 return .failure(RPCError(code: .internal, message: "The call has already finished sending."))
             }
-            state.messageBytes.sent &+= message.count
+            state.messageBytes.sent &+= message.count &+ MessageFraming.prefixSize
             return .success(state.buffers.enqueue(message))
         }
         let (schedule, wait) = try outcome.get()
@@ -162,7 +162,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     func prepareUnary(_ message: Data, observer: any UnaryCallObserver) {
         shared.withLock { state in
             _ = state.buffers.enqueue(message)
-            state.messageBytes.sent &+= message.count
+            state.messageBytes.sent &+= message.count &+ MessageFraming.prefixSize
             state.sendClosed = true
             state.observer = observer
         }
@@ -253,7 +253,7 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
         let (handoff, belowMark, extra) = shared.withLock { state -> ((StreamBuffers.Reader, Data)?, Bool, Bool) in
             // A unary call made without a task has no reader: it keeps its one message (at most
             // the message size limit) with the window granted, and a second one ends it.
-            state.messageBytes.received &+= message.count
+            state.messageBytes.received &+= message.count &+ MessageFraming.prefixSize
             if state.observer != nil {
                 if state.buffers.queuedMessages > 0 { return (nil, true, true) }
                 return (state.buffers.deliver(message), true, false)

@@ -157,22 +157,31 @@ public final class HTTP2ClientTransport: ClientTransport {
 
     /// Builds a call, lets `prepare` set it up, and submits it.
     private func makeCall(path: String, options: CallOptions, prepare: (HTTP2ClientCall) -> Void) throws(RPCError) -> HTTP2ClientCall {
+        // Counted from here: a call refused before it is built (its deadline gone, no
+        // connection to be had during a reconnect's backoff) is a call made and failed too.
+        let telemetry = CallTelemetry(path: path, peer: authority, configuration: configuration)
+        let span = options.trace?.child()
         var timeLeft: Duration?
-        if let deadline = options.deadline {
-            let remaining = deadline - .now
-            guard remaining > .zero else {
-                throw RPCError(code: .deadlineExceeded, message: "The deadline passed before the call started.")
+        let connection: ClientConnection
+        do throws(RPCError) {
+            if let deadline = options.deadline {
+                let remaining = deadline - .now
+                guard remaining > .zero else {
+                    throw RPCError(code: .deadlineExceeded, message: "The deadline passed before the call started.")
+                }
+                timeLeft = remaining
             }
-            timeLeft = remaining
+            // The connection first: a call that cannot have one is never built (nor prepared).
+            connection = try self.connection()
+        } catch {
+            telemetry?.callEnded(path: path, trace: span, status: .failure(error), bytes: (0, 0))
+            throw error
         }
-        // The connection first: a call that cannot have one is never built (nor prepared).
-        let connection = try connection()
         let head = RequestHead(
             path: path, authority: authority, timeout: timeLeft.map(GRPCTimeout.encode), metadata: options.metadata,
-            requestID: options.requestID, trace: options.trace?.child())
+            requestID: options.requestID, trace: span)
         let call = HTTP2ClientCall(
-            head: head, timeLeft: timeLeft, maxMessageSize: configuration.maxMessageSize,
-            telemetry: CallTelemetry(path: path, peer: authority, configuration: configuration))
+            head: head, timeLeft: timeLeft, maxMessageSize: configuration.maxMessageSize, telemetry: telemetry)
         prepare(call)
         connection.submit(call)
         return call

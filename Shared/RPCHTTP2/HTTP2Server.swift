@@ -409,9 +409,11 @@ final class HTTP2ServerCore: Sendable {
 
     /// Hands a served call's span to the configuration's recorder, if any. Health probes are
     /// left out: a span a second per prober would bury the shoppers' traces.
+    /// A path no method has is named `/_OTHER`: a client chooses it.
     private func recordSpan(path: String, trace: TraceContext, duration: Duration, status: RPCError?, peer: String) {
         guard let spans = configuration.spans, path != Self.healthCheckPath else { return }
-        spans.record(SpanRecord(path: path, kind: .server, trace: trace, duration: duration, code: status?.code, peer: peer))
+        let name = router.method(forPath: path) == nil ? "/_OTHER" : path
+        spans.record(SpanRecord(path: name, kind: .server, trace: trace, duration: duration, code: status?.code, peer: peer))
     }
 
     /// The path of the health probe whose successful calls are logged at debug only.

@@ -371,9 +371,10 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
 
     /// Validates request headers and routes the call, or answers it at once.
     private func admit(_ stream: ServerStream) {
-        if server.web != nil,
+        if let web = server.web,
             stream.httpMethod != "POST" || !KnownHeader.isGRPC(contentType: stream.contentType)
-                || KnownHeader.isGRPCWeb(contentType: stream.contentType)
+                || KnownHeader.isGRPCWeb(contentType: stream.contentType),
+            web.serves(path: Self.pathWithoutQuery(stream.path))
         {
             return admitWeb(stream)
         }

@@ -24,6 +24,10 @@ package struct MetricsEndpoint: WebHandler {
         self.publicAccess = publicAccess
     }
 
+    /// Only `/metrics`: a service's other requests that are not gRPC calls get the answers a
+    /// gRPC server gives (405, 415), counted and logged as calls.
+    package func serves(path: String) -> Bool { path == Self.path }
+
     package func serve(_ request: WebRequest, response: any WebResponse) {
         guard request.path == Self.path, publicAccess || Self.isLoopback(peer: request.peer) else {
             return response.send(status: 404, headers: ["content-type": "text/plain; charset=utf-8"], body: Data("not found\n".utf8))

@@ -105,8 +105,8 @@ public final class Histogram: Sendable {
     /// Records a duration, in nanoseconds (negative durations count as zero).
     @inline(__always)
     public func observe(_ duration: Duration) {
+        guard duration > .zero else { return observe(UInt64(0)) }
         let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return observe(UInt64(0)) }
         observe(UInt64(seconds) &* 1_000_000_000 &+ UInt64(attoseconds / 1_000_000_000))
     }
 

@@ -73,9 +73,10 @@ public enum MetricsParser {
     /// The samples and family descriptions of `text`.
     public static func parse(_ text: String) throws(MetricsParseError) -> ParsedMetrics {
         var state = State()
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // Lines end at the byte 10 alone (a `\r\n` is one Character, but not one line end here).
+        for (index, line) in text.utf8.split(separator: 10, omittingEmptySubsequences: false).enumerated() {
             do throws(LineError) {
-                try parseLine(Array(line.utf8), into: &state)
+                try parseLine(Array(line), into: &state)
             } catch {
                 throw MetricsParseError(line: index + 1, reason: error.reason)
             }

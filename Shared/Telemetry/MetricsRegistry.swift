@@ -46,9 +46,9 @@ public struct MetricLabels: Sendable, Hashable, ExpressibleByDictionaryLiteral {
 public final class MetricsRegistry: Sendable {
     /// One series: a metric updated in place, or a value read when scraped.
     enum Series: Sendable {
-        case counter(Counter, hiddenWhileZero: Bool)
+        case counter(Counter, hiddenWhileZero: Bool, companion: Counter?)
         case gauge(Gauge)
-        case histogram(Histogram)
+        case histogram(Histogram, companion: Counter?)
         case sampled(@Sendable () -> Double)
     }
 
@@ -71,11 +71,15 @@ public final class MetricsRegistry: Sendable {
     // MARK: Registering
 
     /// The counter `name` (ending `_total`) with `labels`. A counter `hiddenWhileZero` is left
-    /// out of the exposition until it counts something (one per status code of a method:
-    /// most never happen).
-    public func counter(_ name: String, help: String, labels: MetricLabels = [:], hiddenWhileZero: Bool = false) -> Counter {
-        register(name, .counter, help, labels) { .counter(Counter(), hiddenWhileZero: hiddenWhileZero) } extract: {
-            if case .counter(let counter, _) = $0 { counter } else { nil }
+    /// out of the exposition until it — or its `companion`, when given — counts something: a
+    /// method's count of a status code stays out until the method is called (most are never
+    /// called, most codes never happen), then shows from zero, so that its first count is an
+    /// increase `rate()` sees rather than the series' first value.
+    public func counter(
+        _ name: String, help: String, labels: MetricLabels = [:], hiddenWhileZero: Bool = false, companion: Counter? = nil
+    ) -> Counter {
+        register(name, .counter, help, labels) { .counter(Counter(), hiddenWhileZero: hiddenWhileZero, companion: companion) } extract: {
+            if case .counter(let counter, _, _) = $0 { counter } else { nil }
         }
     }
 
@@ -86,10 +90,14 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    /// The histogram `name` with `labels` and `buckets` (every series of a name must share them).
-    public func histogram(_ name: String, help: String, buckets: HistogramBuckets, labels: MetricLabels = [:]) -> Histogram {
-        register(name, .histogram, help, labels) { .histogram(Histogram(buckets: buckets)) } extract: {
-            if case .histogram(let histogram) = $0, histogram.buckets == buckets { histogram } else { nil }
+    /// The histogram `name` with `labels` and `buckets` (every series of a name must share
+    /// them). With a `companion`, it is left out until it or the companion has counted something
+    /// (a method's durations, until the method is first called).
+    public func histogram(
+        _ name: String, help: String, buckets: HistogramBuckets, labels: MetricLabels = [:], companion: Counter? = nil
+    ) -> Histogram {
+        register(name, .histogram, help, labels) { .histogram(Histogram(buckets: buckets), companion: companion) } extract: {
+            if case .histogram(let histogram, _) = $0, histogram.buckets == buckets { histogram } else { nil }
         }
     }
 
@@ -170,13 +178,15 @@ public final class MetricsRegistry: Sendable {
         return text.output
     }
 
-    /// Whether a series is written: a counter `hiddenWhileZero` and a histogram only once they
-    /// have counted something — a process serving forty methods would otherwise write
-    /// hundreds of empty bucket lines at every scrape.
+    /// Whether a series is written: a counter `hiddenWhileZero`, and a histogram with a
+    /// companion, only once they or their companion have counted something — a process serving
+    /// forty methods would otherwise write hundreds of empty lines at every scrape.
     private static func isVisible(_ series: Series) -> Bool {
         switch series {
-        case .counter(let counter, let hiddenWhileZero): !hiddenWhileZero || counter.count > 0
-        case .histogram(let histogram): histogram.hasObservations
+        case .counter(let counter, let hiddenWhileZero, let companion):
+            !hiddenWhileZero || counter.count > 0 || (companion?.count ?? 0) > 0
+        case .histogram(let histogram, let companion):
+            companion == nil || (companion?.count ?? 0) > 0 || histogram.hasObservations
         case .gauge, .sampled: true
         }
     }

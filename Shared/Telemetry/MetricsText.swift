@@ -13,10 +13,10 @@ struct MetricsText {
     /// Writes one series' line or lines.
     mutating func series(name: String, labels: MetricLabels, _ series: MetricsRegistry.Series) {
         switch series {
-        case .counter(let counter, _): line(name, labels, String(counter.count))
+        case .counter(let counter, _, _): line(name, labels, String(counter.count))
         case .gauge(let gauge): line(name, labels, String(gauge.current))
         case .sampled(let read): line(name, labels, Self.format(read()))
-        case .histogram(let histogram):
+        case .histogram(let histogram, _):
             let (cumulative, sum) = histogram.snapshot()
             let bounds = histogram.buckets.bounds
             for (index, count) in cumulative.enumerated() {
@@ -51,22 +51,26 @@ struct MetricsText {
 
     /// A label value with `\`, `"` and line feeds escaped.
     static func escapeLabelValue(_ value: String) -> String {
-        guard value.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 10 }) else { return value }
-        var escaped = ""
-        for character in value {
-            switch character {
-            case "\\": escaped += "\\\\"
-            case "\"": escaped += "\\\""
-            case "\n": escaped += "\\n"
-            default: escaped.append(character)
-            }
-        }
-        return escaped
+        escape(value, quote: true)
     }
 
     /// Help text with `\` and line feeds escaped.
     static func escapeHelp(_ help: String) -> String {
-        help.replacing("\\", with: "\\\\").replacing("\n", with: "\\n")
+        escape(help, quote: false)
+    }
+
+    /// `text` with `\`, line feeds and (when `quote`) `"` escaped, byte by byte: a line feed
+    /// inside a character (`\r\n` is one) or a quote under a combining mark is escaped too.
+    private static func escape(_ text: String, quote: Bool) -> String {
+        func special(_ byte: UInt8) -> Bool { byte == UInt8(ascii: "\\") || byte == 10 || (quote && byte == UInt8(ascii: "\"")) }
+        guard text.utf8.contains(where: special) else { return text }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 8)
+        for byte in text.utf8 {
+            if special(byte) { bytes.append(UInt8(ascii: "\\")) }
+            bytes.append(byte == 10 ? UInt8(ascii: "n") : byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Whether `name` is a valid metric name: `[a-zA-Z_:][a-zA-Z0-9_:]*`.

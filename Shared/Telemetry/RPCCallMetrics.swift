@@ -66,19 +66,20 @@ public final class MethodCallMetrics: Sendable {
     init(side: RPCSide, service: String, method: String, registry: MetricsRegistry) {
         let prefix = "rpc_\(side.rawValue)_"
         let labels: MetricLabels = ["service": service, "method": method]
-        started = registry.counter(prefix + "calls_started_total", help: "Calls started, by method.", labels: labels)
+        let started = registry.counter(prefix + "calls_started_total", help: "Calls started, by method.", labels: labels)
+        self.started = started
         finished = (["OK"] + RPCCode.all.map(\.name)).map { code in
             registry.counter(
                 prefix + "calls_total", help: "Calls finished, by method and gRPC status code.", labels: labels.adding("code", code),
-                hiddenWhileZero: code != "OK")
+                hiddenWhileZero: code != "OK", companion: started)
         }
         duration = registry.histogram(
             prefix + "call_duration_seconds", help: "How long calls took, from their headers to their status, in seconds.",
-            buckets: .durations, labels: labels)
+            buckets: .durations, labels: labels, companion: started)
         requestSize = registry.histogram(
-            prefix + "request_size_bytes", help: "Bytes of request messages per call.", buckets: .messageSizes, labels: labels)
+            prefix + "request_size_bytes", help: "Bytes of request messages per call.", buckets: .messageSizes, labels: labels, companion: started)
         responseSize = registry.histogram(
-            prefix + "response_size_bytes", help: "Bytes of response messages per call.", buckets: .messageSizes, labels: labels)
+            prefix + "response_size_bytes", help: "Bytes of response messages per call.", buckets: .messageSizes, labels: labels, companion: started)
     }
 
     /// Counts a call started.

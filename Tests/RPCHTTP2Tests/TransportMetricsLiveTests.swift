@@ -34,6 +34,27 @@ extension LiveTests {
             }
         }
 
+        @Test("client calls refused before they are built — deadline gone, no connection during a reconnect's backoff — are counted")
+        func refusedClientCallsCounted() async throws {
+            // A port that was free a moment ago: the socket closes as soon as its port is read.
+            let port = try ListeningSocket().port
+            let registry = MetricsRegistry()
+            var configuration = ClientConfiguration()
+            configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.unary.path], registry: registry)
+            let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: port), configuration: configuration)
+            let late = CallOptions(deadline: .now - .seconds(1))
+            _ = try? await client.unary(EchoContract.unary, TextMessage(text: "late"), options: late)
+            for _ in 0..<5 { _ = try? await client.unary(EchoContract.unary, TextMessage(text: "x"), options: CallOptions(timeout: .seconds(2))) }
+            await client.close()
+            let series = "{service=\"\(EchoContract.service)\",method=\"Unary\""
+            let started = Self.value("rpc_client_calls_started_total\(series)}", in: registry) ?? 0
+            let deadline = Self.value("rpc_client_calls_total\(series),code=\"DEADLINE_EXCEEDED\"}", in: registry)
+            let unavailable = Self.value("rpc_client_calls_total\(series),code=\"UNAVAILABLE\"}", in: registry) ?? 0
+            #expect(deadline == 1, "\(registry.exposition())")
+            // Every attempt (retries included) is counted started and finished UNAVAILABLE.
+            #expect(unavailable >= 5 && started == unavailable + 1, "\(registry.exposition())")
+        }
+
         @Test("calls made while their connection cannot be made wait, counted; their deadline ends the wait and the count")
         func clientWaiting() async throws {
             // A listener whose one-connection queue is full: a new connection attempt gets no answer.

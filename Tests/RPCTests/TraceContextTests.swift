@@ -47,6 +47,19 @@ struct TraceContextTests {
         #expect(TraceContext.serverSpan(traceparent: Self.valid, tracestate: long).traceState == nil)
     }
 
+    @Test("several tracestate fields are one list, joined; a traceparent sent twice is invalid")
+    func repeatedFields() {
+        var metadata = Metadata()
+        metadata.add(MetadataKey.traceparent, Self.valid)
+        metadata.add(MetadataKey.tracestate, "a=1")
+        metadata.add(MetadataKey.tracestate, "b=2")
+        let joined = TraceContext.serverSpan(metadata: metadata)
+        #expect(joined.parentSpanIDText == "00f067aa0ba902b7")
+        #expect(joined.traceState == "a=1,b=2")
+        metadata.add(MetadataKey.traceparent, Self.valid)
+        #expect(TraceContext.serverSpan(metadata: metadata).parentSpanID == nil)
+    }
+
     @Test("without a valid traceparent a served call starts a new trace, a root")
     func serverSpanStarts() {
         let first = TraceContext.serverSpan(traceparent: "garbage", tracestate: "vendor=1")

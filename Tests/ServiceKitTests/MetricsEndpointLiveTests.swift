@@ -41,8 +41,12 @@ struct MetricsEndpointLiveTests {
                 let sizes = "rpc_server_response_size_bytes_count{service=\"\(CatalogContract.service)\",method=\"GetProduct\"}"
                 #expect(scrape.value(sizes) == 4)
                 #expect(scrape.value("rpc_server_call_duration_seconds_bucket{service=\"\(CatalogContract.service)\",method=\"GetProduct\",le=\"+Inf\"}") == 4)
-                // Codes that never happened are left out rather than written as zeros.
-                #expect(scrape.value(Self.calls("GetProduct", "INTERNAL")) == nil)
+                // A called method shows every code from zero, so that a first INTERNAL is an
+                // increase rate() sees; a method never called shows only its zero starts.
+                #expect(scrape.value(Self.calls("GetProduct", "INTERNAL")) == 0)
+                #expect(scrape.value(Self.calls("ListCategories", "INTERNAL")) == nil)
+                #expect(scrape.value("rpc_server_calls_started_total{service=\"\(CatalogContract.service)\",method=\"ListCategories\"}") == 0)
+                #expect(!scrape.text.contains("rpc_server_call_duration_seconds_count{service=\"\(CatalogContract.service)\",method=\"ListCategories\"}"))
                 #expect(scrape.value("storefront_build_info{program=\"catalog-svc\",version=\"0.9.0\"}") == 1)
                 #expect((scrape.value("process_open_fds") ?? 0) > 0)
                 #expect((scrape.value("process_resident_memory_bytes") ?? 0) > 1_048_576)
@@ -50,6 +54,28 @@ struct MetricsEndpointLiveTests {
                 #expect(abs(started - Date().timeIntervalSince1970) < 3600, "start time \(started)")
                 #expect((scrape.value("rpc_server_connections_open") ?? 0) >= 1)
             }
+        }
+    }
+
+    @Test("a service's port answers requests that are not gRPC calls as before, /metrics aside: 415, 405, and 404 over HTTP/1.1")
+    func otherRequests() async throws {
+        try await withServiceStack([.auth]) { stack in
+            let url = "http://127.0.0.1:\(try stack.service(.auth).port)"
+            let post = try await Command.run(
+                "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2-prior-knowledge", "-X", "POST", "-H", "content-type: text/plain",
+                         url + AuthContract.getJwks.path], timeout: .seconds(15))
+            #expect(post.output == "415")
+            let get = try await Command.run(
+                "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2-prior-knowledge", url + AuthContract.getJwks.path],
+                timeout: .seconds(15))
+            #expect(get.output == "405")
+            let http1 = try await Command.run(
+                "curl", ["-s", "-o", "/dev/null", "-w", "%{http_code}", "--http1.1", url + "/other"], timeout: .seconds(15))
+            #expect(http1.output == "404")
+            // The refused ones are counted, under the method they named.
+            let scrape = try await MetricsScrape.fetch(port: try stack.service(.auth).port)
+            let refused = "rpc_server_calls_started_total{service=\"\(AuthContract.service)\",method=\"GetJwks\"}"
+            #expect(scrape.value(refused) == 2, "\(scrape.lines(of: "rpc_server_calls_started_total"))")
         }
     }
 
