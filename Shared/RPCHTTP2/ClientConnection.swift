@@ -20,7 +20,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private var session: HTTP2Session!
     private var calls = StreamMap<HTTP2ClientCall>()
     /// Calls submitted before the connection was made, started once it is; their number is
-    /// kept in the client's `rpc_client_calls_waiting` gauge, when it has one.
+    /// kept in the client's `rpc_client_calls_waiting` gauge, when it has one (with the calls
+    /// waiting for a stream slot, ``HTTP2ClientCall/awaitsStreamSlot``).
     private var waiting: [HTTP2ClientCall] = [] {
         didSet {
             guard let gauge = configuration.metrics?.callsWaiting, waiting.count != waitingCounted else { return }
@@ -225,6 +226,11 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
             }
             call.streamID = id
             calls.insert(call, for: id)
+            // Waiting for a stream slot until its HEADERS go out (``sessionSentRequestHeaders(streamID:)``).
+            if let waiting = configuration.metrics?.callsWaiting {
+                call.awaitsStreamSlot = true
+                waiting.increment()
+            }
             armDeadline(call)
             if lifecycle.streamOpened() { retire() }
             flushSoon()
@@ -441,6 +447,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
 
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32) {
         guard let call = calls.removeValue(forKey: streamID) else { return }
+        leaveSlotQueue(call)
         releaseStream()
         disarmDeadline(call)
         call.ungranted = 0  // the connection's window had them back on arrival
@@ -452,6 +459,17 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     }
 
     func sessionSentEndStream(streamID: Int32) {}
+
+    func sessionSentRequestHeaders(streamID: Int32) {
+        if let call = calls[streamID] { leaveSlotQueue(call) }
+    }
+
+    /// Takes `call` out of the count of calls waiting for a stream slot, if it is in it.
+    private func leaveSlotQueue(_ call: HTTP2ClientCall) {
+        guard call.awaitsStreamSlot else { return }
+        call.awaitsStreamSlot = false
+        configuration.metrics?.callsWaiting?.decrement()
+    }
 
     func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead {
         guard let call = call(streamID) else { return .bytes(count: 0, end: true, trailers: nil) }
@@ -549,6 +567,7 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
         // Calls still waiting for the connection were never written: retrying them is safe.
         let unsent = RPCError(code: .unavailable, reason: "UPSTREAM_UNAVAILABLE", message: reason, cause: cause ?? CallNotSent())
         let failed = waiting.map { ($0, unsent) } + calls.allValues.map { ($0, error) }
+        for call in calls.allValues { leaveSlotQueue(call) }
         waiting = []
         calls.removeAll()
         // The client learns of the close (and starts its reconnect backoff) before the calls

@@ -54,6 +54,9 @@ public final class HTTP2ClientCall: ClientCall, @unchecked Sendable {
     /// `trailers`, since nothing else in them changes the outcome of a successful call.
     var trailersSaidOK = false
     var deadlineTimer: UInt64?
+    /// Whether the call is counted as waiting for a stream slot: submitted, its HEADERS not
+    /// yet sent (``ClientConnection``'s `rpc_client_calls_waiting`).
+    var awaitsStreamSlot = false
     /// When the deadline passes (monotonic ns), once its timer is armed; `.max` before or without one.
     var deadlineAt: UInt64 = .max
     /// Received bytes whose window is withheld until the caller reads (inbound backpressure).

@@ -19,6 +19,9 @@ protocol HTTP2SessionDelegate: AnyObject {
     func sessionStreamClosed(streamID: Int32, errorCode: UInt32)
     /// A frame with END_STREAM went out on a stream.
     func sessionSentEndStream(streamID: Int32)
+    /// A request's HEADERS went out: its stream is open (until then nghttp2 held it, waiting
+    /// for a stream slot the server's concurrency limit had taken).
+    func sessionSentRequestHeaders(streamID: Int32)
     /// nghttp2 wants body bytes for a stream: copy at most `buffer.count` into `buffer`.
     func sessionReadBody(streamID: Int32, into buffer: UnsafeMutableRawBufferPointer) -> HTTP2BodyRead
     /// The peer sent GOAWAY.
@@ -461,6 +464,9 @@ private let onStreamClose: nghttp2_on_stream_close_callback = { _, streamID, err
 private let onFrameSent: nghttp2_on_frame_send_callback = { _, frame, userData in
     guard let frame else { return 0 }
     let header = frame.pointee.hd
+    if header.type == headersType && frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+        HTTP2Session.withDelegate(userData) { $0.sessionSentRequestHeaders(streamID: header.stream_id) }
+    }
     if header.flags & endStreamFlag != 0 && (header.type == headersType || header.type == dataType) {
         HTTP2Session.withDelegate(userData) { $0.sessionSentEndStream(streamID: header.stream_id) }
     }

@@ -348,6 +348,8 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
         stream(streamID)?.lifecycle.answerHeadersNotSent()
     }
 
+    func sessionSentRequestHeaders(streamID: Int32) {}  // a server sends no requests
+
     func sessionSentEndStream(streamID: Int32) {
         // Our response is complete; a client still sending is told to stop without error
         // (RFC 9113 §8.1).

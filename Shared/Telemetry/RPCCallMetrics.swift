@@ -19,8 +19,8 @@ public final class RPCCallMetrics: Sendable {
     public let side: RPCSide
     private let byPath: [String: MethodCallMetrics]
     private let other: MethodCallMetrics
-    /// Client side: calls waiting for their connection to be made (every connection of the
-    /// process together) — the only queue a call waits in before its stream opens.
+    /// Client side: calls waiting for their stream to open — for their connection to be made,
+    /// or for a stream slot the server's concurrency limit holds (every connection together).
     public let callsWaiting: Gauge?
 
     /// The series of `side` in `registry`, one set per method of `paths` (`/package.Service/Method`).
@@ -35,7 +35,9 @@ public final class RPCCallMetrics: Sendable {
         other = MethodCallMetrics(side: side, service: "_OTHER", method: "_OTHER", registry: registry)
         callsWaiting =
             side == .client
-            ? registry.gauge("rpc_client_calls_waiting", help: "Calls made while their connection was still being made, waiting for it.")
+            ? registry.gauge(
+                "rpc_client_calls_waiting",
+                help: "Calls waiting for their stream to open: for their connection to be made, or for a stream slot the server's concurrency limit holds.")
             : nil
     }
 

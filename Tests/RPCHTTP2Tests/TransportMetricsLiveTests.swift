@@ -55,6 +55,25 @@ extension LiveTests {
             #expect(unavailable >= 5 && started == unavailable + 1, "\(registry.exposition())")
         }
 
+        @Test("calls beyond the server's concurrent streams wait for a slot, counted, until their streams open")
+        func clientWaitingForStreamSlots() async throws {
+            try await withLiveServer(configure: { $0.limits.maxConcurrentStreams = 1 }) { live in
+                let registry = MetricsRegistry()
+                var configuration = ClientConfiguration()
+                configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.sleep.path], registry: registry)
+                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                // The connection first, with the server's SETTINGS (its limit of one stream) read.
+                _ = try await client.unary(EchoContract.sleep, SleepRequest(millis: 0))
+                let calls = (0..<3).map { _ in Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 700)) } }
+                let waiting = await eventually(within: .seconds(5)) { Self.value("rpc_client_calls_waiting", in: registry) == 2 }
+                #expect(waiting, "\(registry.exposition())")
+                for call in calls { _ = try await call.value }
+                let emptied = await eventually(within: .seconds(5)) { Self.value("rpc_client_calls_waiting", in: registry) == 0 }
+                #expect(emptied, "\(registry.exposition())")
+                await client.close()
+            }
+        }
+
         @Test("calls made while their connection cannot be made wait, counted; their deadline ends the wait and the count")
         func clientWaiting() async throws {
             // A listener whose one-connection queue is full: a new connection attempt gets no answer.
@@ -73,7 +92,9 @@ extension LiveTests {
             let waiting = await eventually(within: .seconds(3)) { Self.value("rpc_client_calls_waiting", in: registry) == 3 }
             #expect(waiting, "\(registry.exposition())")
             for call in calls { _ = await call.value }
-            #expect(Self.value("rpc_client_calls_waiting", in: registry) == 0)
+            // The loop takes an expired call out of the queue just after its caller is told.
+            let emptied = await eventually(within: .seconds(5)) { Self.value("rpc_client_calls_waiting", in: registry) == 0 }
+            #expect(emptied, "\(registry.exposition())")
             let failed = "rpc_client_calls_total{service=\"\(EchoContract.service)\",method=\"Unary\",code=\"DEADLINE_EXCEEDED\"}"
             #expect(Self.value(failed, in: registry) == 3, "\(registry.exposition())")
             await client.close()
