@@ -34,16 +34,6 @@ struct OTLPSpanExporterTests {
         )
     }
 
-    /// Polls `condition` until it holds or 30 s pass (a loaded machine runs the exporter's thread late).
-    static func eventually(_ condition: () throws -> Bool) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
-            if try condition() { return true }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        return try condition()
-    }
-
     @Test("the URL: /v1/traces under a base endpoint, a URL with a path as given; anything but http:// with a host refused",
           arguments: [
             ("http://127.0.0.1:4318", "http://127.0.0.1:4318/v1/traces"), ("http://collector:4318/", "http://collector:4318/v1/traces"),
@@ -62,7 +52,7 @@ struct OTLPSpanExporterTests {
         let exporter = try #require(OTLPSpanExporter(
             endpoint: receiver.endpoint, serviceName: "catalog-svc", metrics: registry, limits: Self.limits(batch: 2, interval: .seconds(3600))))
         for index in 1...5 { exporter.record(Self.span(index)) }
-        #expect(try await Self.eventually { receiver.requests.count == 2 }, "two full batches, without waiting for the interval")
+        #expect(await eventually(within: .seconds(30)) { receiver.requests.count == 2 }, "two full batches, without waiting for the interval")
         await exporter.shutdown()
 
         let requests = receiver.requests
@@ -80,7 +70,7 @@ struct OTLPSpanExporterTests {
         let exporter = try #require(OTLPSpanExporter(
             endpoint: receiver.endpoint, serviceName: "order-svc", metrics: nil, limits: Self.limits(batch: 512, interval: .milliseconds(100))))
         exporter.record(Self.span(1))
-        #expect(try await Self.eventually { try receiver.spans().count == 1 })
+        #expect(try await eventually(within: .seconds(30)) { try receiver.spans().count == 1 })
         await exporter.shutdown()
     }
 
@@ -93,7 +83,7 @@ struct OTLPSpanExporterTests {
             endpoint: receiver.endpoint, serviceName: "gateway", metrics: registry,
             limits: Self.limits(capacity: 8, batch: 4, interval: .seconds(3600))))
         for index in 1...4 { exporter.record(Self.span(index)) }
-        #expect(try await Self.eventually { receiver.heldCount == 1 }, "the first batch reached the collector, which holds it")
+        #expect(await eventually(within: .seconds(30)) { receiver.heldCount == 1 }, "the first batch reached the collector, which holds it")
 
         // The exporter's one thread waits on the collector: every span from here stays queued
         // or is dropped, and each record returns while the request is still held.
@@ -115,7 +105,7 @@ struct OTLPSpanExporterTests {
         let exporter = try #require(OTLPSpanExporter(
             endpoint: receiver.endpoint, serviceName: "basket-svc", metrics: registry, limits: Self.limits(batch: 3, interval: .seconds(3600))))
         for index in 1...3 { exporter.record(Self.span(index)) }
-        #expect(try await Self.eventually { Self.counts(registry).failures == 1 })
+        #expect(await eventually(within: .seconds(30)) { Self.counts(registry).failures == 1 })
         await exporter.shutdown()
         #expect(Self.counts(registry) == (0, 3, 1))
         #expect(receiver.requests.count == 1)
@@ -131,7 +121,7 @@ struct OTLPSpanExporterTests {
             endpoint: endpoint, serviceName: "auth-svc", metrics: registry, limits: Self.limits(batch: 2, interval: .seconds(3600))))
         exporter.record(Self.span(1))
         exporter.record(Self.span(2))
-        #expect(try await Self.eventually { Self.counts(registry).failures == 1 })
+        #expect(await eventually(within: .seconds(30)) { Self.counts(registry).failures == 1 })
         await exporter.shutdown()
         #expect(Self.counts(registry) == (0, 2, 1))
     }
