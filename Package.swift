@@ -214,7 +214,7 @@ let package = Package(
         .testTarget(name: "MailTests", dependencies: ["Mail"], path: "Tests/MailTests", swiftSettings: strictSettings),
         .testTarget(
             name: "SystemCallsTests", dependencies: ["SystemCalls"], path: "Tests/SystemCallsTests", swiftSettings: strictSettings),
-        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "RPC"], path: "Tests/TelemetryTests", swiftSettings: strictSettings),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "RPC", "ServiceTestSupport"], path: "Tests/TelemetryTests", swiftSettings: strictSettings),
         .testTarget(
             name: "AuthServiceTests",
             dependencies: ["InProcessServices", "ServiceTestSupport", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", crypto, cryptoExtras],

@@ -102,7 +102,7 @@ struct AuthCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var authConfiguration: AuthConfiguration {
         var configuration = AuthConfiguration(dataDirectory: options.dataDir)
-        options.apply(to: &configuration, defaultPort: 7001)
+        options.apply(to: &configuration, program: "auth-svc", defaultPort: 7001)
         configuration.databaseURL = database.url
         // validate() has read the file once already; what it refused never gets here.
         configuration.databasePassword = (try? database.password()) ?? nil

@@ -38,7 +38,7 @@ struct BasketCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var basketConfiguration: BasketConfiguration {
         var configuration = BasketConfiguration(dataDirectory: options.dataDir)
-        options.apply(to: &configuration, defaultPort: 7003)
+        options.apply(to: &configuration, program: "basket-svc", defaultPort: 7003)
         configuration.databaseURL = database.url
         // validate() has read the file once already; what it refused never gets here.
         configuration.databasePassword = (try? database.password()) ?? nil

@@ -26,7 +26,7 @@ struct CatalogCommand: AsyncParsableCommand {
     /// The configuration the flags describe.
     var catalogConfiguration: CatalogConfiguration {
         var configuration = CatalogConfiguration(dataDirectory: options.dataDir, auth: auth)
-        options.apply(to: &configuration, defaultPort: 7002)
+        options.apply(to: &configuration, program: "catalog-svc", defaultPort: 7002)
         configuration.databaseURL = database.url
         // validate() has read the file once already; what it refused never gets here.
         configuration.databasePassword = (try? database.password()) ?? nil

@@ -79,7 +79,7 @@ struct GatewayCommand: AsyncParsableCommand {
         // --default-timeout-ms (SHOP_DEFAULT_TIMEOUT_MS) sets the deadline of forwarded calls
         // that come without one, else the policy's own 10 s; the server's default follows it.
         configuration.policy.defaultTimeout = options.defaultTimeout(or: configuration.policy.defaultTimeout)
-        options.apply(to: &configuration, defaultPort: 8080, defaultTimeout: configuration.policy.defaultTimeout)
+        options.apply(to: &configuration, program: "gateway", defaultPort: 8080, defaultTimeout: configuration.policy.defaultTimeout)
         configuration.catalogTarget = catalog.catalogTarget
         configuration.basketTarget = basket.basketTarget
         configuration.orderTarget = order.orderTarget

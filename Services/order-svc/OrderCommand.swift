@@ -27,7 +27,7 @@ struct OrderCommand: AsyncParsableCommand {
         var configuration = OrderConfiguration(
             dataDirectory: options.dataDir, auth: auth, catalogTarget: catalog.catalogTarget,
             basketTarget: basket.basketTarget)
-        options.apply(to: &configuration, defaultPort: 7004)
+        options.apply(to: &configuration, program: "order-svc", defaultPort: 7004)
         configuration.databaseURL = database.url
         // validate() has read the file once already; what it refused never gets here.
         configuration.databasePassword = (try? database.password()) ?? nil

@@ -54,6 +54,15 @@ public struct SpanRecord: Sendable {
 public protocol SpanRecorder: Sendable {
     /// Takes one finished span.
     func record(_ span: SpanRecord)
+
+    /// Sends on what it still holds, waiting a bounded time: called once as the process
+    /// stops, after its server has drained. Spans recorded afterwards may be dropped.
+    func shutdown() async
+}
+
+extension SpanRecorder {
+    /// Nothing to send on: a recorder that holds no spans.
+    public func shutdown() async {}
 }
 
 /// The wall clock, in nanoseconds since the Unix epoch.

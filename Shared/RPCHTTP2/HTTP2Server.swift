@@ -41,6 +41,9 @@ public final class HTTP2Server: Sendable {
     /// Where the server counts (``ServerConfiguration/metrics``).
     package var metrics: MetricsRegistry? { core.configuration.metrics }
 
+    /// Where the spans of its calls go (``ServerConfiguration/spans``).
+    package var spans: (any SpanRecorder)? { core.configuration.spans }
+
     /// Connections open now.
     package var openConnectionCount: Int { core.openConnectionCount.load(ordering: .relaxed) }
 

@@ -3,7 +3,7 @@ package import RPCHTTP2
 package import Telemetry
 
 /// What every service's configuration (`<Name>Configuration`) holds for its server: where it
-/// listens, how long a drain may take, and its limits. ``ServiceOptions/apply(to:defaultPort:defaultTimeout:)``
+/// listens, how long a drain may take, and its limits. ``ServiceOptions/apply(to:program:defaultPort:defaultTimeout:)``
 /// sets them from the common flags; ``ServiceMain/makeServer(router:configuration:logger:)``
 /// serves by them.
 package protocol ServiceConfiguration: Sendable {

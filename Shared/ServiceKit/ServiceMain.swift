@@ -155,7 +155,8 @@ package enum ServiceMain {
 
     /// Starts `service`'s server with its core's companions and a ``MemoryTrimmer`` beside it, waits
     /// for SIGTERM or SIGINT, marks the health not serving and drains; then cancels the
-    /// companions, waits for them, and closes the core.
+    /// companions, waits for them, closes the core, and sends the spans still queued
+    /// (``SpanRecorder/shutdown()``).
     package static func run(_ service: some ServiceServer, logger: Logger) async throws {
         let signals = TerminationSignals()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -170,6 +171,7 @@ package enum ServiceMain {
             group.cancelAll()
         }
         await service.core.close()
+        await service.server.spans?.shutdown()
     }
 }
 

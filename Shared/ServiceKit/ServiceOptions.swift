@@ -2,6 +2,7 @@ public import ArgumentParser
 internal import Foundation
 public import Logging
 internal import RPCHTTP2
+internal import Telemetry
 
 /// Flags every service executable accepts, each falling back to an environment variable.
 public struct ServiceOptions: ParsableArguments {
@@ -54,6 +55,16 @@ public struct ServiceOptions: ParsableArguments {
     @Flag(help: "Count nothing and serve no /metrics (env SHOP_METRICS=off).")
     public var noMetrics = ProcessInfo.processInfo.environment["SHOP_METRICS"] == "off"
 
+    /// Where the spans of calls served and made are exported as OTLP/HTTP JSON
+    /// (``OTLPSpanExporter``); nil exports none.
+    @Option(help: "Export each call's span as OTLP/HTTP JSON to this collector, e.g. http://127.0.0.1:4318 (POSTs to /v1/traces when the URL has no path) (env SHOP_OTLP_ENDPOINT).")
+    public var otlpEndpoint: String?
+
+    /// ``otlpEndpoint``, else a non-empty `SHOP_OTLP_ENDPOINT`.
+    public var resolvedOTLPEndpoint: String? {
+        otlpEndpoint ?? ProcessInfo.processInfo.environment["SHOP_OTLP_ENDPOINT"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     public init() {}
 
     public mutating func validate() throws {
@@ -64,6 +75,9 @@ public struct ServiceOptions: ParsableArguments {
         guard graceSeconds >= 0 else { throw ValidationError("--grace-seconds must not be negative.") }
         guard logRefusedPerSecond >= 0 else { throw ValidationError("--log-refused-per-second must not be negative.") }
         if let timeout = resolvedDefaultTimeoutMs, timeout <= 0 { throw ValidationError("--default-timeout-ms must be positive.") }
+        if let endpoint = resolvedOTLPEndpoint, OTLPSpanExporter.tracesURL(endpoint: endpoint) == nil {
+            throw ValidationError("--otlp-endpoint must be an http:// URL with a host, such as http://127.0.0.1:4318 (got '\(endpoint)').")
+        }
         for (flag, value) in [("--answer-buffer-per-connection", answerBufferPerConnection), ("--answer-buffer-per-process", answerBufferPerProcess)] {
             guard let bytes = Self.byteCount(value), bytes >= 64 * 1024 else {
                 throw ValidationError("\(flag) must be a byte count of at least 64K, such as 4M or 262144 (got '\(value)').")
@@ -71,11 +85,13 @@ public struct ServiceOptions: ParsableArguments {
         }
     }
 
-    /// Carries the common flags into a service's configuration: ``host``, the port
-    /// (``resolvedPort(default:)`` with `defaultPort`), the grace period (``graceSeconds``) and
-    /// the server limits (``serverLimits(defaultTimeout:)`` with `defaultTimeout`).
+    /// Carries the common flags into the configuration of the executable `program`: ``host``,
+    /// the port (``resolvedPort(default:)`` with `defaultPort`), the grace period
+    /// (``graceSeconds``), the server limits (``serverLimits(defaultTimeout:)`` with
+    /// `defaultTimeout`), and with ``resolvedOTLPEndpoint`` an exporter of its spans named `program`,
+    /// counting into its metrics (its thread starts here; ``ServiceMain/run(_:logger:)`` shuts it down).
     package func apply(
-        to configuration: inout some ServiceConfiguration, defaultPort: Int,
+        to configuration: inout some ServiceConfiguration, program: String, defaultPort: Int,
         defaultTimeout: Duration = ServerConfiguration.standardUnaryTimeout
     ) {
         configuration.host = host
@@ -83,6 +99,9 @@ public struct ServiceOptions: ParsableArguments {
         configuration.gracePeriod = .seconds(graceSeconds)
         configuration.serverLimits = serverLimits(defaultTimeout: defaultTimeout)
         if noMetrics { configuration.metrics = nil }
+        if let endpoint = resolvedOTLPEndpoint {
+            configuration.spans = OTLPSpanExporter(endpoint: endpoint, serviceName: program, metrics: configuration.metrics)
+        }
     }
 
     /// The deadline of unary calls that arrive without one: ``resolvedDefaultTimeoutMs`` when

@@ -115,16 +115,16 @@ package enum BlockingHTTPClient {
 }
 
 /// Where an `http://` URL points: host, port (80 unless given) and the path with its query.
-struct HTTPTarget: Equatable {
+package struct HTTPTarget: Equatable {
     /// The host name or address, without brackets.
-    let host: String
+    package let host: String
     /// The port.
-    let port: Int
+    package let port: Int
     /// The path and query, `/` when the URL has none.
-    let path: String
+    package let path: String
 
     /// Parses `url`; anything but `http://host[:port][/path]` is a ``BlockingHTTPError/badURL(_:)``.
-    init(url: String) throws(BlockingHTTPError) {
+    package init(url: String) throws(BlockingHTTPError) {
         guard url.lowercased().hasPrefix("http://") else { throw .badURL(url) }
         let rest = url.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" }

@@ -41,14 +41,14 @@ struct ServiceOptionsTests {
         #expect(limits.answerBuffer.perProcess == 512 << 20)
     }
 
-    @Test("apply(to:defaultPort:) carries every common flag into a service's configuration")
+    @Test("apply(to:program:defaultPort:) carries every common flag into a service's configuration")
     func applyCarriesEveryField() throws {
         let options = try ServiceOptions.parse([
             "--host", "10.1.2.3", "--port", "9123", "--grace-seconds", "3", "--default-timeout-ms", "1500",
             "--answer-buffer-per-connection", "1M", "--answer-buffer-per-process", "512M",
         ])
         var configuration = UnsetConfiguration()
-        options.apply(to: &configuration, defaultPort: 7001)
+        options.apply(to: &configuration, program: "auth-svc", defaultPort: 7001)
         #expect(configuration.host == "10.1.2.3")
         #expect(configuration.port == 9123)
         #expect(configuration.gracePeriod == .seconds(3))
@@ -61,16 +61,16 @@ struct ServiceOptionsTests {
     @Test("--no-metrics leaves the configuration without a registry: nothing counted, no /metrics")
     func noMetrics() throws {
         var configuration = UnsetConfiguration()
-        try ServiceOptions.parse(["--no-metrics"]).apply(to: &configuration, defaultPort: 7001)
+        try ServiceOptions.parse(["--no-metrics"]).apply(to: &configuration, program: "auth-svc", defaultPort: 7001)
         #expect(configuration.metrics == nil)
     }
 
-    @Test("apply(to:defaultPort:) without the flags: the service's port and the given deadline")
+    @Test("apply(to:program:defaultPort:) without the flags: the service's port and the given deadline")
     func applyDefaults() throws {
         let environment = ProcessInfo.processInfo.environment
         let options = try ServiceOptions.parse([])
         var configuration = UnsetConfiguration()
-        options.apply(to: &configuration, defaultPort: 7001, defaultTimeout: .seconds(10))
+        options.apply(to: &configuration, program: "auth-svc", defaultPort: 7001, defaultTimeout: .seconds(10))
         if environment["SHOP_PORT"] == nil { #expect(configuration.port == 7001) }
         if environment["SHOP_DEFAULT_TIMEOUT_MS"] == nil {
             #expect(configuration.serverLimits.defaultUnaryTimeout == .seconds(10))
@@ -78,8 +78,30 @@ struct ServiceOptionsTests {
         }
     }
 
+    @Test("--otlp-endpoint gives the configuration an exporter named after the program, counting into its metrics")
+    func otlpEndpoint() async throws {
+        var configuration = UnsetConfiguration()
+        try ServiceOptions.parse(["--otlp-endpoint", "http://127.0.0.1:4318"]).apply(to: &configuration, program: "order-svc", defaultPort: 7004)
+        let exporter = try #require(configuration.spans as? OTLPSpanExporter)
+        #expect(exporter.serviceName == "order-svc")
+        #expect(exporter.tracesURL == "http://127.0.0.1:4318/v1/traces")
+        let page = try #require(configuration.metrics).exposition()
+        for name in ["otlp_spans_exported_total", "otlp_spans_dropped_total", "otlp_export_failures_total"] {
+            #expect(page.contains("\n\(name) 0\n"), "\(name) is not served")
+        }
+        await exporter.shutdown(within: .seconds(5))
+    }
+
+    @Test("without --otlp-endpoint (nor SHOP_OTLP_ENDPOINT) no span is recorded")
+    func noOTLPEndpoint() throws {
+        var configuration = UnsetConfiguration()
+        try ServiceOptions.parse([]).apply(to: &configuration, program: "order-svc", defaultPort: 7004)
+        if ProcessInfo.processInfo.environment["SHOP_OTLP_ENDPOINT"] == nil { #expect(configuration.spans == nil) }
+    }
+
     @Test("bad values are refused with the flag named", arguments: [
         ["--default-timeout-ms", "0"], ["--answer-buffer-per-connection", "12"], ["--answer-buffer-per-process", "lots"],
+        ["--otlp-endpoint", "https://collector:4318"], ["--otlp-endpoint", "collector:4318"], ["--otlp-endpoint", "http://"],
     ])
     func badValues(arguments: [String]) {
         #expect(throws: (any Error).self) { try ServiceOptions.parse(arguments) }
@@ -87,7 +109,7 @@ struct ServiceOptionsTests {
 }
 
 /// A configuration whose every field differs from what ``ServiceOptionsTests`` sets: a field
-/// that ``ServiceOptions/apply(to:defaultPort:defaultTimeout:)`` does not carry keeps its value here.
+/// that ``ServiceOptions/apply(to:program:defaultPort:defaultTimeout:)`` does not carry keeps its value here.
 private struct UnsetConfiguration: ServiceConfiguration {
     /// Not an address.
     var host = "unset"
