@@ -189,7 +189,7 @@ let package = Package(
         // What the service suites share: launching executables, their logs, accounts, expectations.
         .target(
             name: "ServiceTestSupport",
-            dependencies: ["JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", "PostgreSQL", crypto, cryptoExtras],
+            dependencies: ["Telemetry", "JSON", "Contracts", "RPC", "RPCHTTP2", "Credentials", "ServiceKit", "PostgreSQL", crypto, cryptoExtras],
             path: "Tests/ServiceTestSupport", swiftSettings: strictSettings),
         // Services built inside the test process (`<Name>Server.make`) for the service suites
         // that do not need the wire (Tests/README.md).

@@ -371,10 +371,3 @@ struct GatewayProtocolMetricsTests {
     }
 }
 
-extension MetricsRegistry {
-    /// The value of the series written exactly `series` (`name{label="value",…}` in the order
-    /// the labels are written) in the exposition, nil when absent.
-    func value(_ series: String) -> Double? {
-        exposition().split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.dropFirst(series.count + 1)) }
-    }
-}

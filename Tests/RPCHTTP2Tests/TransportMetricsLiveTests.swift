@@ -9,28 +9,20 @@ extension LiveTests {
     /// The transport's in-flight figures in a registry: what a scrape reads while calls run.
     @Suite("Transport metrics")
     struct TransportMetricsLiveTests {
-        /// The value of the unlabelled series `name` in `registry`'s exposition.
-        static func value(_ name: String, in registry: MetricsRegistry) -> Double? {
-            for line in registry.exposition().split(separator: "\n") where line.hasPrefix(name + " ") {
-                return Double(line.dropFirst(name.count + 1))
-            }
-            return nil
-        }
-
         @Test("a call being served shows as an open connection, stream and call in flight; none once it ends")
         func serverInFlight() async throws {
             let registry = MetricsRegistry()
             try await withLiveServer(configure: { $0.metrics = registry }) { live in
                 let call = Task { try await live.client.unary(EchoContract.sleep, SleepRequest(millis: 1500)) }
                 let seen = await eventually(within: .seconds(10)) {
-                    Self.value("rpc_server_streams_open", in: registry) == 1 && Self.value("rpc_server_calls_in_flight", in: registry) == 1
+                    registry.value("rpc_server_streams_open") == 1 && registry.value("rpc_server_calls_in_flight") == 1
                 }
                 #expect(seen, "\(registry.exposition())")
-                #expect(Self.value("rpc_server_connections_open", in: registry) == 1)
+                #expect(registry.value("rpc_server_connections_open") == 1)
                 _ = try await call.value
-                let ended = await eventually(within: .seconds(10)) { Self.value("rpc_server_streams_open", in: registry) == 0 }
+                let ended = await eventually(within: .seconds(10)) { registry.value("rpc_server_streams_open") == 0 }
                 #expect(ended, "\(registry.exposition())")
-                #expect(Self.value("rpc_server_calls_in_flight", in: registry) == 0)
+                #expect(registry.value("rpc_server_calls_in_flight") == 0)
             }
         }
 
@@ -47,9 +39,9 @@ extension LiveTests {
             for _ in 0..<5 { _ = try? await client.unary(EchoContract.unary, TextMessage(text: "x"), options: CallOptions(timeout: .seconds(2))) }
             await client.close()
             let series = "{service=\"\(EchoContract.service)\",method=\"Unary\""
-            let started = Self.value("rpc_client_calls_started_total\(series)}", in: registry) ?? 0
-            let deadline = Self.value("rpc_client_calls_total\(series),code=\"DEADLINE_EXCEEDED\"}", in: registry)
-            let unavailable = Self.value("rpc_client_calls_total\(series),code=\"UNAVAILABLE\"}", in: registry) ?? 0
+            let started = registry.value("rpc_client_calls_started_total\(series)}") ?? 0
+            let deadline = registry.value("rpc_client_calls_total\(series),code=\"DEADLINE_EXCEEDED\"}")
+            let unavailable = registry.value("rpc_client_calls_total\(series),code=\"UNAVAILABLE\"}") ?? 0
             #expect(deadline == 1, "\(registry.exposition())")
             // Every attempt (retries included) is counted started and finished UNAVAILABLE.
             #expect(unavailable >= 5 && started == unavailable + 1, "\(registry.exposition())")
@@ -65,10 +57,10 @@ extension LiveTests {
                 // The connection first, with the server's SETTINGS (its limit of one stream) read.
                 _ = try await client.unary(EchoContract.sleep, SleepRequest(millis: 0))
                 let calls = (0..<3).map { _ in Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 700)) } }
-                let waiting = await eventually(within: .seconds(5)) { Self.value("rpc_client_calls_waiting", in: registry) == 2 }
+                let waiting = await eventually(within: .seconds(5)) { registry.value("rpc_client_calls_waiting") == 2 }
                 #expect(waiting, "\(registry.exposition())")
                 for call in calls { _ = try await call.value }
-                let emptied = await eventually(within: .seconds(5)) { Self.value("rpc_client_calls_waiting", in: registry) == 0 }
+                let emptied = await eventually(within: .seconds(5)) { registry.value("rpc_client_calls_waiting") == 0 }
                 #expect(emptied, "\(registry.exposition())")
                 await client.close()
             }
@@ -89,14 +81,14 @@ extension LiveTests {
             let calls = (0..<3).map { index in
                 Task { try? await client.unary(EchoContract.unary, TextMessage(text: "\(index)"), options: CallOptions(timeout: .seconds(3))) }
             }
-            let waiting = await eventually(within: .seconds(3)) { Self.value("rpc_client_calls_waiting", in: registry) == 3 }
+            let waiting = await eventually(within: .seconds(3)) { registry.value("rpc_client_calls_waiting") == 3 }
             #expect(waiting, "\(registry.exposition())")
             for call in calls { _ = await call.value }
             // The loop takes an expired call out of the queue just after its caller is told.
-            let emptied = await eventually(within: .seconds(5)) { Self.value("rpc_client_calls_waiting", in: registry) == 0 }
+            let emptied = await eventually(within: .seconds(5)) { registry.value("rpc_client_calls_waiting") == 0 }
             #expect(emptied, "\(registry.exposition())")
             let failed = "rpc_client_calls_total{service=\"\(EchoContract.service)\",method=\"Unary\",code=\"DEADLINE_EXCEEDED\"}"
-            #expect(Self.value(failed, in: registry) == 3, "\(registry.exposition())")
+            #expect(registry.value(failed) == 3, "\(registry.exposition())")
             await client.close()
         }
     }

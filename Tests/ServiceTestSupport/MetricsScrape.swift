@@ -1,4 +1,5 @@
 import Foundation
+package import Telemetry
 
 /// One scrape of a process's `/metrics`, fetched with curl over HTTP/1.1 or HTTP/2 (prior
 /// knowledge): what a Prometheus server reads. Sample lookups match a series' exact text.
@@ -44,5 +45,13 @@ extension MetricsScrape {
     /// test process). An extension's initializer keeps the memberwise one.
     package init(exposition text: String) {
         self.init(status: 200, contentType: nil, text: text)
+    }
+}
+
+extension MetricsRegistry {
+    /// The value of the series written exactly `series` (`name{label="value",…}` in the order
+    /// the labels are written) in the registry's exposition now, nil when absent.
+    package func value(_ series: String) -> Double? {
+        MetricsScrape(exposition: exposition()).value(series)
     }
 }

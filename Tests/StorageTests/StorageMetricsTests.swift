@@ -199,10 +199,7 @@ private struct Exposition {
     /// The value of the series written exactly `series` (name and labels), or nil when the
     /// text has no such line.
     func value(_ series: String) -> Double? {
-        text.split(separator: "\n").lazy.compactMap { line -> Double? in
-            guard line.hasPrefix(series + " ") else { return nil }
-            return Double(line.dropFirst(series.count + 1))
-        }.first
+        MetricsScrape(exposition: text).value(series)
     }
 
     /// How much `series` grew from `earlier` (a series absent then counts from 0).
