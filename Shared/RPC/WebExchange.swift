@@ -170,14 +170,15 @@ public protocol WebResponse: AnyObject, Sendable {
     /// status it ended with (nil: OK) and its request id. Without it the line names the
     /// request's path (never its query, where tokens travel) and HTTP status.
     func noteCall(path: String, status: RPCError?, requestID: RequestID?)
-    /// Notes the span of the call the request was (its context's ``ServerContext/trace``),
-    /// for its log line's `trace-id` and `span-id`.
-    func noteTrace(_ trace: TraceContext)
+    /// Notes that the request is a call of the method at `path` starting now, with its span
+    /// (its context's ``ServerContext/trace``): counted as started from here (a watch is a call
+    /// in flight for as long as it runs), and named by its log line's `trace-id` and `span-id`.
+    func noteCallStarted(path: String, trace: TraceContext)
 }
 
 extension WebResponse {
-    /// A response that writes no log line keeps no trace.
-    public func noteTrace(_ trace: TraceContext) {}
+    /// A response that writes no log line counts nothing and keeps no trace.
+    public func noteCallStarted(path: String, trace: TraceContext) {}
 }
 
 /// Serves the requests of a server that are not gRPC calls (the gateway's web edge, a

@@ -17,7 +17,7 @@ final class HTTP1Connection: EventHandler, ServedConnection, @unchecked Sendable
     let fd: Int32
     let loop: EventLoop
     let peer: String
-    private let server: HTTP2ServerCore
+    let server: HTTP2ServerCore
     private let web: any WebHandler
     private let parser: HTTP1Parser
     private let timeouts: HTTP1Timeouts
@@ -614,8 +614,9 @@ final class HTTP1Response: WebResponse {
         state.withLock { $0.record.note(path: path, status: status, requestID: requestID) }
     }
 
-    func noteTrace(_ trace: TraceContext) {
-        state.withLock { $0.record.trace = trace }
+    func noteCallStarted(path: String, trace: TraceContext) {
+        connection.server.webCallStarted(path: path)
+        state.withLock { $0.record.callStarted(trace: trace) }
     }
 
     /// The client went away, or the server closed the connection, before the answer ended.

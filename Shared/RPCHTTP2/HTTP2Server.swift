@@ -256,6 +256,11 @@ final class HTTP2ServerCore: Sendable {
         ) { [weak self] in Double(self?.heldAnswerBytes.load(ordering: .relaxed) ?? 0) }
     }
 
+    /// Counts a call that came as a web request (Connect, gRPC-Web) as started.
+    func webCallStarted(path: String) {
+        callMetrics?.method(path: path).start()
+    }
+
     /// The series of the call on `stream`: its route's, found when it was routed, or — for a
     /// call refused before that — its path's (`_OTHER` for a path no method has), counted as
     /// started now.
@@ -377,11 +382,11 @@ final class HTTP2ServerCore: Sendable {
     /// request's path — never its query, where tokens travel — and HTTP status.
     func logWebRequest(
         path: String, status: RPCError?, httpStatus: Int, requestID: RequestID?, peer: String, arrival: ContinuousClock.Instant,
-        isCall: Bool, trace: TraceContext? = nil
+        isCall: Bool, trace: TraceContext? = nil, startCounted: Bool = false
     ) {
         let elapsed = ContinuousClock.now - arrival
         if isCall, let metrics = callMetrics?.method(path: path) {
-            metrics.start()
+            if !startCounted { metrics.start() }
             metrics.finish(code: status?.code, duration: elapsed, requestBytes: nil, responseBytes: nil)
         }
         if let trace { recordSpan(path: path, trace: trace, duration: elapsed, status: status, peer: peer) }

@@ -59,8 +59,9 @@ final class HTTP2WebResponse: WebResponse {
         state.withLock { $0.note(path: path, status: status, requestID: requestID) }
     }
 
-    func noteTrace(_ trace: TraceContext) {
-        state.withLock { $0.trace = trace }
+    func noteCallStarted(path: String, trace: TraceContext) {
+        stream.connection.server.webCallStarted(path: path)
+        state.withLock { $0.callStarted(trace: trace) }
     }
 
     /// Takes the answer's status; false when the answer was already given.
@@ -100,8 +101,17 @@ struct WebAnswerRecord {
     private var notedStatus: RPCError?
     private var notedRequestID: RequestID?
     private var noted = false
-    /// The noted call's span (``WebResponse/noteTrace(_:)``).
+    /// The noted call's span (``WebResponse/noteCallStarted(path:trace:)``).
     var trace: TraceContext?
+    /// Whether the call was counted as started when it began (``callStarted(trace:)``);
+    /// otherwise its line counts it started and finished together.
+    private var startCounted = false
+
+    /// The call began: its span, and its start counted.
+    mutating func callStarted(trace: TraceContext) {
+        self.trace = trace
+        startCounted = true
+    }
 
     mutating func note(path: String, status: RPCError?, requestID: RequestID?) {
         noted = true
@@ -118,7 +128,7 @@ struct WebAnswerRecord {
         if cancelled { rpcStatus = RPCError(code: .cancelled, message: "The client went away before the answer ended.") }
         server.logWebRequest(
             path: notedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID, peer: peer,
-            arrival: arrival, isCall: noted, trace: trace)
+            arrival: arrival, isCall: noted, trace: trace, startCounted: startCounted)
     }
 
     /// The status a plain request's line gives for its HTTP status: what the answer means (a

@@ -13,7 +13,7 @@ final class ServerConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, S
     /// The loop holds the connection only while it is registered.
     let loop: EventLoop
     let peer: String
-    private let server: HTTP2ServerCore
+    let server: HTTP2ServerCore
     private var session: HTTP2Session!
     private var streams = StreamMap<ServerStream>()
     /// The `:path` of the latest request and its route: clients call the same few methods over

@@ -142,9 +142,18 @@ struct WebEdgeRPCLiveTests {
             #expect(await eventually(within: .seconds(10)) {
                 ConnectEnvelopeBytes.envelopes((try? Data(contentsOf: output)) ?? Data()).count >= 1
             })
+            // The watch is a call in flight: counted started, not finished.
+            let gatewayPort = try stack.service(.gateway).port
+            let watch = "service=\"\(BasketContract.service)\",method=\"WatchBasket\""
+            let during = try await MetricsScrape.fetch(port: gatewayPort)
+            #expect(during.value("rpc_server_calls_started_total{\(watch)}") == 1, "\(during.lines(of: "rpc_server_calls_started_total"))")
+            #expect(during.value("rpc_server_calls_total{\(watch),code=\"DEADLINE_EXCEEDED\"}") ?? 0 == 0)
             _ = try await stack.gateway.unary(BasketContract.addItem, AddItemRequest(productId: 4, count: 3), options: shopper.options())
             await onThread { curl.waitUntilExit() }
             #expect(curl.terminationStatus == 0)
+            let after = try await MetricsScrape.fetch(port: gatewayPort)
+            #expect(after.value("rpc_server_calls_started_total{\(watch)}") == 1)
+            #expect(after.value("rpc_server_calls_total{\(watch),code=\"DEADLINE_EXCEEDED\"}") == 1, "\(after.lines(of: "rpc_server_calls_total"))")
 
             let headers = String(decoding: try Data(contentsOf: headerFile), as: UTF8.self).lowercased()
             #expect(headers.contains("transfer-encoding: chunked"), "\(headers)")

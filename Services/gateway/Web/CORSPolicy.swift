@@ -113,5 +113,5 @@ private final class CORSResponse: WebResponse {
     func noteCall(path: String, status: RPCError?, requestID: RequestID?) {
         base.noteCall(path: path, status: status, requestID: requestID)
     }
-    func noteTrace(_ trace: TraceContext) { base.noteTrace(trace) }
+    func noteCallStarted(path: String, trace: TraceContext) { base.noteCallStarted(path: path, trace: trace) }
 }

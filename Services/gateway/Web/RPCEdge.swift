@@ -68,7 +68,7 @@ struct RPCEdge: Sendable {
             method: route.info, metadata: headers.metadata, deadline: deadline, requestID: headers.requestID,
             peer: request.peer, contentType: "application/grpc+json", logger: logger, arrival: request.arrival
         ).comingOver(`protocol`, in: request)
-        response.noteTrace(context.trace)
+        response.noteCallStarted(path: route.info.path, trace: context.trace)
         return context
     }
 
