@@ -48,6 +48,15 @@ struct GatewayCommand: AsyncParsableCommand {
     @Flag(help: "Serve no web storefront at / (the API, the account pages and /healthz stay).")
     var noWeb = false
 
+    @Option(help: "Serve /metrics on this port alone, to every peer, and not on the gateway's own port: for scrapers on a network the clients' route does not reach (env SHOP_GATEWAY_METRICS_PORT).")
+    var metricsPort: Int?
+
+    /// ``metricsPort``, else `SHOP_GATEWAY_METRICS_PORT` (text that is not a number is kept as
+    /// 0, which validation refuses).
+    var resolvedMetricsPort: Int? {
+        metricsPort ?? Self.environment["SHOP_GATEWAY_METRICS_PORT"].map { Int($0) ?? 0 }
+    }
+
     @Flag(help: "Answer /metrics to every peer, not only to loopback ones; keep /metrics off the public route in front (env SHOP_GATEWAY_METRICS_PUBLIC=1).")
     var metricsPublic = environment["SHOP_GATEWAY_METRICS_PUBLIC"] == "1"
 
@@ -64,6 +73,9 @@ struct GatewayCommand: AsyncParsableCommand {
             guard FileManager.default.fileExists(atPath: webRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
                 throw ValidationError("--web-root '\(webRoot)' is not a directory.")
             }
+        }
+        if let port = resolvedMetricsPort, !(1...65535).contains(port) {
+            throw ValidationError("--metrics-port (SHOP_GATEWAY_METRICS_PORT) must be 1...65535.")
         }
         guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
         guard rateLimit == 0 || (0.001...1_000_000).contains(rateLimit) else {
@@ -88,6 +100,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.maxWatchesPerUser = maxWatchesPerUser
         configuration.upstreamConnections = upstreamConnections == 0 ? nil : upstreamConnections
         configuration.pinLoops = pinLoops
+        configuration.metricsPort = resolvedMetricsPort
         configuration.web = WebEdge.Configuration(corsOrigins: corsOrigins, webRoot: webRoot.isEmpty ? nil : webRoot, serveWeb: !noWeb, metricsPublic: metricsPublic)
         // A diagnostic for benchmarks: the handlers' old home, the cooperative pool.
         configuration.handlersStayOnLoop = Self.environment["SHOP_GATEWAY_POOL_HANDLERS"] != "1"

@@ -51,4 +51,7 @@ struct GatewayConfiguration: ServiceConfiguration {
     var pinLoops = true
     /// The web edge: CORS origins, the storefront's files (API.md §9).
     var web = WebEdge.Configuration()
+    /// Where `/metrics` is served instead of the gateway's own port (`--metrics-port`), to
+    /// every peer: a port the clients' route does not reach. Nil serves it on the gateway's port.
+    var metricsPort: Int?
 }

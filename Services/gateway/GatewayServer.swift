@@ -81,6 +81,9 @@ struct GatewayServer: ServiceServer {
         let auth: AuthServiceLink
         /// The logger.
         let logger: Logger
+        /// The listener of `--metrics-port`, serving only `/metrics`, to every peer; nil when
+        /// `/metrics` is on the gateway's own port. Started and stopped beside the server.
+        var metricsListener: HTTP2Server? = nil
     }
 
     /// Builds the gateway without a socket: the data directory (0700), the keys, the router in
@@ -151,10 +154,18 @@ struct GatewayServer: ServiceServer {
         }
         // Optional here (catalog-svc checks admin calls too), read as catalog-svc reads it.
         let adminKey = ServiceSecret.fromEnvironment("SHOP_ADMIN_API_KEY")
-        let core = try make(configuration: configuration, upstreams: upstreams, adminKey: adminKey, logger: logger)
+        var core = try make(configuration: configuration, upstreams: upstreams, adminKey: adminKey, logger: logger)
+        // With --metrics-port, /metrics is served there alone and not on the clients' port.
+        if let metricsPort = configuration.metricsPort, let registry = configuration.metrics {
+            core.metricsListener = try ServiceMain.makeServer(
+                router: Router(), host: configuration.host, port: metricsPort, gracePeriod: .seconds(1),
+                limits: configuration.serverLimits, logger: logger, metrics: nil, group: group,
+                web: MetricsEndpoint(registry: registry))
+        }
         let web = try WebEdge(
             configuration: configuration.web, router: core.router, health: core.health,
-            defaultUnaryTimeout: configuration.policy.defaultTimeout, metrics: configuration.metrics, logger: logger)
+            defaultUnaryTimeout: configuration.policy.defaultTimeout,
+            metrics: configuration.metricsPort == nil ? configuration.metrics : nil, logger: logger)
         let server = try ServiceMain.makeServer(
             router: core.router, host: configuration.host, port: configuration.port,
             gracePeriod: configuration.gracePeriod, limits: configuration.serverLimitsWithPolicy, logger: logger,
@@ -164,8 +175,25 @@ struct GatewayServer: ServiceServer {
 }
 
 extension GatewayServer.Core {
-    /// The health aggregator and the revocation feed, beside the server.
-    var companions: [@Sendable () async -> Void] { [upstreamHealth.run, auth.run] }
+    /// The health aggregator and the revocation feed, beside the server; the metrics listener
+    /// when there is one.
+    var companions: [@Sendable () async -> Void] {
+        guard let metricsListener else { return [upstreamHealth.run, auth.run] }
+        return [upstreamHealth.run, auth.run, { [logger] in await Self.serve(metricsListener, logger: logger) }]
+    }
+
+    /// Runs `listener` until the calling task is cancelled (after the server has drained).
+    private static func serve(_ listener: HTTP2Server, logger: Logger) async {
+        do {
+            let port = try listener.start()
+            logger.info("metrics listening", metadata: ["port": "\(port)"])
+        } catch {
+            logger.error("cannot serve /metrics on its port: \(error)")
+            return
+        }
+        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        await listener.shutdown()
+    }
 
     /// Closes the upstream connections; after the server has stopped.
     func close() async {

@@ -89,7 +89,9 @@ struct ManifestTests {
             #expect(container.image?.hasPrefix("storefront") == true, "\(name): image \(container.image ?? "none")")
             #expect(container.command == [name], "\(name): the command must be the executable \(name)")
             let containerPorts = container.ports ?? []
-            #expect(containerPorts.map(\.containerPort) == [port], "\(name): container ports \(containerPorts.map(\.containerPort))")
+            // The service's port first; the gateway's own /metrics port beside it (ManifestTests+Metrics).
+            let expectedPorts = name == "gateway" ? [port, Self.gatewayMetricsPort] : [port]
+            #expect(containerPorts.map(\.containerPort) == expectedPorts, "\(name): container ports \(containerPorts.map(\.containerPort))")
 
             // The gateway: one stable address for clients. The services: every replica's
             // address for their callers, which balance over them.

@@ -45,7 +45,11 @@ struct WebEdge: WebHandler {
 
     func serve(_ request: WebRequest, response: any WebResponse) {
         if request.path == "/healthz" { return serveHealth(request, response: response) }
-        if request.path == MetricsEndpoint.path, let metrics { return metrics.serve(request, response: response) }
+        if request.path == MetricsEndpoint.path {
+            // Not the storefront's page either when served elsewhere (--metrics-port, --no-metrics).
+            guard let metrics else { return WebEdge.sendText(response, status: 404, "Not found.\n") }
+            return metrics.serve(request, response: response)
+        }
         if request.method == "OPTIONS", let preflight = cors.preflight(request) {
             return response.send(status: 204, headers: preflight, body: Data())
         }
