@@ -74,8 +74,11 @@ struct GatewayCommand: AsyncParsableCommand {
                 throw ValidationError("--web-root '\(webRoot)' is not a directory.")
             }
         }
-        if let port = resolvedMetricsPort, !(1...65535).contains(port) {
-            throw ValidationError("--metrics-port (SHOP_GATEWAY_METRICS_PORT) must be 1...65535.")
+        if let port = resolvedMetricsPort {
+            guard (1...65535).contains(port) else { throw ValidationError("--metrics-port (SHOP_GATEWAY_METRICS_PORT) must be 1...65535.") }
+            guard port != options.resolvedPort(default: 8080) else {
+                throw ValidationError("--metrics-port must differ from the gateway's own port.")
+            }
         }
         guard upstreamConnections >= 0 else { throw ValidationError("--upstream-connections must be 0 or more.") }
         guard rateLimit == 0 || (0.001...1_000_000).contains(rateLimit) else {

@@ -157,10 +157,7 @@ struct GatewayServer: ServiceServer {
         var core = try make(configuration: configuration, upstreams: upstreams, adminKey: adminKey, logger: logger)
         // With --metrics-port, /metrics is served there alone and not on the clients' port.
         if let metricsPort = configuration.metricsPort, let registry = configuration.metrics {
-            core.metricsListener = try ServiceMain.makeServer(
-                router: Router(), host: configuration.host, port: metricsPort, gracePeriod: .seconds(1),
-                limits: configuration.serverLimits, logger: logger, metrics: nil, group: group,
-                web: MetricsEndpoint(registry: registry))
+            core.metricsListener = try metricsListener(port: metricsPort, registry: registry, configuration: configuration, logger: logger)
         }
         let web = try WebEdge(
             configuration: configuration.web, router: core.router, health: core.health,
@@ -172,6 +169,30 @@ struct GatewayServer: ServiceServer {
             metrics: configuration.metrics, spans: configuration.spans, group: group, handlersStayOnLoop: configuration.handlersStayOnLoop, web: web)
         return GatewayServer(server: server, core: core)
     }
+
+    /// The `--metrics-port` listener, already bound (a port taken fails the start, as the
+    /// gateway's own would): nothing but `/metrics`, on a loop of its own, so that it stops
+    /// apart from the gateway's loops.
+    static func metricsListener(
+        port: Int, registry: MetricsRegistry, configuration: GatewayConfiguration, logger: Logger
+    ) throws -> HTTP2Server {
+        var listenerConfiguration = ServerConfiguration(host: configuration.host, port: port)
+        listenerConfiguration.loopCount = 1
+        listenerConfiguration.gracePeriod = .seconds(1)
+        // Quiet below warnings: its start's "listening" line would be taken (by compose, the
+        // tests) for the gateway's own, and a scrape every few seconds needs no line each.
+        var quiet = logger
+        quiet.logLevel = .warning
+        let listener = try HTTP2Server(
+            configuration: listenerConfiguration, router: Router(), logger: quiet, web: MetricsEndpoint(registry: registry))
+        do {
+            try listener.start()
+        } catch {
+            throw StartupError("cannot serve /metrics on \(configuration.host):\(port) (--metrics-port): \(error)")
+        }
+        logger.info("serving /metrics on its own port", metadata: ["metrics-port": "\(listener.port)"])
+        return listener
+    }
 }
 
 extension GatewayServer.Core {
@@ -182,15 +203,9 @@ extension GatewayServer.Core {
         return [upstreamHealth.run, auth.run, { [logger] in await Self.serve(metricsListener, logger: logger) }]
     }
 
-    /// Runs `listener` until the calling task is cancelled (after the server has drained).
+    /// Keeps `listener` (bound when the gateway was built) until the calling task is
+    /// cancelled, after the server has drained, then stops it.
     private static func serve(_ listener: HTTP2Server, logger: Logger) async {
-        do {
-            let port = try listener.start()
-            logger.info("metrics listening", metadata: ["port": "\(port)"])
-        } catch {
-            logger.error("cannot serve /metrics on its port: \(error)")
-            return
-        }
         while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
         await listener.shutdown()
     }

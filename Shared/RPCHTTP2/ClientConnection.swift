@@ -328,6 +328,8 @@ final class ClientConnection: EventHandler, HTTP2SessionDelegate, SocketOwner, @
     private func resetNow(_ call: HTTP2ClientCall) {
 
         loop.assertInLoop()
+        // Ended: no longer waiting, though nghttp2 keeps a queued request until a slot frees.
+        leaveSlotQueue(call)
         guard lifecycle.isReady, call.streamID > 0, calls[call.streamID] != nil else {
             waiting.removeAll { $0 === call }
             disarmDeadline(call)

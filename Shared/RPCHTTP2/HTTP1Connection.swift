@@ -616,7 +616,7 @@ final class HTTP1Response: WebResponse {
 
     func noteCallStarted(path: String, trace: TraceContext) {
         connection.server.webCallStarted(path: path)
-        state.withLock { $0.record.callStarted(trace: trace) }
+        state.withLock { $0.record.callStarted(path: path, trace: trace) }
     }
 
     /// The client went away, or the server closed the connection, before the answer ended.

@@ -61,7 +61,7 @@ final class HTTP2WebResponse: WebResponse {
 
     func noteCallStarted(path: String, trace: TraceContext) {
         stream.connection.server.webCallStarted(path: path)
-        state.withLock { $0.callStarted(trace: trace) }
+        state.withLock { $0.callStarted(path: path, trace: trace) }
     }
 
     /// Takes the answer's status; false when the answer was already given.
@@ -103,14 +103,16 @@ struct WebAnswerRecord {
     private var noted = false
     /// The noted call's span (``WebResponse/noteCallStarted(path:trace:)``).
     var trace: TraceContext?
-    /// Whether the call was counted as started when it began (``callStarted(trace:)``);
-    /// otherwise its line counts it started and finished together.
-    private var startCounted = false
+    /// The method path of a call counted as started when it began (``callStarted(path:trace:)``);
+    /// nil when its line counts it started and finished together. A call started is a call
+    /// finished by its line, even one the transport ended before the handler noted it (a
+    /// watch whose client went away).
+    private var startedPath: String?
 
-    /// The call began: its span, and its start counted.
-    mutating func callStarted(trace: TraceContext) {
+    /// The call began: its method, its span, and its start counted.
+    mutating func callStarted(path: String, trace: TraceContext) {
         self.trace = trace
-        startCounted = true
+        startedPath = path
     }
 
     mutating func note(path: String, status: RPCError?, requestID: RequestID?) {
@@ -127,8 +129,8 @@ struct WebAnswerRecord {
         var rpcStatus = noted ? notedStatus : Self.status(ofHTTP: httpStatus)
         if cancelled { rpcStatus = RPCError(code: .cancelled, message: "The client went away before the answer ended.") }
         server.logWebRequest(
-            path: notedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID, peer: peer,
-            arrival: arrival, isCall: noted, trace: trace, startCounted: startCounted)
+            path: notedPath ?? startedPath ?? path, status: rpcStatus, httpStatus: httpStatus, requestID: notedRequestID,
+            peer: peer, arrival: arrival, isCall: noted || startedPath != nil, trace: trace, startCounted: startedPath != nil)
     }
 
     /// The status a plain request's line gives for its HTTP status: what the answer means (a

@@ -29,3 +29,32 @@ struct GatewayMetricsPortLiveTests {
         }
     }
 }
+
+/// How the gateway refuses a `--metrics-port` it cannot have.
+@Suite("Gateway --metrics-port refusals")
+struct GatewayMetricsPortRefusalTests {
+    /// Runs the gateway executable with `arguments` (and a scratch data directory) until it exits.
+    static func run(_ arguments: [String]) async throws -> Command.Result {
+        let scratch = try TestScratch.makeDirectory(prefix: "gateway-metrics-port")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        return try await Command.run(
+            ServiceProcess.executable("gateway").path, ["--data-dir", scratch.path, "--log-level", "info"] + arguments,
+            environment: ["SHOP_GATEWAY_METRICS_PORT": nil, "SHOP_PORT": nil], timeout: .seconds(30))
+    }
+
+    @Test("a --metrics-port already taken stops the start with status 78, naming the flag")
+    func taken() async throws {
+        let taken = try ListeningSocket()
+        let result = try await Self.run(["--port", "0", "--metrics-port", String(taken.port)])
+        #expect(result.status == 78, "\(result)")
+        #expect(result.errors.contains("--metrics-port"), "\(result)")
+        withExtendedLifetime(taken) {}
+    }
+
+    @Test("--metrics-port equal to the gateway's port is refused before anything starts")
+    func samePort() async throws {
+        let result = try await Self.run(["--port", "18080", "--metrics-port", "18080"])
+        #expect(result.status == 64, "\(result)")
+        #expect(result.errors.contains("must differ"), "\(result)")
+    }
+}

@@ -66,6 +66,27 @@ extension LiveTests {
             }
         }
 
+        @Test("a call whose deadline passes while it waits for a stream slot stops counting as waiting at once")
+        func slotWaitEndsWithDeadline() async throws {
+            try await withLiveServer(configure: { $0.limits.maxConcurrentStreams = 1 }) { live in
+                let registry = MetricsRegistry()
+                var configuration = ClientConfiguration()
+                configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.sleep.path], registry: registry)
+                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                _ = try await client.unary(EchoContract.sleep, SleepRequest(millis: 0))
+                let holder = Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 4000)) }
+                try await Task.sleep(for: .milliseconds(200))  // the holder's stream opens first
+                await #expect(throws: RPCError.self) {
+                    try await client.unary(EchoContract.sleep, SleepRequest(millis: 0), options: CallOptions(timeout: .milliseconds(500)))
+                }
+                // The slot is still taken, yet the expired call no longer counts as waiting.
+                let emptied = await eventually(within: .seconds(2)) { registry.value("rpc_client_calls_waiting") == 0 }
+                #expect(emptied, "\(registry.exposition())")
+                _ = try await holder.value
+                await client.close()
+            }
+        }
+
         @Test("calls made while their connection cannot be made wait, counted; their deadline ends the wait and the count")
         func clientWaiting() async throws {
             // A listener whose one-connection queue is full: a new connection attempt gets no answer.
