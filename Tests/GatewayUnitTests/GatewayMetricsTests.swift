@@ -89,7 +89,8 @@ struct MetricsGateway {
 
 @Suite("Gateway metrics", .serialized)
 struct GatewayMetricsTests {
-    static let options = CallOptions(timeout: .seconds(5))
+    /// Options of one call: 5 s from now (a stored value would carry one deadline for every call).
+    static var options: CallOptions { CallOptions(timeout: .seconds(5)) }
 
     @Test("calls refused by the request rate limit count under limit=requests, and under no other limit")
     func requestRateLimit() async throws {
