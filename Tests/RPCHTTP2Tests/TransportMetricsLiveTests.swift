@@ -49,31 +49,19 @@ extension LiveTests {
 
         @Test("calls beyond the server's concurrent streams wait for a slot, counted, until their streams open")
         func clientWaitingForStreamSlots() async throws {
-            try await withLiveServer(configure: { $0.limits.maxConcurrentStreams = 1 }) { live in
-                let registry = MetricsRegistry()
-                var configuration = ClientConfiguration()
-                configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.sleep.path], registry: registry)
-                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
-                // The connection first, with the server's SETTINGS (its limit of one stream) read.
-                _ = try await client.unary(EchoContract.sleep, SleepRequest(millis: 0))
+            try await Self.withOneStreamServer { client, registry in
                 let calls = (0..<3).map { _ in Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 700)) } }
                 let waiting = await eventually(within: .seconds(5)) { registry.value("rpc_client_calls_waiting") == 2 }
                 #expect(waiting, "\(registry.exposition())")
                 for call in calls { _ = try await call.value }
                 let emptied = await eventually(within: .seconds(5)) { registry.value("rpc_client_calls_waiting") == 0 }
                 #expect(emptied, "\(registry.exposition())")
-                await client.close()
             }
         }
 
         @Test("a call whose deadline passes while it waits for a stream slot stops counting as waiting at once")
         func slotWaitEndsWithDeadline() async throws {
-            try await withLiveServer(configure: { $0.limits.maxConcurrentStreams = 1 }) { live in
-                let registry = MetricsRegistry()
-                var configuration = ClientConfiguration()
-                configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.sleep.path], registry: registry)
-                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
-                _ = try await client.unary(EchoContract.sleep, SleepRequest(millis: 0))
+            try await Self.withOneStreamServer { client, registry in
                 let holder = Task { try await client.unary(EchoContract.sleep, SleepRequest(millis: 4000)) }
                 try await Task.sleep(for: .milliseconds(200))  // the holder's stream opens first
                 await #expect(throws: RPCError.self) {
@@ -83,6 +71,26 @@ extension LiveTests {
                 let emptied = await eventually(within: .seconds(2)) { registry.value("rpc_client_calls_waiting") == 0 }
                 #expect(emptied, "\(registry.exposition())")
                 _ = try await holder.value
+            }
+        }
+
+        /// Runs `body` with a client, counting into `registry`, of a server allowing one stream
+        /// at a time, already connected (the server's SETTINGS, its limit, read).
+        static func withOneStreamServer(
+            _ body: (_ client: RPCClient, _ registry: MetricsRegistry) async throws -> Void
+        ) async throws {
+            try await withLiveServer(configure: { $0.limits.maxConcurrentStreams = 1 }) { live in
+                let registry = MetricsRegistry()
+                var configuration = ClientConfiguration()
+                configuration.metrics = RPCCallMetrics(side: .client, paths: [EchoContract.sleep.path], registry: registry)
+                let client = try RPCClient(target: SocketAddressText(host: "127.0.0.1", port: live.port), configuration: configuration)
+                _ = try await client.unary(EchoContract.sleep, SleepRequest(millis: 0))
+                do {
+                    try await body(client, registry)
+                } catch {
+                    await client.close()
+                    throw error
+                }
                 await client.close()
             }
         }
