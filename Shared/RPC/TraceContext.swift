@@ -140,10 +140,7 @@ public struct TraceContext: Sendable, Hashable {
     private static func hex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) -> String {
         let digits = Array("0123456789abcdef".utf8)
         let count = Value.bitWidth / 4
-        return String(unsafeUninitializedCapacity: count) { buffer in
-            for index in 0..<count { buffer[index] = digits[Int((value >> ((count - 1 - index) * 4)) & 0xF)] }
-            return count
-        }
+        return String(decoding: (0..<count).map { digits[Int((value >> ((count - 1 - $0) * 4)) & 0xF)] }, as: UTF8.self)
     }
 
     // MARK: Ids

@@ -1,6 +1,7 @@
 internal import Foundation
 package import Logging
 internal import SystemCalls
+internal import Telemetry
 
 /// Gives memory the process has freed back to the system after a burst, so a service's size
 /// follows its load down as well as up.
@@ -54,11 +55,7 @@ package struct MemoryTrimmer: Sendable {
         }
     }
 
-    /// The process's resident set in bytes (/proc/self/statm); 0 when it cannot be read.
-    package static func residentBytes() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-    }
+    /// The process's resident set in bytes (``ProcessMetrics/residentBytes()``); 0 when it
+    /// cannot be read.
+    package static func residentBytes() -> Int { ProcessMetrics.residentBytes() }
 }

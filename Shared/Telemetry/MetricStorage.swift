@@ -8,6 +8,7 @@ internal import Synchronization
 /// in a collection, not a speed choice.
 final class AtomicCells: Sendable {
     /// The cells, `count` of them, initialised to zero.
+    // Storage for atomics no collection can hold (`Atomic` is ~Copyable), not a speed choice.
     private nonisolated(unsafe) let cells: UnsafeMutablePointer<Atomic<UInt64>>
     /// How many cells there are.
     let count: Int

@@ -14,7 +14,7 @@ public enum ProcessMetrics {
             cpuSeconds() ?? 0
         }
         registry.sampled("process_resident_memory_bytes", type: .gauge, help: "Resident memory size in bytes.") {
-            Double(memoryPages(field: 1) ?? 0) * pageSize
+            Double(residentBytes())
         }
         registry.sampled("process_virtual_memory_bytes", type: .gauge, help: "Virtual memory size in bytes.") {
             Double(memoryPages(field: 0) ?? 0) * pageSize
@@ -53,6 +53,11 @@ public enum ProcessMetrics {
             return nil
         }
         return (user + system) / ticksPerSecond
+    }
+
+    /// The resident set in bytes (`/proc/self/statm`); 0 when it cannot be read.
+    public static func residentBytes() -> Int {
+        (memoryPages(field: 1) ?? 0) * Int(pageSize)
     }
 
     /// Field `field` of `/proc/self/statm`, in pages (0: size, 1: resident).
