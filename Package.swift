@@ -71,7 +71,7 @@ let package = Package(
 
         .target(name: "PostgreSQL", dependencies: ["CLibPQ"], path: "Shared/PostgreSQL", swiftSettings: strictSettings),
         // SQLite: connections, migrations, statements.
-        .target(name: "Storage", dependencies: ["CSQLite", "PostgreSQL", "Telemetry"], path: "Shared/Storage", swiftSettings: strictSettings),
+        .target(name: "Storage", dependencies: ["CSQLite", "PostgreSQL", "Telemetry", "SystemCalls"], path: "Shared/Storage", swiftSettings: strictSettings),
         // Credentials: JWS/JWT signing and verification, JWKs, password hashing and policy.
         .target(
             name: "Credentials", dependencies: ["SystemCalls", crypto, cryptoExtras], path: "Shared/Credentials",
@@ -247,7 +247,7 @@ let package = Package(
         .testTarget(
             name: "OrderServiceUnitTests", dependencies: ["JSON", "order-svc", "Storage", "ServiceTestSupport", "Contracts", "Telemetry"],
             path: "Tests/OrderServiceUnitTests", swiftSettings: strictSettings),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "Telemetry", "ServiceTestSupport"], path: "Tests/StorageTests", swiftSettings: strictSettings),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Telemetry", "ServiceTestSupport", "RPCHTTP2", "SystemCalls"], path: "Tests/StorageTests", swiftSettings: strictSettings),
         .testTarget(name: "PostgreSQLTests", dependencies: ["PostgreSQL", "ServiceTestSupport"], path: "Tests/PostgreSQLTests", swiftSettings: strictSettings),
     ]
 )

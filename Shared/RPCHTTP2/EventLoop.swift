@@ -305,6 +305,8 @@ package final class EventLoop: TaskExecutor, @unchecked Sendable {
         // Foundation does not always pass the name on to the OS thread; debuggers and `top -H`
         // show this one (at most 15 bytes).
         _ = storefront_name_current_thread(name)
+        // Work that may run where it is called on a loop (a database's short reads) finds it so.
+        LoopThread.markCurrent()
         // Refused (a CPU gone from the process's cpuset since start-up): the loop runs unpinned.
         if let cpu { System.runCurrentThread(on: [cpu]) }
         var events = [epoll_event](repeating: epoll_event(), count: 256)

@@ -191,6 +191,12 @@ package final class Connection {
         }
     }
 
+    /// Makes the connection's statements stop once the running thread's `ReadDeadline`
+    /// passed (SQLite; a short-read connection of an event loop).
+    func stopsAtThreadDeadline() {
+        if case .sqlite(let connection) = backend { connection.stopsAtThreadDeadline() }
+    }
+
     /// Counts the connection busy while its worker runs a job (PostgreSQL, with metrics).
     func willRunJob() {
         count(as: .busy)

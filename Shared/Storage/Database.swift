@@ -50,6 +50,11 @@ package final class Database: Sendable {
     private let writer: WorkerPool
     /// SQLite's read-only connections, or nil when reads go to the writer pool.
     private let readers: WorkerPool?
+    /// SQLite's writes, grouped into shared transactions; nil on PostgreSQL.
+    private let groupCommit: GroupCommit?
+    /// The event loops' connections for short reads (SQLite files with readers), or nil when
+    /// short reads go to the reader pool like every read.
+    private let shortReaders: ShortReaders?
     /// How often a PostgreSQL transaction is run again after a serialization conflict.
     private let serializationRetries: Int
 
@@ -98,6 +103,10 @@ package final class Database: Sendable {
             }
             self.writer = writer
             self.readers = readers
+            groupCommit = GroupCommit(writer: writer, limit: options.writeGroupLimit, metrics: metrics)
+            shortReaders = readers == nil ? nil : options.shortReads.map {
+                ShortReaders(path: path, options: options, policy: $0, metrics: metrics)
+            }
         case .postgresql(let url, let schema, let password):
             let pool = try await WorkerPool.start(
                 name: "storage-pg", count: max(1, options.postgreSQLConnectionCount), waits: metrics?.poolWaits(.postgresql)
@@ -114,6 +123,8 @@ package final class Database: Sendable {
             }
             self.writer = pool
             self.readers = nil
+            groupCommit = nil
+            shortReaders = nil
         }
         self.location = location
         self.serializationRetries = options.serializationRetries
@@ -122,6 +133,7 @@ package final class Database: Sendable {
     deinit {
         // Without close(), the threads still finish the queued work, then close their
         // connections and end.
+        shortReaders?.close()
         readers?.requestShutdown()
         writer.requestShutdown()
     }
@@ -131,11 +143,15 @@ package final class Database: Sendable {
     /// On SQLite the transaction starts with `BEGIN IMMEDIATE` on the writer thread, taking
     /// the write lock before the first read, so a read-then-write in `body` cannot be
     /// invalidated by another writer; writes run one at a time, in the order they were called.
+    /// The writes waiting when the writer is free share one transaction and its commit, each
+    /// in a savepoint of its own (`GroupCommit`): a body that throws has only its own changes
+    /// rolled back, and every caller returns once the commit holding its write is durable.
     /// On PostgreSQL it runs at `SERIALIZABLE` isolation and, when it loses a serialization
     /// conflict or a deadlock, is rolled back and run again (up to
-    /// `DatabaseOptions.serializationRetries` times): `body` may run more than once and must
-    /// have no effect outside the database. It commits when `body` returns and rolls back
-    /// when `body` (or the commit) throws; the error is rethrown unchanged.
+    /// `DatabaseOptions.serializationRetries` times). On both, `body` may run more than once
+    /// (on SQLite when a shared transaction fails as a whole and its writes run again alone)
+    /// and must have no effect outside the database. It commits when `body` returns and rolls
+    /// back when `body` (or the commit) throws; the error is rethrown unchanged.
     ///
     /// - Throws: What `body` throws; `StorageError` from the database (`isBusy` when the
     ///   retries ran out), or `isMisuse` after `close()`.
@@ -144,9 +160,7 @@ package final class Database: Sendable {
         let retries = serializationRetries
         switch location {
         case .sqlite:
-            return try await writer.submit { connection in
-                try connection.transaction(.write, beginningWith: "BEGIN IMMEDIATE", body)
-            }
+            return try await groupCommit!.write(body)
         case .postgresql:
             return try await writer.submit { connection in
                 try connection.postgresql!.retrying(writes: true, retries: retries) {
@@ -184,11 +198,70 @@ package final class Database: Sendable {
         }
     }
 
+    /// How many writes wait for the SQLite writer to take them into a group (0 on PostgreSQL).
+    /// For tests and diagnostics.
+    package var writesWaiting: Int {
+        groupCommit?.waitingCount ?? 0
+    }
+
+    /// Runs `body` like `read(_:)`, on the calling event loop's thread when it can: for reads
+    /// that are short by construction — a lookup by key, a page of an index with a `LIMIT` —
+    /// so that answering them needs no other thread.
+    ///
+    /// On an event loop (`LoopThread`) of a SQLite file database, the read runs right here on
+    /// that loop's own read-only connection, under `DatabaseOptions.shortReads`' budget: past
+    /// it SQLite stops the read, which then runs again in the reader pool, and short reads stay
+    /// off the loops for a pause. Anywhere else (another thread, PostgreSQL, an in-memory
+    /// database, short reads off) it is `read(_:)`. `body` may therefore run twice and must
+    /// have no effect but its result.
+    ///
+    /// - Throws: What `body` throws; `StorageError` from the database, or `isMisuse` after
+    ///   `close()`.
+    package func shortRead<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        guard let shortReaders, let readers else { return try await read(body) }
+        switch shortReaders.attempt(body) {
+        case .finished(let result):
+            return try result.get()
+        case .elsewhere:
+            shortReaders.countInPool()
+            return try await read(body)
+        case .opening(let slot):
+            shortReaders.countInPool()
+            return try await readers.submit { connection in
+                shortReaders.open(slot)
+                return try connection.transaction(.read, beginningWith: "BEGIN DEFERRED", body)
+            }
+        }
+    }
+
+    /// `shortRead(_:)` without suspending, for a handler that answers without a task: runs
+    /// `body` right here and returns its result when the calling thread is an event loop whose
+    /// connection is open and free (and short reads are not paused); nil when the read must go
+    /// elsewhere — call `shortRead(_:)` then. A loop's first call starts opening its connection
+    /// in the reader pool and returns nil.
+    package func shortReadNow<T: Sendable>(_ body: (Connection) throws -> T) -> Result<T, any Error>? {
+        guard let shortReaders, let readers else { return nil }
+        switch shortReaders.attempt(body) {
+        case .finished(let result):
+            return result
+        case .elsewhere:
+            return nil
+        case .opening(let slot):
+            // Refused only once the database closes: the slot then never opens, as it should not.
+            _ = readers.execute { connection in
+                shortReaders.open(slot)
+                connection.didRunJob()
+            }
+            return nil
+        }
+    }
+
     /// Lets the reads and writes already called finish, then finalizes every statement,
     /// closes every connection and ends the threads. Later reads and writes throw
     /// `StorageError` with `isMisuse`. Calling it again does nothing.
     package func close() async {
         // The writer closes last: the last connection to close checkpoints the WAL.
+        shortReaders?.close()
         await readers?.shutdown()
         await writer.shutdown()
     }

@@ -1,4 +1,5 @@
 package import Telemetry
+private import Foundation
 
 /// How a `Database` opens and runs its connections.
 ///
@@ -15,6 +16,27 @@ package struct DatabaseOptions: Sendable {
         /// database stays consistent, but the last commits can be lost on power loss (not on
         /// a process crash).
         case normal = "NORMAL"
+    }
+
+    /// How reads a store declares short (`Database.shortRead(_:)`) may run on the event loop
+    /// that calls them: the longest one may take there, and how long short reads stay off the
+    /// loops after one took longer.
+    package struct ShortReads: Sendable, Hashable {
+        /// The longest a short read may take on a loop: past it SQLite stops the read, which
+        /// runs again in the reader pool.
+        package var budget: Duration
+        /// How long every short read goes to the reader pool after one overran its budget.
+        package var pause: Duration
+
+        /// A budget of 5 ms — a lookup by key takes microseconds, but the budget is wall time
+        /// and a busy machine can hold a loop's thread off its core for a few milliseconds —
+        /// and a pause of 250 ms: a loop then loses at most 2 % of its time to reads that
+        /// overrun, and a read that overran only because the loop was preempted costs a
+        /// quarter second of reads in the pool.
+        package init(budget: Duration = .milliseconds(5), pause: Duration = .milliseconds(250)) {
+            self.budget = budget
+            self.pause = pause
+        }
     }
 
     /// The durability of commits; `.full` by default. On PostgreSQL `.full` is
@@ -39,6 +61,13 @@ package struct DatabaseOptions: Sendable {
     /// The `application_name` of every PostgreSQL connection: how the process shows in the
     /// server's `pg_stat_activity`, where other replicas can see whether it still runs.
     package var applicationName: String?
+    /// The most callers' writes one SQLite write transaction commits together (`GroupCommit`):
+    /// the writes waiting when the writer is free share a transaction and its fsync; 1 gives
+    /// each write a transaction of its own. PostgreSQL groups commits itself.
+    package var writeGroupLimit: Int
+    /// Whether and how short reads run on the calling event loop (SQLite files only); nil
+    /// sends them to the reader pool like every read.
+    package var shortReads: ShortReads?
     /// Where the database records its query, transaction and pool metrics (`StorageMetrics`);
     /// nil, the default, records nothing.
     package var metrics: MetricsRegistry?
@@ -52,8 +81,11 @@ package struct DatabaseOptions: Sendable {
         postgreSQLConnectionCount: Int = 4,
         serializationRetries: Int = 20,
         applicationName: String? = nil,
+        writeGroupLimit: Int = ProcessDefaults.writeGroupLimit,
+        shortReads: ShortReads? = ProcessDefaults.shortReads,
         metrics: MetricsRegistry? = nil
     ) {
+        precondition(writeGroupLimit >= 1, "writeGroupLimit must be at least 1")
         precondition(readerCount >= 0, "readerCount must not be negative")
         precondition(statementCacheCapacity >= 0, "statementCacheCapacity must not be negative")
         self.synchronous = synchronous
@@ -63,6 +95,8 @@ package struct DatabaseOptions: Sendable {
         self.postgreSQLConnectionCount = postgreSQLConnectionCount
         self.serializationRetries = serializationRetries
         self.applicationName = applicationName
+        self.writeGroupLimit = writeGroupLimit
+        self.shortReads = shortReads
         self.metrics = metrics
     }
 
@@ -72,4 +106,22 @@ package struct DatabaseOptions: Sendable {
         let milliseconds = seconds * 1_000 + attoseconds / 1_000_000_000_000_000
         return Int32(clamping: max(0, milliseconds))
     }
+}
+
+/// The process-wide defaults of the options an operator (or a benchmark comparing the two ways)
+/// may change without a flag per service, read once from the environment:
+/// `SHOP_WRITE_GROUP_LIMIT=N` (1 gives every write a transaction of its own; default 64) and
+/// `SHOP_SHORT_READS=off` (every read in the reader pool). A value that does not parse keeps
+/// the default.
+enum ProcessDefaults {
+    /// `DatabaseOptions.writeGroupLimit`'s default.
+    static let writeGroupLimit: Int = {
+        guard let text = ProcessInfo.processInfo.environment["SHOP_WRITE_GROUP_LIMIT"], let limit = Int(text), limit >= 1
+        else { return 64 }
+        return min(limit, 1_024)
+    }()
+
+    /// `DatabaseOptions.shortReads`' default.
+    static let shortReads: DatabaseOptions.ShortReads? =
+        ProcessInfo.processInfo.environment["SHOP_SHORT_READS"] == "off" ? nil : DatabaseOptions.ShortReads()
 }

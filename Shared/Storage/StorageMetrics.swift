@@ -56,6 +56,15 @@ final class StorageMetrics: Sendable {
     private let commits: Counter
     /// The pool's connections by state, on PostgreSQL; nil on SQLite.
     private let connectionStates: (idle: Gauge, busy: Gauge, broken: Gauge)?
+    /// How many writes each SQLite write transaction held (`GroupCommit`).
+    let writeGroupSizes: Histogram
+    /// Short reads (`Database.shortRead(_:)`) run on the calling event loop's thread.
+    let shortReadsOnLoop: Counter
+    /// Short reads sent to the reader pool: called off a loop, the loop's connection not open
+    /// (yet) or busy, short reads paused, or the read run again after it overran.
+    let shortReadsInPool: Counter
+    /// Short reads on a loop that overran their budget (and paused short reads on loops).
+    let shortReadOverruns: Counter
 
     /// Registers the series of the database at `location`, opened with `options`, in `registry`.
     init(registry: MetricsRegistry, location: DatabaseLocation, synchronous: DatabaseOptions.Synchronous) {
@@ -80,6 +89,20 @@ final class StorageMetrics: Sendable {
                 + "synchronous_commit=on): each commit that changed data waited for an fsync of the WAL, so this "
                 + "counts the fsyncs commits cost; \"false\": commits returned before the disk was synced.",
             labels: ["synchronous": Self.waitsForDisk(location: location, synchronous: synchronous) ? "true" : "false"])
+        writeGroupSizes = registry.histogram(
+            "storage_write_group_size",
+            help: "How many callers' writes each SQLite write transaction committed together (group commit: one "
+                + "fsync for all of them at synchronous=FULL).",
+            buckets: HistogramBuckets(bounds: [1, 2, 4, 8, 16, 32, 64, 128], scale: 1))
+        let shortReadHelp =
+            "Short reads (point lookups, pages of an index) by where they ran: on the event loop that holds the call, "
+            + "or handed to the reader pool (called elsewhere, the loop's connection busy or not open yet, or paused)."
+        shortReadsOnLoop = registry.counter("storage_short_reads_total", help: shortReadHelp, labels: ["where": "event_loop"])
+        shortReadsInPool = registry.counter("storage_short_reads_total", help: shortReadHelp, labels: ["where": "reader_pool"])
+        shortReadOverruns = registry.counter(
+            "storage_short_read_overruns_total",
+            help: "Short reads on an event loop that took longer than their budget: each was run again in the reader "
+                + "pool, and short reads left the loops for a pause.")
         switch location {
         case .sqlite(let path):
             connectionStates = nil

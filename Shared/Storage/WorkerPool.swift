@@ -96,27 +96,34 @@ final class WorkerPool: Sendable {
         // resilient type); catalog-svc's CPU per GetProduct, which `Benchmarks/gateway-overhead`
         // prints, shows the difference (Benchmarks/HISTORY.md, 2026-11-27, eighth session,
         // 91459b0). It is resumed exactly once: by its job, or here when refused.
-        let submitted = waits == nil ? nil : ContinuousClock.now
         return try await withUnsafeThrowingContinuation { continuation in
-            let job = Job.run { [waits] connection in
-                if let waits, let submitted { waits.observe(since: submitted) }
-                connection.willRunJob()
+            let accepted = execute { connection in
                 let result = Result { try work(connection) }
                 // Before the caller goes on, so that what it reads next counts the connection idle.
                 connection.didRunJob()
                 continuation.resume(with: result)
             }
-            let accepted = state.withLock { state in
-                guard state.acceptsWork else { return false }
-                state.push(job)
-                return true
-            }
-            if accepted {
-                pendingJobs.signal()
-            } else {
-                continuation.resume(throwing: StorageError.closed)
-            }
+            if !accepted { continuation.resume(throwing: StorageError.closed) }
         }
+    }
+
+    /// Queues `work` for a worker thread without waiting for it; returns false, running
+    /// nothing, once shutdown began. `work` must call `connection.didRunJob()` when done with
+    /// the connection (before it hands results to other threads).
+    func execute(_ work: @escaping @Sendable (Connection) -> Void) -> Bool {
+        let submitted = waits == nil ? nil : ContinuousClock.now
+        let job = Job.run { [waits] connection in
+            if let waits, let submitted { waits.observe(since: submitted) }
+            connection.willRunJob()
+            work(connection)
+        }
+        let accepted = state.withLock { state in
+            guard state.acceptsWork else { return false }
+            state.push(job)
+            return true
+        }
+        if accepted { pendingJobs.signal() }
+        return accepted
     }
 
     /// Refuses new work, lets the queued jobs finish, then closes every connection and ends

@@ -38,6 +38,17 @@ struct DatabaseTests {
         #expect(error.message.contains(directory.file("no/such/dir")))
     }
 
+    @Test("a cached statement's column names follow a schema change")
+    func columnNamesAfterSchemaChange() async throws {
+        // In memory: reads and writes share the one connection, so the same cached statement runs.
+        let database = try await Database(path: ":memory:", migrations: itemMigrations)
+        let read = { @Sendable (connection: Connection) in try connection.queryOne("SELECT * FROM counter")?.columnNames }
+        #expect(try await database.read(read) == ["id", "value"])
+        try await database.write { try $0.execute("ALTER TABLE counter ADD COLUMN note TEXT") }
+        #expect(try await database.read(read) == ["id", "value", "note"])
+        await database.close()
+    }
+
     @Test("an in-memory database supports writes and reads")
     func inMemory() async throws {
         let database = try await Database(path: ":memory:", migrations: itemMigrations)

@@ -47,9 +47,10 @@ final class BasketStore: Sendable {
         return BasketStore(database: database)
     }
 
-    /// The basket of `userID`; the empty basket (version 0) when the user never changed it.
+    /// The basket of `userID`; the empty basket (version 0) when the user never changed it. A
+    /// short read (the user's lines by key), answered on the event loop.
     func basket(userID: String) async throws -> BasketRecord {
-        try await database.read { connection in try Self.basket(userID: userID, on: connection) }
+        try await database.shortRead { connection in try Self.basket(userID: userID, on: connection) }
     }
 
     /// Adds `line` (its id and count included) to the basket of `userID`.

@@ -5,7 +5,7 @@ extension CatalogService {
     /// Registers every method of `CatalogService` on `router`.
     func register(on router: inout Router) {
         router.unary(CatalogContract.listProducts, listProducts)
-        router.unary(CatalogContract.getProduct, getProduct)
+        router.registerCallback(CatalogContract.getProduct.info, handler: getProduct)
         router.unary(CatalogContract.batchGetProducts, batchGetProducts)
         router.unary(CatalogContract.listCategories, listCategories)
         router.unary(CatalogContract.addFavorite, addFavorite)

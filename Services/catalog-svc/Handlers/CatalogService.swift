@@ -39,10 +39,39 @@ struct CatalogService: Sendable {
             totalSize: page.total, suggestion: suggestion)
     }
 
-    /// `GetProduct`.
-    func getProduct(_ request: GetProductRequest, context: ServerContext) async throws -> ProductResponse {
-        guard let product = try await store.product(id: request.id) else { throw CatalogError.productNotFound(id: request.id) }
-        return ProductResponse(product: product)
+    /// `GetProduct`, answered without a task where it can be — the answer kept from an earlier
+    /// read (`CatalogStore.answers`), else the product read on the event loop that holds the
+    /// call (`Database.shortReadNow`) — and read in a task otherwise. Each answer read is kept.
+    func getProduct(_ request: Data, context: ServerContext, responder: CallResponder) {
+        let id: Int
+        do {
+            id = try JSONCodec.shared.decode(GetProductRequest.self, from: request).id
+        } catch {
+            return responder.respond(.failure(error))
+        }
+        if let kept = store.answers?.answer(for: id) { return responder.respond(.success(kept)) }
+        let generation = store.answers?.generation ?? 0
+        if let read = store.productNow(id: id) {
+            return responder.respond(Result { try productAnswer(try read.get(), id: id, readAt: generation) })
+        }
+        let task = Task {
+            do {
+                let product = try await store.product(id: id)
+                responder.respond(.success(try productAnswer(product, id: id, readAt: generation)))
+            } catch {
+                responder.respond(.failure(error))
+            }
+        }
+        responder.onCancel { task.cancel() }
+    }
+
+    /// The encoded answer for the product read after `generation` was taken, kept for the next
+    /// call; `NOT_FOUND` when there is none.
+    private func productAnswer(_ product: Product?, id: Int, readAt generation: UInt64) throws -> Data {
+        guard let product else { throw CatalogError.productNotFound(id: id) }
+        let answer = try JSONCodec.shared.encode(ProductResponse(product: product))
+        store.answers?.keep(answer, for: id, readAt: generation)
+        return answer
     }
 
     /// `BatchGetProducts`: in the order asked, each once; unknown ids in `missingIds`.

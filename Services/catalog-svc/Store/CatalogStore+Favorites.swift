@@ -27,7 +27,7 @@ extension CatalogStore {
     /// Up to `limit` favorites of `userID` older than the favorite `before` (newest first), and
     /// the position to continue from when there may be more.
     func favorites(userID: String, before: Int64?, limit: Int) async throws -> ([Product], next: Int64?) {
-        try await database.read { connection in
+        try await database.shortRead { connection in
             let rows = try connection.query(
                 """
                 SELECT \(Self.productColumns), f.id FROM favorites f JOIN products p ON p.id = f.product_id

@@ -75,7 +75,9 @@ extension CatalogStore {
         pageBindings.append(limit + 1)
         let finalSQL = outer
         let finalBindings = pageBindings
-        return try await database.read { connection in
+        // A short read: a page of an index and a count, under the short-read budget (a
+        // listing too big for it is run again in the reader pool).
+        return try await database.shortRead { connection in
             let rows = try connection.query(finalSQL, finalBindings)
             let total = try Self.count(filter, on: connection)
             var products: [Product] = []

@@ -24,7 +24,7 @@ extension CatalogStore {
     func reserve(reservationID: String, counts: [Int: Int]) async throws -> ReservationOutcome {
         let now = Self.now()
         let items = counts.sorted(by: { $0.key < $1.key })
-        return try await database.write { connection in
+        return try await writeProducts(items.map(\.key)) { connection in
             if try connection.queryValue("SELECT 1 FROM reservations WHERE id = ?", [reservationID], as: Int.self) != nil {
                 return .reserved
             }
@@ -57,7 +57,8 @@ extension CatalogStore {
     @discardableResult
     func release(reservationID: String) async throws -> Bool {
         let now = Self.now()
-        return try await database.write { connection in
+        // The products are the reservation's, read in the write: every answer is dropped.
+        return try await writeProducts(nil) { connection in
             let changed = try connection.execute(
                 "UPDATE reservations SET released_at = ? WHERE id = ? AND released_at IS NULL", [now, reservationID])
             guard changed == 1 else { return false }

@@ -19,6 +19,9 @@ final class CatalogStore: Sendable {
     /// products' text stays at the version they were read at (`catalog_meta`'s
     /// `search_version`, which every write of a product's text, by any replica, raises).
     let searchVocabulary = SearchVocabulary()
+    /// `GetProduct`'s encoded answers, which every product write here invalidates
+    /// (`writeProducts`); nil on PostgreSQL, where other replicas write too.
+    let answers: ProductAnswerCache?
 
     /// The product columns, in the order `product(from:)` reads them.
     static let productColumns =
@@ -28,6 +31,14 @@ final class CatalogStore: Sendable {
     /// `CatalogSchema.postgreSQLMigrations`.
     init(database: Database) {
         self.database = database
+        answers = database.dialect == .sqlite ? ProductAnswerCache() : nil
+    }
+
+    /// `database.write` for a write that changes the products `ids` (nil: any product): their
+    /// cached answers are dropped once it has ended, committed or not, before it returns.
+    func writeProducts<T: Sendable>(_ ids: [Int]?, _ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
+        defer { answers?.invalidate(ids) }
+        return try await database.write(body)
     }
 
     /// Opens (creating and migrating) the database at `location`; its queries and transactions
@@ -44,7 +55,7 @@ final class CatalogStore: Sendable {
     @discardableResult
     func seedIfNeeded(with products: [Product]) async throws -> Bool {
         let now = Self.now()
-        return try await database.write { connection in
+        return try await writeProducts(nil) { connection in
             guard try connection.queryValue("SELECT value FROM catalog_meta WHERE key = 'seeded'", as: String.self) == nil
             else { return false }
             for product in products { try Self.write(product, updatedAt: now, on: connection) }
@@ -53,15 +64,22 @@ final class CatalogStore: Sendable {
         }
     }
 
-    /// The product with `id`, or nil.
+    /// The product with `id`, or nil: a short read (a lookup by key), answered on the event loop.
     func product(id: Int) async throws -> Product? {
-        try await database.read { connection in try Self.product(id: id, on: connection) }
+        try await database.shortRead { connection in try Self.product(id: id, on: connection) }
     }
 
-    /// The products with these ids, by id; unknown ids are absent.
+    /// `product(id:)` without suspending, when the calling event loop can read it right here
+    /// (`Database.shortReadNow`); nil when it must be read in a task.
+    func productNow(id: Int) -> Result<Product?, any Error>? {
+        database.shortReadNow { connection in try Self.product(id: id, on: connection) }
+    }
+
+    /// The products with these ids, by id; unknown ids are absent. A short read: at most
+    /// `CatalogContract.maxBatchSize` lookups by key.
     func products(ids: [Int]) async throws -> [Int: Product] {
         guard !ids.isEmpty else { return [:] }
-        return try await database.read { connection in
+        return try await database.shortRead { connection in
             let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ", ")
             let rows = try connection.query(
                 "SELECT \(Self.productColumns) FROM products p WHERE p.id IN (\(placeholders))", ids)
@@ -76,8 +94,9 @@ final class CatalogStore: Sendable {
 
     /// Every category with its number of products, by name: names that differ only in the
     /// case of ASCII letters are one category, named by its byte-wise first spelling.
+    /// A short read: one pass over the products, under the short-read budget.
     func categories() async throws -> [Category] {
-        try await database.read { connection in
+        try await database.shortRead { connection in
             let sql =
                 switch connection.dialect {
                 case .sqlite:
@@ -96,13 +115,13 @@ final class CatalogStore: Sendable {
     /// whether it was created.
     func upsert(_ product: Product) async throws -> (Product, created: Bool) {
         let now = Self.now()
-        return try await database.write { connection in try Self.upsert(product, updatedAt: now, on: connection) }
+        return try await writeProducts([product.id]) { connection in try Self.upsert(product, updatedAt: now, on: connection) }
     }
 
     /// Upserts a batch in one transaction; returns how many were created and updated.
     func upsert(batch products: [Product]) async throws -> (created: Int, updated: Int) {
         let now = Self.now()
-        return try await database.write { connection in
+        return try await writeProducts(products.map(\.id)) { connection in
             var created = 0
             for product in products where try Self.upsert(product, updatedAt: now, on: connection).created { created += 1 }
             return (created, products.count - created)
@@ -111,7 +130,7 @@ final class CatalogStore: Sendable {
 
     /// Deletes the product (and, by cascade, every favorite of it); whether it existed.
     func delete(id: Int) async throws -> Bool {
-        try await database.write { connection in
+        try await writeProducts([id]) { connection in
             guard try connection.execute("DELETE FROM products WHERE id = ?", [id]) == 1 else { return false }
             try Self.raiseSearchVersion(on: connection)
             return true

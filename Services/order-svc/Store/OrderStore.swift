@@ -133,9 +133,9 @@ final class OrderStore: Sendable {
         }
     }
 
-    /// The order `id` if it belongs to `userID` (nil for someone else's).
+    /// The order `id` if it belongs to `userID` (nil for someone else's): a short read (by key).
     func order(id: String, userID: String? = nil) async throws -> OrderRecord? {
-        try await database.read { connection in
+        try await database.shortRead { connection in
             guard let row = try connection.queryOne("SELECT \(Self.columns) FROM orders WHERE id = ?", [id]) else {
                 return nil
             }
@@ -146,9 +146,9 @@ final class OrderStore: Sendable {
     }
 
     /// Up to `limit` orders of `userID` older than sequence `before`, newest first, and the
-    /// position to continue from when there may be more.
+    /// position to continue from when there may be more. A short read (a page of an index).
     func orders(userID: String, before: Int64?, limit: Int) async throws -> ([Order], next: Int64?) {
-        try await database.read { connection in
+        try await database.shortRead { connection in
             let rows = try connection.query(
                 "SELECT \(Self.columns) FROM orders WHERE user_id = ? AND sequence < ? AND step <> 'priced' AND step <> 'reserved' ORDER BY sequence DESC LIMIT ?",
                 [userID, before ?? Int64.max, limit + 1])

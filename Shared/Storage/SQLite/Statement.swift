@@ -16,6 +16,10 @@ final class Statement {
     /// The histogram its uses are timed into (`storage_query_duration_seconds` of its label);
     /// nil when they are not timed.
     let durations: Histogram?
+    /// The result columns' names, once read (`columnNames()`).
+    private var columns: ColumnNames?
+    /// How often SQLite had recompiled the statement when `columns` was read.
+    private var columnsReprepared: Int32 = 0
 
     /// Compiles `sql` on the connection `database` (an `sqlite3 *`).
     ///
@@ -103,12 +107,19 @@ final class Statement {
         }
     }
 
-    /// The names of the result columns.
+    /// The names of the result columns: read once, and again only after SQLite recompiled the
+    /// statement (a schema change can change them), so a cached statement's rows share one
+    /// table of names.
     func columnNames() -> ColumnNames {
+        let reprepared = sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_REPREPARE, 0)
+        if let columns, columnsReprepared == reprepared { return columns }
         let count = sqlite3_column_count(handle)
-        return ColumnNames((0..<count).map { index in
+        let names = ColumnNames((0..<count).map { index in
             sqlite3_column_name(handle, index).map { String(cString: $0) } ?? "column\(index)"
         })
+        columns = names
+        columnsReprepared = reprepared
+        return names
     }
 
     /// The current row, after `step()` returned true.

@@ -1,0 +1,35 @@
+import Contracts
+import RPC
+import ServiceTestSupport
+import Testing
+
+/// A real catalog-svc process answers its short reads (`Database.shortRead`) on the event loop
+/// that holds the call: the loops mark their threads, and a handler that starts there reads
+/// there — seen in `/metrics`.
+@Suite("Short reads (catalog-svc process)")
+struct ShortReadLiveTests {
+    @Test("GetProduct and ListProducts are read on the event loop that holds the call; a product read once is answered from memory")
+    func readsOnTheLoop() async throws {
+        try await withServiceStack([.auth, .catalog]) { stack in
+            let catalog = try stack.client(.catalog)
+            let options = CallOptions(timeout: .seconds(10))
+            for id in 1...5 { _ = try await catalog.unary(CatalogContract.getProduct, GetProductRequest(id: id), options: options) }
+            let page = try await catalog.unary(CatalogContract.listProducts, ListProductsRequest(pageSize: 5), options: options)
+            #expect(page.products.count == 5)
+            let again = try await catalog.unary(CatalogContract.getProduct, GetProductRequest(id: 3), options: options)
+            #expect(again.product == page.products.first { $0.id == 3 })
+            let scrape = try await MetricsScrape.fetch(port: try stack.service(.catalog).port, http2: false)
+            let onLoop = scrape.value("storage_short_reads_total{where=\"event_loop\"}") ?? 0
+            if TestBackend.isPostgreSQL {
+                #expect(onLoop == 0)  // a read over the network never runs on a loop
+            } else {
+                // One connection, on one loop: its first read opens the loop's connection while
+                // it is read in the pool; products 2 to 5 and the page are read on the loop, and
+                // product 3 asked again is not read at all.
+                #expect(onLoop == 5)
+                #expect(scrape.value("storage_short_reads_total{where=\"reader_pool\"}") == 1)
+                #expect(scrape.value("storage_short_read_overruns_total") == 0)
+            }
+        }
+    }
+}
