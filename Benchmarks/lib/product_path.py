@@ -3,6 +3,7 @@ Go+SQLite reference answer alike, and the summary of the interleaved rounds.
 
   product_path.py users   WORK AUTH_PORT COUNT INTERNAL_KEY   -> WORK/tokens.txt, one token a line
   product_path.py compare OURS_PORT REFERENCE_PORT REQUEST_DIR -> prints whether the answers match
+  product_path.py compare-basket OURS_PORT REFERENCE_PORT TOKENS -> the same for one AddItem
   product_path.py summary WORK ROUNDS                          -> prints figures, writes figures.json
 
 The summary reads WORK/<figure>-<server>-<round>.{txt,log} (h2load's output and --log-file)
@@ -26,8 +27,8 @@ FIGURES = [
     ("search_per_reference_rps", "ListProducts {query: jacket} req/s", "ours", "reference", "rps", "h2load"),
     ("getproduct_1x1_mean_latency_per_reference", "GetProduct mean latency @1x1", "ours", "reference", "mean_us", "h2load"),
     ("gateway_per_nghttpx_rps", "GetProduct through gateway / nghttpx", "gateway", "nghttpx", "rps", "h2load"),
-    ("additem_per_reference_calls", "AddItem+RemoveItem calls/s, 64 users", "ours", "reference", "calls", "writes"),
-    ("updateitemcount_per_reference_calls", "UpdateItemCount calls/s, 64 users", "ours", "reference", "calls", "writes"),
+    ("additem_per_reference_calls", "AddItem+RemoveItem calls/s (write driver)", "ours", "reference", "calls", "writes"),
+    ("updateitemcount_per_reference_calls", "UpdateItemCount calls/s (write driver)", "ours", "reference", "calls", "writes"),
 ]
 
 
@@ -63,13 +64,40 @@ def compare(ours_port, reference_port, request_dir):
     return 1 if differ else 0
 
 
+def compare_basket(ours_port, reference_port, tokens_file):
+    """With the first user's token: clears the basket and adds product 3 twice over on each
+    server, and compares the AddItem answers' bytes, the line id and time aside."""
+    import grpc
+    token = pathlib.Path(tokens_file).read_text().split()[0]
+    metadata = (("authorization", f"Bearer {token}"),)
+    answers = []
+    for port in (ours_port, reference_port):
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        call = lambda method, request: channel.unary_unary(
+            f"/shop.basket.v1.BasketService/{method}", request_serializer=lambda m: json.dumps(m).encode(),
+            response_deserializer=bytes)(request, metadata=metadata, timeout=10)
+        call("ClearBasket", {})
+        answer = call("AddItem", {"productId": 3, "count": 2})
+        call("ClearBasket", {})
+        channel.close()
+        answer = re.sub(rb'"id":"[0-9a-f-]{36}"', b'"id":"<uuid>"', answer)
+        answers.append(re.sub(rb'"updatedAt":"[^"]*"', b'"updatedAt":"<time>"', answer))
+    same = re.sub(rb'"version":\d+', b"", answers[0]) == re.sub(rb'"version":\d+', b"", answers[1])
+    print(f"  AddItem {{productId: 3, count: 2}}: {len(answers[0])} bytes ours, {len(answers[1])} reference: "
+          + ("the same bytes (line id, time and version aside)" if same else "DIFFERENT"))
+    if not same:
+        print(f"    ours:      {answers[0][:400]!r}\n    reference: {answers[1][:400]!r}")
+    return 0 if same else 1
+
+
 def measurement(work, figure, server, round_, kind):
     """One run's figures: h2load's parsed row or the write driver's object; None if missing."""
     base = pathlib.Path(work) / f"{figure}-{server}-{round_}"
     if kind == "writes":
-        if not base.with_suffix(".json").exists():
-            return None
-        result = json.loads(base.with_suffix(".json").read_text())
+        text = base.with_suffix(".json").read_text() if base.with_suffix(".json").exists() else ""
+        if not text.strip():
+            return None  # the driver failed before measuring (its .err file says why)
+        result = json.loads(text)
         result["ok"] = result.get("calls", 0) > 0
         return result
     if not base.with_suffix(".txt").exists():
@@ -134,6 +162,8 @@ def main(argv):
         users(*argv[2:])
     elif len(argv) == 5 and argv[1] == "compare":
         return compare(*argv[2:])
+    elif len(argv) == 5 and argv[1] == "compare-basket":
+        return compare_basket(*argv[2:])
     elif len(argv) == 4 and argv[1] == "summary":
         summary(*argv[2:])
     else:

@@ -179,8 +179,8 @@ func (r *basketRecord) message() *basketMessage {
 	return m
 }
 
-// changed runs `change` on the basket of the caller in one write transaction, then reads the
-// basket again in it and answers it.
+// changed runs `change` on the basket of the caller in one write transaction and answers the
+// basket: read again in it when `change` wrote (it then bumped the version, where ours does).
 func (b *basketService) changed(ctx context.Context, user string, change func(*sql.Tx, *basketRecord) (bool, error)) (interface{}, error) {
 	var answer *basketRecord
 	err := b.writeTx(ctx, func(tx *sql.Tx) error {
@@ -195,9 +195,6 @@ func (b *basketService) changed(ctx context.Context, user string, change func(*s
 		if !wrote {
 			answer = current
 			return nil
-		}
-		if err := b.bumpVersion(ctx, tx, user); err != nil {
-			return internalError(err)
 		}
 		answer, err = b.basket(ctx, tx, user)
 		if err != nil {
@@ -274,6 +271,10 @@ func (b *basketService) AddItem(ctx context.Context, req *addItemRequest) (inter
 		if len(current.lines) > 0 && current.lines[0].currency != p.Price.Currency {
 			return false, shopError(ctx, codes.FailedPrecondition, "CURRENCY_MISMATCH", "The basket holds another currency.")
 		}
+		// The basket row first: the line references it.
+		if err := b.bumpVersion(ctx, tx, user); err != nil {
+			return false, internalError(err)
+		}
 		_, err := b.exec(ctx, tx, insertLineSQL, newItemID(), user, p.ID, p.Title, p.Price.Amount, p.Price.Currency, p.Image, count)
 		if err != nil {
 			return false, internalError(err)
@@ -322,6 +323,9 @@ func (b *basketService) setCount(ctx context.Context, itemID string, count int64
 		} else {
 			_, err = b.exec(ctx, tx, updateLineSQL, count, itemID, user)
 		}
+		if err == nil {
+			err = b.bumpVersion(ctx, tx, user)
+		}
 		if err != nil {
 			return false, internalError(err)
 		}
@@ -356,6 +360,9 @@ func (b *basketService) ClearBasket(ctx context.Context, req *clearBasketRequest
 			return false, nil
 		}
 		if _, err := b.exec(ctx, tx, clearLinesSQL, user); err != nil {
+			return false, internalError(err)
+		}
+		if err := b.bumpVersion(ctx, tx, user); err != nil {
 			return false, internalError(err)
 		}
 		return true, nil

@@ -19,9 +19,9 @@
 //     spelling (ours does when a search finds nothing); search words are cut as ours cuts
 //     non-CJK text.
 //
-// Messages are JSON: a codec named "json" is registered with grpc-go's encoding registry, so a
-// request with content-type "application/grpc+json" selects it. Services are described by
-// hand-written grpc.ServiceDesc values (no protoc).
+// Messages are JSON, whatever the content-type names (as ours: "application/grpc" is JSON too):
+// the server is given the JSON codec with grpc.CustomCodec (Debian's grpc-go 1.33 predates
+// ForceServerCodec). Services are described by hand-written grpc.ServiceDesc values (no protoc).
 //
 // Build (offline, GOPATH mode, with Debian's golang-go, golang-google-grpc-dev and
 // golang-github-mattn-go-sqlite3-dev; Debian's go-sqlite3 always links the system libsqlite3,
@@ -39,7 +39,6 @@ import (
 	"runtime"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/encoding"
 )
 
 // jsonCodec marshals messages with encoding/json.
@@ -48,6 +47,7 @@ type jsonCodec struct{}
 func (jsonCodec) Marshal(v interface{}) ([]byte, error)      { return json.Marshal(v) }
 func (jsonCodec) Unmarshal(data []byte, v interface{}) error { return json.Unmarshal(data, v) }
 func (jsonCodec) Name() string                               { return "json" }
+func (jsonCodec) String() string                             { return "json" }
 
 func main() {
 	host := flag.String("host", "127.0.0.1", "address to listen on")
@@ -56,8 +56,6 @@ func main() {
 	basketPath := flag.String("basket", "basket.sqlite", "the basket database (a copy of basket-svc's)")
 	readers := flag.Int("readers", 2*runtime.GOMAXPROCS(0), "read connections per database")
 	flag.Parse()
-
-	encoding.RegisterCodec(jsonCodec{})
 
 	catalog, err := openCatalog(*catalogPath, *readers)
 	if err != nil {
@@ -72,7 +70,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("reference-go-sqlite: listen: %v", err)
 	}
-	s := grpc.NewServer(grpc.MaxConcurrentStreams(256))
+	s := grpc.NewServer(grpc.MaxConcurrentStreams(256), grpc.CustomCodec(jsonCodec{}))
 	s.RegisterService(&catalogServiceDesc, catalog)
 	s.RegisterService(&basketServiceDesc, basket)
 	fmt.Printf("reference-go-sqlite listening on %s\n", lis.Addr())
