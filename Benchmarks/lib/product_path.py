@@ -33,6 +33,7 @@ FIGURES = [
 
 
 def users(work, auth_port, count, internal_key):
+    """Signs up `count` users through auth-svc and writes their access tokens to WORK/tokens.txt."""
     from shop_users import caller, signed_in_users
     auth = caller(int(auth_port), "shop.auth.v1.AuthService")
     tokens = signed_in_users(auth, f"{work}/auth/mail", int(count), label="product-path", internal_key=internal_key)
@@ -107,10 +108,12 @@ def measurement(work, figure, server, round_, kind):
 
 
 def value(row, field):
+    """The compared number of a run: calls/s of the write driver, else h2load's `field`."""
     return row.get("callsPerSecond") if field == "calls" else row.get(field)
 
 
 def describe(row, kind):
+    """One run's figures on one line."""
     if kind == "writes":
         errors = f", {row['errors']} errors {row['errorCodes']}" if row.get("errors") else ""
         return f"{row['callsPerSecond']:8.0f}/s p50 {row['p50Ms']:6.2f} ms p99 {row['p99Ms']:6.2f} ms{errors}"
@@ -120,6 +123,8 @@ def describe(row, kind):
 
 
 def summary(work, rounds):
+    """Prints each figure's rounds and the median of its per-round quotients, with its goal;
+    records the medians (and the write errors) in WORK/figures.json."""
     goals = {g["name"]: g for g in json.loads(THRESHOLDS.read_text())["figures"]} if THRESHOLDS.exists() else {}
     figures, write_errors = {}, 0
     for name, label, top, bottom, field, kind in FIGURES:

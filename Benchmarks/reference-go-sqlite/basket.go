@@ -76,6 +76,7 @@ type basketService struct {
 	catalog *catalogService
 }
 
+// openBasket opens the basket copy at `path` (its one writer connection) and prepares its SQL.
 func openBasket(path string, catalog *catalogService) (*basketService, error) {
 	writer, err := openWriter(path)
 	if err != nil {
@@ -130,7 +131,7 @@ func (b *basketService) exec(ctx context.Context, tx *sql.Tx, text string, args 
 
 // basket reads the basket of `user` in `tx` (ours: BasketStore.basket(userID:on:)).
 func (b *basketService) basket(ctx context.Context, tx *sql.Tx, user string) (*basketRecord, error) {
-	stmt, _ := b.stmts.get(selectBasketSQL)
+	stmt, _ := b.stmts.get(selectBasketSQL) // prepared by openBasket: cannot fail here
 	record := &basketRecord{}
 	err := tx.StmtContext(ctx, stmt).QueryRowContext(ctx, user).Scan(&record.version, &record.updatedAt)
 	if err == sql.ErrNoRows {
@@ -208,14 +209,17 @@ func (b *basketService) changed(ctx context.Context, user string, change func(*s
 	return answer.message(), nil
 }
 
+// invalidCount refuses a count outside lowest...10.
 func invalidCount(ctx context.Context, lowest int64) error {
 	return shopError(ctx, codes.InvalidArgument, "INVALID_COUNT", fmt.Sprintf("The count must be between %d and 10.", lowest))
 }
 
+// outOfStock refuses a count above the product's stock.
 func outOfStock(ctx context.Context, p *product) error {
 	return shopError(ctx, codes.FailedPrecondition, "OUT_OF_STOCK", fmt.Sprintf("Only %d of product %d are in stock.", p.Stock, p.ID))
 }
 
+// checkVersion refuses a change made against another version of the basket.
 func checkVersion(ctx context.Context, expected *int64, current *basketRecord) error {
 	if expected != nil && *expected != current.version {
 		return shopError(ctx, codes.Aborted, "VERSION_CONFLICT", "The basket changed meanwhile.")
@@ -369,6 +373,7 @@ func (b *basketService) ClearBasket(ctx context.Context, req *clearBasketRequest
 	})
 }
 
+// basketServer is the interface the ServiceDesc's HandlerType names.
 type basketServer interface {
 	AddItem(context.Context, *addItemRequest) (interface{}, error)
 	UpdateItemCount(context.Context, *updateItemCountRequest) (interface{}, error)
@@ -376,6 +381,7 @@ type basketServer interface {
 	ClearBasket(context.Context, *clearBasketRequest) (interface{}, error)
 }
 
+// basketServiceDesc describes shop.basket.v1.BasketService's methods served here.
 var basketServiceDesc = grpc.ServiceDesc{
 	ServiceName: "shop.basket.v1.BasketService",
 	HandlerType: (*basketServer)(nil),

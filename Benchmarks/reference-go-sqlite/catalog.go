@@ -75,6 +75,7 @@ type catalogService struct {
 	tokenKey []byte
 }
 
+// openCatalog opens the catalog copy at `path`: a writer connection and `readers` readers.
 func openCatalog(path string, readers int) (*catalogService, error) {
 	writer, err := openWriter(path)
 	if err != nil {
@@ -113,6 +114,8 @@ func (c *catalogService) product(ctx context.Context, id int64) (*product, error
 	return &p, nil
 }
 
+// scanProduct reads a row whose first columns are productColumns into `p`, and the columns
+// after them into `extra`.
 func scanProduct(row interface{ Scan(...interface{}) error }, p *product, extra ...interface{}) error {
 	return row.Scan(append([]interface{}{&p.ID, &p.Title, &p.Description, &p.Category, &p.Price.Amount,
 		&p.Price.Currency, &p.Image, &p.Rating.Rate, &p.Rating.Count, &p.Stock}, extra...)...)
@@ -146,6 +149,8 @@ type sortKey struct {
 // The relevance rank: 0 when the title holds every word of the query (ours: SearchIndex.titleRank).
 const titleRank = "(p.id NOT IN (SELECT rowid FROM products_fts WHERE products_fts MATCH ?))"
 
+// sortKeys are the listing's sort keys; the id (ascending) breaks the last tie (ours:
+// CatalogStore.sortKeys(for:dialect:)).
 func (f listFilter) sortKeys() []sortKey {
 	switch f.sort {
 	case "PRICE_ASC":
@@ -345,11 +350,13 @@ func (c *catalogService) pageToken(scope string, id int64, keys []float64) strin
 	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil)[:16])
 }
 
+// catalogServer is the interface the ServiceDesc's HandlerType names.
 type catalogServer interface {
 	GetProduct(context.Context, *getProductRequest) (interface{}, error)
 	ListProducts(context.Context, *listProductsRequest) (interface{}, error)
 }
 
+// catalogServiceDesc describes shop.catalog.v1.CatalogService's methods served here.
 var catalogServiceDesc = grpc.ServiceDesc{
 	ServiceName: "shop.catalog.v1.CatalogService",
 	HandlerType: (*catalogServer)(nil),

@@ -55,6 +55,7 @@ type statements struct {
 	known map[string]*sql.Stmt
 }
 
+// newStatements keeps the prepared statements of `db`.
 func newStatements(db *sql.DB) *statements {
 	return &statements{db: db, known: map[string]*sql.Stmt{}}
 }

@@ -104,6 +104,7 @@ type tally struct {
 	last      time.Time
 }
 
+// add merges one goroutine's calls into the tally.
 func (t *tally) add(latencies []time.Duration, codes map[string]int, end time.Time) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -153,6 +154,7 @@ func (u *user) loop(mode, itemID string, measureFrom, stop time.Time, into *tall
 	into.add(latencies, codes, time.Now())
 }
 
+// percentile is the nearest-rank percentile `p` of ascending `sorted`, in milliseconds.
 func percentile(sorted []time.Duration, p float64) float64 {
 	if len(sorted) == 0 {
 		return 0
@@ -164,6 +166,7 @@ func percentile(sorted []time.Duration, p float64) float64 {
 	return float64(sorted[rank].Microseconds()) / 1000
 }
 
+// readTokens reads one token per non-empty line of `path`.
 func readTokens(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
