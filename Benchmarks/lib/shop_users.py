@@ -25,13 +25,20 @@ def caller(port, service):
     return call
 
 
-def signed_in_users(auth, mail_directory, count, label="bench"):
+def signed_in_users(auth, mail_directory, count, label="bench", internal_key=None):
     """Signs up `count` users through `auth`, redeems each verification mail found in
-    `mail_directory`, signs each in; returns their access tokens."""
+    `mail_directory`, signs each in; returns their access tokens.
+
+    auth-svc admits 10 sign-ups per client address per 30 s. With `internal_key` (auth-svc's
+    SHOP_INTERNAL_API_KEY) each sign-up comes, as through the gateway, from its own address
+    named in `x-forwarded-for`, so any number of users signs up at once."""
     tokens = []
     for index in range(count):
         email = f"{label}-{index}-{uuid.uuid4().hex[:6]}@example.com"
-        auth("SignUp", {"email": email, "password": PASSWORD})
+        forwarded = ()
+        if internal_key is not None:
+            forwarded = (("x-api-key", internal_key), ("x-forwarded-for", f"10.{index // 65536 % 256}.{index // 256 % 256}.{index % 256}"))
+        auth("SignUp", {"email": email, "password": PASSWORD}, forwarded)
         token = None
         for _ in range(200):
             mails = [open(f).read() for f in glob.glob(f"{mail_directory}/*.eml")]

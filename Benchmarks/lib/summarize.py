@@ -2,6 +2,7 @@
 """Helpers for Benchmarks/run (standard library only).
 
   summarize.py parse  SERVER SHAPE H2LOAD_STDOUT H2LOAD_LOG [LOAD1 CORES]  -> one JSON object
+                                                  (parse() also returns it, for other scripts)
   summarize.py table  RESULTS.jsonl [MARKDOWN_OUT]              -> prints the table and ratios
   summarize.py figures RESULTS.jsonl DIR                        -> the ratios into DIR/figures.json
 
@@ -150,6 +151,7 @@ def parse(server, shape, stdout_path, log_path, load1=None, cores=None):
         else:
             row["warnings"].append(f"{no_status} logged request(s) without a status (ignored)")
     print(json.dumps(row))
+    return row
 
 
 def fmt_us(v):
