@@ -47,6 +47,25 @@ public struct Product: RPCMessage, Hashable {
         stock = try container.decode(Int.self, forKey: .stock)
     }
 
+    /// The JSON keys.
+    enum CodingKeys: String, CodingKey {
+        case category, description, id, image, price, rating, stock, title
+    }
+
+    /// Encodes the fields in key order: the encoder writes objects with sorted keys, and a
+    /// product listed by the page then needs no reordering.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(category, forKey: .category)
+        try container.encode(description, forKey: .description)
+        try container.encode(id, forKey: .id)
+        try container.encode(image, forKey: .image)
+        try container.encode(price, forKey: .price)
+        try container.encode(rating, forKey: .rating)
+        try container.encode(stock, forKey: .stock)
+        try container.encode(title, forKey: .title)
+    }
+
     /// The JSON fields, for `Describe`; `id` may be absent only in admin requests.
     public static let fields = [
         FieldDescriptor("id", "Int", optional: true),
@@ -71,6 +90,18 @@ public struct Rating: RPCMessage, Hashable {
     public init(rate: Double, count: Int) {
         self.rate = rate
         self.count = count
+    }
+
+    /// The JSON keys.
+    enum CodingKeys: String, CodingKey {
+        case count, rate
+    }
+
+    /// Encodes the fields in key order (see `Product.encode(to:)`).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(count, forKey: .count)
+        try container.encode(rate, forKey: .rate)
     }
 
     /// The JSON fields, for `Describe`.

@@ -191,10 +191,10 @@ package final class Connection {
         }
     }
 
-    /// Makes the connection's statements stop once the running thread's `ReadDeadline`
-    /// passed (SQLite; a short-read connection of an event loop).
-    func stopsAtThreadDeadline() {
-        if case .sqlite(let connection) = backend { connection.stopsAtThreadDeadline() }
+    /// Makes the connection's statements stop once they used up the running thread's
+    /// `ReadBudget` (SQLite; a short-read connection of an event loop).
+    func stopsAtThreadBudget() {
+        if case .sqlite(let connection) = backend { connection.stopsAtThreadBudget() }
     }
 
     /// Counts the connection busy while its worker runs a job (PostgreSQL, with metrics).

@@ -209,9 +209,10 @@ package final class Database: Sendable {
     /// so that answering them needs no other thread.
     ///
     /// On an event loop (`LoopThread`) of a SQLite file database, the read runs right here on
-    /// that loop's own read-only connection, under `DatabaseOptions.shortReads`' budget: past
-    /// it SQLite stops the read, which then runs again in the reader pool, and short reads stay
-    /// off the loops for a pause. Anywhere else (another thread, PostgreSQL, an in-memory
+    /// that loop's own read-only connection, under `DatabaseOptions.shortReads`' budget of
+    /// work: past it SQLite stops the read, which then runs again in the reader pool, and short
+    /// reads stay off the loops for a pause (as after a read that stalled the loop, on the
+    /// disk). Anywhere else (another thread, PostgreSQL, an in-memory
     /// database, short reads off) it is `read(_:)`. `body` may therefore run twice and must
     /// have no effect but its result.
     ///

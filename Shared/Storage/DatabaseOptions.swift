@@ -19,22 +19,28 @@ package struct DatabaseOptions: Sendable {
     }
 
     /// How reads a store declares short (`Database.shortRead(_:)`) may run on the event loop
-    /// that calls them: the longest one may take there, and how long short reads stay off the
-    /// loops after one took longer.
+    /// that calls them: how much work one may do there, how long it may hold the loop before
+    /// the loops stop taking short reads, and for how long they stop.
     package struct ShortReads: Sendable, Hashable {
-        /// The longest a short read may take on a loop: past it SQLite stops the read, which
-        /// runs again in the reader pool.
-        package var budget: Duration
-        /// How long every short read goes to the reader pool after one overran its budget.
+        /// The most SQLite virtual-machine instructions a short read may run on a loop (counted
+        /// in steps of 1,000); past it SQLite stops the read, which runs again in the reader
+        /// pool. Work, not time: a loop's thread held off its core does not use it up.
+        package var instructionBudget: Int
+        /// A short read that held its loop longer than this, whatever for — above all a page
+        /// the OS had to read from the disk, which no budget can stop — keeps its answer but
+        /// sends the short reads to the pool for a pause.
+        package var stallLimit: Duration
+        /// How long every short read goes to the reader pool after one overran its budget or
+        /// stalled.
         package var pause: Duration
 
-        /// A budget of 5 ms — a lookup by key takes microseconds, but the budget is wall time
-        /// and a busy machine can hold a loop's thread off its core for a few milliseconds —
-        /// and a pause of 250 ms: a loop then loses at most 2 % of its time to reads that
-        /// overrun, and a read that overran only because the loop was preempted costs a
-        /// quarter second of reads in the pool.
-        package init(budget: Duration = .milliseconds(5), pause: Duration = .milliseconds(250)) {
-            self.budget = budget
+        /// 500,000 instructions — a lookup by key runs a few dozen, a page of 20 a few
+        /// thousand; the budget is a few milliseconds of work — a stall limit of 50 ms, and a
+        /// pause of 250 ms: a loop loses at most a budget's work or one stall per pause.
+        package init(instructionBudget: Int = 500_000, stallLimit: Duration = .milliseconds(50), pause: Duration = .milliseconds(250)) {
+            precondition(instructionBudget >= 1_000, "instructionBudget is counted in steps of 1,000")
+            self.instructionBudget = instructionBudget
+            self.stallLimit = stallLimit
             self.pause = pause
         }
     }

@@ -57,9 +57,12 @@ package struct Row: Sendable, Equatable {
         return try decode(values[index], column: "'\(name)'", as: type)
     }
 
-    private func decode<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String, as type: T.Type) throws -> T {
+    /// `column` names the column in the error only: built when decoding fails, not on every value.
+    private func decode<T: DatabaseValueConvertible>(
+        _ value: DatabaseValue, column: @autoclosure () -> String, as type: T.Type
+    ) throws -> T {
         guard let decoded = T.decode(from: value) else {
-            throw StorageError.mismatch("column \(column) holds \(value.storageClassName), which is not a \(T.self)")
+            throw StorageError.mismatch("column \(column()) holds \(value.storageClassName), which is not a \(T.self)")
         }
         return decoded
     }

@@ -12,12 +12,13 @@ import Telemetry
 ///
 /// How long a loop can be held, and why it stays short:
 /// - only reads a store declares short take this path: a lookup by key, a page of an index;
-/// - each runs under a time budget: SQLite checks the thread's deadline every 1,000
-///   instructions and stops the statement once it passed (`ReadDeadline`);
-/// - a read that took longer than its budget, for any reason — work, or waiting for a page
-///   the OS had to read from the disk, which no check can stop — is run again in the reader
-///   pool, and every short read goes there for `pause`: a loop loses at most one budget
-///   (plus one disk wait) per pause.
+/// - each runs under a budget of work: SQLite counts its instructions and stops the statement
+///   once it used up `ShortReads.instructionBudget` (`ReadBudget`); such a read runs again in
+///   the reader pool, and every short read goes there for `pause`;
+/// - a read that held the loop longer than `stallLimit` for another reason — waiting for a page
+///   the OS had to read from the disk, which no count can stop — keeps its answer, and sends
+///   the short reads to the pool for `pause` too.
+/// A loop therefore loses at most one budget of work, or one stall, per pause.
 ///
 /// A loop's connection is opened on first use, by a reader thread (its first read runs there),
 /// never on the loop. Thread-safe: the slots are locked, the pause is an atomic.
@@ -71,9 +72,11 @@ final class ShortReaders: Sendable {
     private let path: String
     private let options: DatabaseOptions
     private let metrics: StorageMetrics?
-    /// A read's time budget on a loop, in nanoseconds.
-    private let budget: UInt64
-    /// How long short reads stay off the loops after one overran, in nanoseconds.
+    /// A read's budget on a loop, in steps of `ReadBudget.instructionsPerStep` instructions.
+    private let steps: Int
+    /// How long a read may hold a loop before the short reads pause, in nanoseconds.
+    private let stallLimit: UInt64
+    /// How long short reads stay off the loops after one overran or stalled, in nanoseconds.
     private let pause: UInt64
     /// Until when (monotonic ns) short reads stay off the loops.
     private let pausedUntil = Atomic<UInt64>(0)
@@ -84,7 +87,8 @@ final class ShortReaders: Sendable {
         self.path = path
         self.options = options
         self.metrics = metrics
-        budget = Self.nanoseconds(policy.budget)
+        steps = max(1, policy.instructionBudget / ReadBudget.instructionsPerStep)
+        stallLimit = Self.nanoseconds(policy.stallLimit)
         pause = Self.nanoseconds(policy.pause)
     }
 
@@ -121,7 +125,7 @@ final class ShortReaders: Sendable {
             }
             return
         }
-        connection.stopsAtThreadDeadline()
+        connection.stopsAtThreadBudget()
         let installed = slot.withState { state -> Bool in
             guard case .opening = state else { return false }
             state = .open(connection)
@@ -146,20 +150,20 @@ final class ShortReaders: Sendable {
         metrics?.shortReadsInPool.increment()
     }
 
-    /// Runs `body` on `connection` under the budget; an overrun pauses short reads and sends
-    /// this one to the pool, whatever it returned.
+    /// Runs `body` on `connection` under the budget: one that used it up runs again in the
+    /// pool, whatever it returned; both it and one that stalled the loop pause short reads.
     private func run<T: Sendable>(_ body: (Connection) throws -> T, on connection: Connection, started: UInt64) -> Attempt<T> {
-        ReadDeadline.set(started + budget)
+        ReadBudget.start(steps: steps)
         let result = Result { try connection.transaction(.read, beginningWith: "BEGIN DEFERRED", body) }
-        ReadDeadline.clear()
-        // An interrupted statement may leave the transaction open: end it without the deadline.
+        let overran = ReadBudget.end()
+        // A stopped statement may leave the transaction open: end it, with no budget set.
         if connection.isInTransaction { _ = try? connection.executeScript("ROLLBACK") }
         let finished = System.monotonicNanoseconds()
-        guard finished - started < budget else {
+        if overran || finished - started > stallLimit {
             pausedUntil.store(finished + pause, ordering: .relaxed)
             metrics?.shortReadOverruns.increment()
-            return .elsewhere
         }
+        guard !overran else { return .elsewhere }
         metrics?.shortReadsOnLoop.increment()
         return .finished(result)
     }
@@ -170,31 +174,46 @@ final class ShortReaders: Sendable {
     }
 }
 
-/// The deadline of the short read running on the calling thread, which SQLite's progress
-/// handler checks (`SQLiteConnection.stopsAtThreadDeadline()`): thread-local, so the handler
+/// The budget of the short read running on the calling thread, which SQLite's progress
+/// handler spends (`SQLiteConnection.stopsAtThreadBudget()`): thread-local, so the handler
 /// needs no pointer to the connection or the read.
-enum ReadDeadline {
-    /// The thread-specific slot: the deadline in monotonic ns as a pointer's bit pattern (nil: none).
+enum ReadBudget {
+    /// How many virtual-machine instructions one step of the budget is (how often SQLite calls
+    /// the progress handler).
+    static let instructionsPerStep = 1_000
+
+    /// The thread-specific slot: the steps left + 1 as a pointer's bit pattern (nil: no budget),
+    /// or `overran` once they ran out.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let created = pthread_key_create(&key, nil)
         precondition(created == 0, "pthread_key_create failed: \(created)")
         return key
     }()
+    /// The slot's value once the budget ran out.
+    private static let overran = UInt.max
 
-    /// Sets the calling thread's deadline (monotonic ns).
-    static func set(_ deadline: UInt64) {
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: UInt(max(1, deadline))))
+    /// Gives the calling thread a budget of `steps` steps.
+    static func start(steps: Int) {
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: UInt(steps) + 1))
     }
 
-    /// Clears the calling thread's deadline.
-    static func clear() {
+    /// Ends the calling thread's budget; returns whether it ran out.
+    static func end() -> Bool {
+        let value = pthread_getspecific(key).map { UInt(bitPattern: $0) }
         pthread_setspecific(key, nil)
+        return value == overran
     }
 
-    /// Whether the calling thread has a deadline and it has passed.
-    static var hasPassed: Bool {
-        guard let deadline = pthread_getspecific(key) else { return false }
-        return System.monotonicNanoseconds() >= UInt64(UInt(bitPattern: deadline))
+    /// Spends one step of the calling thread's budget: false once it has run out (the
+    /// statement stops), true while some is left or when the thread has no budget.
+    static func takeStep() -> Bool {
+        guard let value = pthread_getspecific(key).map({ UInt(bitPattern: $0) }) else { return true }
+        guard value != overran, value > 1 else {
+            pthread_setspecific(key, UnsafeRawPointer(bitPattern: overran))
+            return false
+        }
+        pthread_setspecific(key, UnsafeRawPointer(bitPattern: value - 1))
+        return true
     }
 }

@@ -63,7 +63,7 @@ final class StorageMetrics: Sendable {
     /// Short reads sent to the reader pool: called off a loop, the loop's connection not open
     /// (yet) or busy, short reads paused, or the read run again after it overran.
     let shortReadsInPool: Counter
-    /// Short reads on a loop that overran their budget (and paused short reads on loops).
+    /// Short reads on a loop that used up their budget or stalled it (each paused short reads).
     let shortReadOverruns: Counter
 
     /// Registers the series of the database at `location`, opened with `options`, in `registry`.
@@ -101,8 +101,9 @@ final class StorageMetrics: Sendable {
         shortReadsInPool = registry.counter("storage_short_reads_total", help: shortReadHelp, labels: ["where": "reader_pool"])
         shortReadOverruns = registry.counter(
             "storage_short_read_overruns_total",
-            help: "Short reads on an event loop that took longer than their budget: each was run again in the reader "
-                + "pool, and short reads left the loops for a pause.")
+            help: "Short reads on an event loop that used up their budget of work (each then run again in the reader "
+                + "pool) or held the loop past the stall limit (a disk wait): after each, short reads left the loops "
+                + "for a pause.")
         switch location {
         case .sqlite(let path):
             connectionStates = nil

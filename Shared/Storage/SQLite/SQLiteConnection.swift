@@ -97,11 +97,12 @@ final class SQLiteConnection {
         guard code == SQLITE_OK else { throw StorageError(code: code, handle: handle, sql: sql) }
     }
 
-    /// Makes this connection's statements stop with `SQLITE_INTERRUPT` once the deadline the
-    /// running thread set (`ReadDeadline`) has passed; SQLite asks every 1,000 virtual-machine
-    /// instructions, a few microseconds of work. For connections that run on event loops.
-    func stopsAtThreadDeadline() {
-        sqlite3_progress_handler(handle, 1_000, { _ in ReadDeadline.hasPassed ? 1 : 0 }, nil)
+    /// Makes this connection's statements stop with `SQLITE_INTERRUPT` once they used up the
+    /// instruction budget the running thread set (`ReadBudget`); SQLite reports every
+    /// `ReadBudget.instructionsPerStep` virtual-machine instructions. For connections that run
+    /// on event loops.
+    func stopsAtThreadBudget() {
+        sqlite3_progress_handler(handle, Int32(ReadBudget.instructionsPerStep), { _ in ReadBudget.takeStep() ? 0 : 1 }, nil)
     }
 
     /// Finalizes every cached statement and closes the connection; later calls do nothing.
