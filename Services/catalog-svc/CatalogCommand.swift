@@ -22,6 +22,9 @@ struct CatalogCommand: AsyncParsableCommand {
     /// `--no-seed`: start with an empty catalog.
     @Flag(help: "Start with an empty catalog instead of the built-in one (env SHOP_CATALOG_NO_SEED=1).")
     var noSeed = false
+    /// `--no-answer-cache`: read and encode every GetProduct and ListProducts anew.
+    @Flag(help: "Keep no answers of GetProduct and ListProducts in memory: read and encode each anew (env SHOP_CATALOG_ANSWER_CACHE=off).")
+    var noAnswerCache = false
 
     /// The configuration the flags describe.
     var catalogConfiguration: CatalogConfiguration {
@@ -31,6 +34,7 @@ struct CatalogCommand: AsyncParsableCommand {
         // validate() has read the file once already; what it refused never gets here.
         configuration.databasePassword = (try? database.password()) ?? nil
         configuration.seed = !(noSeed || ProcessInfo.processInfo.environment["SHOP_CATALOG_NO_SEED"] == "1")
+        configuration.keepsAnswers = !(noAnswerCache || ProcessInfo.processInfo.environment["SHOP_CATALOG_ANSWER_CACHE"] == "off")
         return configuration
     }
 

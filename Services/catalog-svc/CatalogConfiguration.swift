@@ -14,6 +14,8 @@ struct CatalogConfiguration: ServiceConfiguration {
     var auth: AuthLinkOptions
     /// Whether to load the seed catalog on the first start.
     var seed = true
+    /// Whether to keep the answers of repeated reads in memory (`CatalogAnswerCache`; SQLite only).
+    var keepsAnswers = true
     /// How long in-flight calls get to finish on shutdown.
     var gracePeriod: Duration = .seconds(10)
     /// The deadline of calls without one and the bounds on unread answers (``ServerLimits``).

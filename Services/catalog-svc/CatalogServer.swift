@@ -49,7 +49,8 @@ struct CatalogServer: ServiceServer {
         let internalKey = try ServiceSecret.internalKey(dataDirectory: directory)
         let tokenSecret = try ServiceSecret.resolve(
             environmentName: "SHOP_CATALOG_PAGE_TOKEN_KEY", path: "\(directory)/page-token-key")
-        let store = try await CatalogStore.open(location: configuration.databaseLocation, metrics: configuration.metrics)
+        let store = try await CatalogStore.open(
+            location: configuration.databaseLocation, metrics: configuration.metrics, keepsAnswers: configuration.keepsAnswers)
         if try await store.searchKeepsAccents() {
             // Decided once, when the schema was created (the index's words depend on it).
             logger.warning("search keeps accents: PostgreSQL's extension unaccent could not be created with the catalog schema")

@@ -32,4 +32,25 @@ struct ShortReadLiveTests {
             }
         }
     }
+
+    @Test(
+        "--no-answer-cache or SHOP_CATALOG_ANSWER_CACHE=off reads every GetProduct anew",
+        arguments: [(["--no-answer-cache"], [String: String]()), ([], ["SHOP_CATALOG_ANSWER_CACHE": "off"])])
+    func noAnswerCache(arguments: [String], environment: [String: String]) async throws {
+        try await withServiceStack(
+            [.auth, .catalog], extraArguments: [.catalog: arguments], environment: [.catalog: environment]
+        ) { stack in
+            let catalog = try stack.client(.catalog)
+            for _ in 0..<4 {
+                _ = try await catalog.unary(CatalogContract.getProduct, GetProductRequest(id: 1), options: CallOptions(timeout: .seconds(10)))
+            }
+            let scrape = try await MetricsScrape.fetch(port: try stack.service(.catalog).port, http2: false)
+            let reads = ["event_loop", "reader_pool"].compactMap { scrape.value("storage_short_reads_total{where=\"\($0)\"}") }
+            if TestBackend.isPostgreSQL {
+                #expect(reads.reduce(0, +) == 0)  // reads on PostgreSQL are not short reads
+            } else {
+                #expect(reads.reduce(0, +) == 4)  // each call read the product
+            }
+        }
+    }
 }

@@ -4,7 +4,10 @@ import RPC
 extension CatalogService {
     /// Registers every method of `CatalogService` on `router`.
     func register(on router: inout Router) {
-        router.unary(CatalogContract.listProducts, listProducts)
+        router.register(CatalogContract.listProducts.info) { io, context in
+            let request = try JSONCodec.shared.decode(ListProductsRequest.self, from: try await Router.singleRawRequest(from: io))
+            try await io.write(try await listProductsAnswer(request, context: context))
+        }
         router.registerCallback(CatalogContract.getProduct.info, handler: getProduct)
         router.unary(CatalogContract.batchGetProducts, batchGetProducts)
         router.unary(CatalogContract.listCategories, listCategories)

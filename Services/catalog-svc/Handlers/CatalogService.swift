@@ -39,6 +39,17 @@ struct CatalogService: Sendable {
             totalSize: page.total, suggestion: suggestion)
     }
 
+    /// `ListProducts`, encoded: the answer kept for the same request since products last
+    /// changed (`CatalogStore.answers`), else `listProducts(_:context:)`'s, then kept. A request
+    /// that fails is never kept, so a kept answer's request passed every check before.
+    func listProductsAnswer(_ request: ListProductsRequest, context: ServerContext) async throws -> Data {
+        if let kept = store.answers?.answer(for: .listing(request)) { return kept }
+        let generation = store.answers?.generation ?? 0
+        let answer = try JSONCodec.shared.encode(try await listProducts(request, context: context))
+        store.answers?.keep(answer, for: .listing(request), readAt: generation)
+        return answer
+    }
+
     /// `GetProduct`, answered without a task where it can be — the answer kept from an earlier
     /// read (`CatalogStore.answers`), else the product read on the event loop that holds the
     /// call (`Database.shortReadNow`) — and read in a task otherwise. Each answer read is kept.
@@ -49,7 +60,7 @@ struct CatalogService: Sendable {
         } catch {
             return responder.respond(.failure(error))
         }
-        if let kept = store.answers?.answer(for: id) { return responder.respond(.success(kept)) }
+        if let kept = store.answers?.answer(for: .product(id)) { return responder.respond(.success(kept)) }
         let generation = store.answers?.generation ?? 0
         if let read = store.productNow(id: id) {
             return responder.respond(Result { try productAnswer(try read.get(), id: id, readAt: generation) })
@@ -70,7 +81,7 @@ struct CatalogService: Sendable {
     private func productAnswer(_ product: Product?, id: Int, readAt generation: UInt64) throws -> Data {
         guard let product else { throw CatalogError.productNotFound(id: id) }
         let answer = try JSONCodec.shared.encode(ProductResponse(product: product))
-        store.answers?.keep(answer, for: id, readAt: generation)
+        store.answers?.keep(answer, for: .product(id), readAt: generation)
         return answer
     }
 

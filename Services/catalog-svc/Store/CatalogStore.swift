@@ -19,23 +19,25 @@ final class CatalogStore: Sendable {
     /// products' text stays at the version they were read at (`catalog_meta`'s
     /// `search_version`, which every write of a product's text, by any replica, raises).
     let searchVocabulary = SearchVocabulary()
-    /// `GetProduct`'s encoded answers, which every product write here invalidates
-    /// (`writeProducts`); nil on PostgreSQL, where other replicas write too.
-    let answers: ProductAnswerCache?
+    /// Encoded answers of the reads shoppers repeat, which every product write here
+    /// invalidates (`writeProducts`); nil on PostgreSQL, where other replicas write too.
+    let answers: CatalogAnswerCache?
 
     /// The product columns, in the order `product(from:)` reads them.
     static let productColumns =
         "p.id, p.title, p.description, p.category, p.price_amount, p.currency, p.image, p.rating_rate, p.rating_count, p.stock"
 
     /// Wraps an open database whose migrations are `CatalogSchema.migrations` (SQLite) or
-    /// `CatalogSchema.postgreSQLMigrations`.
-    init(database: Database) {
+    /// `CatalogSchema.postgreSQLMigrations`; with `keepsAnswers`, on SQLite, keeps the answers
+    /// of repeated reads (`answers`).
+    init(database: Database, keepsAnswers: Bool = true) {
         self.database = database
-        answers = database.dialect == .sqlite ? ProductAnswerCache() : nil
+        answers = keepsAnswers && database.dialect == .sqlite ? CatalogAnswerCache() : nil
     }
 
     /// `database.write` for a write that changes the products `ids` (nil: any product): their
-    /// cached answers are dropped once it has ended, committed or not, before it returns.
+    /// cached answers and every listing's are dropped once it has ended, committed or not,
+    /// before it returns.
     func writeProducts<T: Sendable>(_ ids: [Int]?, _ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         defer { answers?.invalidate(ids) }
         return try await database.write(body)
@@ -43,11 +45,12 @@ final class CatalogStore: Sendable {
 
     /// Opens (creating and migrating) the database at `location`; its queries and transactions
     /// are recorded in `metrics`, when given.
-    static func open(location: DatabaseLocation, metrics: MetricsRegistry? = nil) async throws -> CatalogStore {
+    static func open(location: DatabaseLocation, metrics: MetricsRegistry? = nil, keepsAnswers: Bool = true) async throws -> CatalogStore {
         CatalogStore(
             database: try await Database(
                 location: location, options: DatabaseOptions(synchronous: .full, metrics: metrics),
-                migrations: Migrations(sqlite: CatalogSchema.migrations, postgresql: CatalogSchema.postgreSQLMigrations)))
+                migrations: Migrations(sqlite: CatalogSchema.migrations, postgresql: CatalogSchema.postgreSQLMigrations)),
+            keepsAnswers: keepsAnswers)
     }
 
     /// Loads `products` unless a seed was loaded before (so deleting products never brings it
