@@ -62,7 +62,8 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// Queues a drain on the writer; when the writer refuses (closed), fails what waits.
+    /// Queues a drain on the writer; when the writer refuses (closed, no drain running), fails
+    /// what waits.
     private func scheduleDrain() {
         let accepted = writer.execute { [self] connection in
             drain(on: connection)
@@ -71,23 +72,31 @@ final class GroupCommit: Sendable {
     }
 
     /// Takes up to `limit` waiting writes and commits them as one group; queues another drain
-    /// behind the writer's other jobs when more wait.
+    /// behind the writer's other jobs when more wait. One drain at a time: `draining` is
+    /// cleared only here, when nothing waits. When the writer refuses the next drain (the
+    /// database is closing), this one goes on until nothing waits: the writes called before
+    /// `close()` finish, as `close()` promises.
     private func drain(on connection: Connection) {
-        let group = pending.withLock { pending -> [any GroupedWrite] in
-            let count = min(limit, pending.writes.count)
-            let group = Array(pending.writes.prefix(count))
-            pending.writes.removeFirst(count)
-            if pending.writes.isEmpty { pending.draining = false }
-            return group
+        while true {
+            let group = pending.withLock { pending -> [any GroupedWrite] in
+                let count = min(limit, pending.writes.count)
+                let group = Array(pending.writes.prefix(count))
+                pending.writes.removeFirst(count)
+                return group
+            }
+            if !group.isEmpty {
+                sizes?.observe(UInt64(group.count))
+                commit(group, on: connection)
+            }
+            connection.didRunJob()
+            for write in group { write.complete() }
+            let more = pending.withLock { pending -> Bool in
+                if pending.writes.isEmpty { pending.draining = false }
+                return pending.draining
+            }
+            guard more else { return }
+            if writer.execute({ [self] connection in drain(on: connection) }) { return }
         }
-        if !group.isEmpty {
-            sizes?.observe(UInt64(group.count))
-            commit(group, on: connection)
-        }
-        connection.didRunJob()
-        for write in group { write.complete() }
-        let more = pending.withLock { $0.draining }
-        if more { scheduleDrain() }
     }
 
     /// Runs `group` in one transaction, each write in a savepoint; when the transaction fails
@@ -105,6 +114,10 @@ final class GroupCommit: Sendable {
                     guard connection.isInTransaction else { throw StorageError.generic("the group's transaction ended") }
                 }
             }
+        } catch let error as StorageError where error.isBusy {
+            // Another process holds the database past the busy timeout: each write alone would
+            // wait as long again. None of the group was written; each gets the error.
+            for write in group { write.keep(error) }
         } catch {
             for write in group { write.runAlone(on: connection) }
         }
@@ -130,6 +143,8 @@ private protocol GroupedWrite: Sendable {
     func runAlone(on connection: Connection)
     /// Answers the caller with the kept result.
     func complete()
+    /// Keeps `error` as the result, the body not having been written. Writer thread.
+    func keep(_ error: any Error)
     /// Answers the caller with `error`, the body never having run.
     func fail(_ error: any Error)
 }
@@ -153,6 +168,10 @@ private final class Write<T: Sendable>: GroupedWrite, @unchecked Sendable {
 
     func runAlone(on connection: Connection) {
         result = Result { try connection.transaction(.write, beginningWith: "BEGIN IMMEDIATE", body) }
+    }
+
+    func keep(_ error: any Error) {
+        result = .failure(error)
     }
 
     func complete() {

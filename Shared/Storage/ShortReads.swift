@@ -118,7 +118,12 @@ final class ShortReaders: Sendable {
     func open(_ slot: Slot) {
         let connection: Connection
         do {
-            connection = Connection(try SQLiteConnection.open(path: path, role: .reader, options: options, metrics: metrics), metrics: metrics)
+            // No busy wait on a loop: a read that finds the database locked (recovery, another
+            // process) is handed to the pool, whose connections wait.
+            var loopOptions = options
+            loopOptions.busyTimeout = .zero
+            connection = Connection(
+                try SQLiteConnection.open(path: path, role: .reader, options: loopOptions, metrics: metrics), metrics: metrics)
         } catch {
             slot.withState { state in
                 if case .opening = state { state = .failed }
@@ -164,6 +169,7 @@ final class ShortReaders: Sendable {
             metrics?.shortReadOverruns.increment()
         }
         guard !overran else { return .elsewhere }
+        if case .failure(let error as StorageError) = result, error.isBusy { return .elsewhere }
         metrics?.shortReadsOnLoop.increment()
         return .finished(result)
     }

@@ -1,4 +1,6 @@
 import Contracts
+import InProcessServices
+import ServiceTestSupport
 import Testing
 
 /// catalog-svc keeps the answers of GetProduct and ListProducts (`CatalogAnswerCache`): a
@@ -6,6 +8,27 @@ import Testing
 /// follow it — whether it changed a product's text, its stock, or removed it.
 @Suite("Catalog answer cache")
 struct AnswerCacheTests {
+    @Test("a product or a listing asked again is answered without reading the database")
+    func repeatedReadsFromMemory() async throws {
+        try await withCatalogService { stack in
+            func reads() throws -> Double {
+                let metrics = try stack.metrics(of: .catalog)
+                return ["event_loop", "reader_pool"].compactMap { metrics.value("storage_short_reads_total{where=\"\($0)\"}") }
+                    .reduce(0, +)
+            }
+            _ = try await stack.product(1)
+            _ = try await stack.listProducts(ListProductsRequest(query: "jacket"))
+            let before = try reads()
+            for _ in 0..<3 {
+                _ = try await stack.product(1)
+                _ = try await stack.listProducts(ListProductsRequest(query: "jacket"))
+            }
+            #expect(try reads() == before)
+            _ = try await stack.product(2)
+            #expect(try reads() == (TestBackend.isPostgreSQL ? before : before + 1))
+        }
+    }
+
     @Test("GetProduct and ListProducts asked again after a product changed see the change")
     func writesAreSeen() async throws {
         try await withCatalogService(seeded: false) { stack in

@@ -24,10 +24,12 @@ struct ShortReadLiveTests {
                 #expect(onLoop == 0)  // a read over the network never runs on a loop
             } else {
                 // One connection, on one loop: its first read opens the loop's connection while
-                // it is read in the pool; products 2 to 5 and the page are read on the loop, and
-                // product 3 asked again is not read at all.
-                #expect(onLoop == 5)
-                #expect(scrape.value("storage_short_reads_total{where=\"reader_pool\"}") == 1)
+                // it is read in the pool (the next may come before the opening finished); the
+                // rest of the products and the page are read on the loop, and product 3 asked
+                // again is not read at all.
+                let inPool = scrape.value("storage_short_reads_total{where=\"reader_pool\"}") ?? 0
+                #expect(onLoop >= 4)
+                #expect(onLoop + inPool == 6)
                 #expect(scrape.value("storage_short_read_overruns_total") == 0)
             }
         }

@@ -40,7 +40,7 @@ struct CatalogAnswerCacheTests {
         #expect(cache.answer(for: .product(1)) == Self.answer)
         #expect(cache.answer(for: .product(2)) == nil)
         #expect(cache.answer(for: Self.listing) == nil)
-        #expect(cache.size.bytes == 2 * Self.answer.count)
+        #expect(cache.size.bytes == 2 * Self.answer.count)  // the listing's request text went with it
         cache.invalidate(nil)
         #expect(cache.size.count == 0)
         #expect(cache.size.bytes == 0)
@@ -62,5 +62,29 @@ struct CatalogAnswerCacheTests {
         // An answer over an eighth of the limit is not kept at all.
         bytes.keep(Data(count: Self.answer.count + 1), for: .product(99), readAt: bytes.generation)
         #expect(bytes.answer(for: .product(99)) == nil)
+    }
+
+    @Test("a listing's request text counts in the bytes, and a long one is not kept at all")
+    func listingKeysBounded() {
+        let cache = CatalogAnswerCache()
+        let query = String(repeating: "a", count: 100)
+        cache.keep(Self.answer, for: .listing(ListProductsRequest(query: query)), readAt: cache.generation)
+        #expect(cache.size.bytes == Self.answer.count + 100)
+        // One character and a million combining accents: a short query by Character count.
+        let huge = "!" + String(repeating: "\u{301}", count: 1_000_000)
+        cache.keep(Self.answer, for: .listing(ListProductsRequest(query: huge)), readAt: cache.generation)
+        #expect(cache.size.count == 1)
+    }
+
+    @Test("a full set of listings starts over without the products")
+    func listingsHaveTheirOwnBound() {
+        let cache = CatalogAnswerCache(listingCapacity: 2)
+        cache.keep(Self.answer, for: .product(1), readAt: cache.generation)
+        for page in 1...5 {
+            cache.keep(Self.answer, for: .listing(ListProductsRequest(pageSize: page)), readAt: cache.generation)
+        }
+        #expect(cache.answer(for: .product(1)) == Self.answer)
+        #expect(cache.answer(for: .listing(ListProductsRequest(pageSize: 5))) == Self.answer)
+        #expect(cache.size.count <= 3)
     }
 }

@@ -156,6 +156,24 @@ struct GroupCommitTests {
         await fixture.tearDown()
     }
 
+    @Test("more writes than a group holds, waiting when the database closes, all commit")
+    func closeWithManyWritesWaiting() async throws {
+        let fixture = try await Fixture(limit: 2)
+        let release = DispatchSemaphore(value: 0)
+        let holder = await fixture.holdWriter(until: release)
+        let tasks = try await fixture.queue((1...7).map { Self.addItem("w\($0)") })
+        let closing = Task { await fixture.database.close() }
+        // close() refuses new jobs at once; give it the moment it takes to begin.
+        try await Task.sleep(for: .milliseconds(50))
+        release.signal()
+        try await holder.value
+        var values: [Int] = []
+        for task in tasks { values.append(try await task.value) }
+        #expect(values == Array(1...7))
+        await closing.value
+        fixture.directory.remove()
+    }
+
     @Test("writes waiting when the database closes still commit; later ones throw isMisuse")
     func closeWithWritesWaiting() async throws {
         let fixture = try await Fixture()

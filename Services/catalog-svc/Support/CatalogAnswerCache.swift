@@ -17,8 +17,11 @@ import Synchronization
 /// Only this process writes a SQLite catalog. On PostgreSQL other replicas write too, and the
 /// store keeps no cache: a feed of their writes calling `invalidate(_:)` is what would let it.
 ///
-/// Bounded: at most `capacity` answers and `byteLimit` bytes of them; a full cache starts over
-/// empty, and an answer larger than an eighth of the limit is not kept. Thread-safe: a lock.
+/// Bounded: at most `capacity` product answers and `listingCapacity` listings, `byteLimit` bytes
+/// of answers and listing requests together; a full cache starts over empty (a full set of
+/// listings, only the listings: a stream of new searches does not push out the products). An
+/// answer larger than an eighth of the limit, or a listing whose request's text exceeds
+/// `maximumListingKeyBytes`, is not kept. Thread-safe: a lock.
 final class CatalogAnswerCache: Sendable {
     /// What an answer answers.
     enum Key: Hashable, Sendable {
@@ -36,25 +39,41 @@ final class CatalogAnswerCache: Sendable {
         /// The bytes of the answers kept.
         var bytes = 0
 
+        /// The bytes of the listings kept, their requests' text included.
+        var listingBytes = 0
+
         var count: Int { products.count + listings.count }
 
         mutating func removeAll() {
             products.removeAll(keepingCapacity: true)
-            listings.removeAll(keepingCapacity: true)
+            removeListings()
             bytes = 0
+        }
+
+        mutating func removeListings() {
+            listings.removeAll(keepingCapacity: true)
+            bytes -= listingBytes
+            listingBytes = 0
         }
     }
 
+    /// The longest listing request kept, in bytes of its text (category, query, page token).
+    static let maximumListingKeyBytes = 1_024
+
     private let state = Mutex(State())
-    /// The most answers kept.
+    /// The most product answers kept.
     let capacity: Int
-    /// The most bytes of answers kept.
+    /// The most listings kept.
+    let listingCapacity: Int
+    /// The most bytes kept.
     let byteLimit: Int
 
-    /// An empty cache of at most `capacity` answers and `byteLimit` bytes.
-    init(capacity: Int = 10_000, byteLimit: Int = 32 << 20) {
-        precondition(capacity > 0 && byteLimit > 0, "the cache's bounds must be positive")
+    /// An empty cache of at most `capacity` product answers, `listingCapacity` listings and
+    /// `byteLimit` bytes.
+    init(capacity: Int = 10_000, listingCapacity: Int = 1_000, byteLimit: Int = 32 << 20) {
+        precondition(capacity > 0 && listingCapacity > 0 && byteLimit > 0, "the cache's bounds must be positive")
         self.capacity = capacity
+        self.listingCapacity = listingCapacity
         self.byteLimit = byteLimit
     }
 
@@ -82,16 +101,33 @@ final class CatalogAnswerCache: Sendable {
     /// unless products changed since.
     func keep(_ answer: Data, for key: Key, readAt generation: UInt64) {
         guard answer.count <= byteLimit / 8 else { return }
-        state.withLock { state in
-            guard state.generation == generation else { return }
-            if state.count >= capacity || state.bytes + answer.count > byteLimit { state.removeAll() }
-            let replaced: Data?
-            switch key {
-            case .product(let id): replaced = state.products.updateValue(answer, forKey: id)
-            case .listing(let request): replaced = state.listings.updateValue(answer, forKey: request)
+        switch key {
+        case .product(let id):
+            state.withLock { state in
+                guard state.generation == generation else { return }
+                if state.products.count >= capacity || state.bytes + answer.count > byteLimit { state.removeAll() }
+                let replaced = state.products.updateValue(answer, forKey: id)
+                state.bytes += answer.count - (replaced?.count ?? 0)
             }
-            state.bytes += answer.count - (replaced?.count ?? 0)
+        case .listing(let request):
+            let keyBytes = Self.textBytes(of: request)
+            guard keyBytes <= Self.maximumListingKeyBytes else { return }
+            let size = answer.count + keyBytes
+            state.withLock { state in
+                guard state.generation == generation else { return }
+                if state.listings.count >= listingCapacity { state.removeListings() }
+                if state.bytes + size > byteLimit { state.removeAll() }
+                let replaced = state.listings.updateValue(answer, forKey: request)
+                let change = size - (replaced.map { $0.count + keyBytes } ?? 0)
+                state.bytes += change
+                state.listingBytes += change
+            }
         }
+    }
+
+    /// The bytes of a listing request's text.
+    private static func textBytes(of request: ListProductsRequest) -> Int {
+        (request.category?.utf8.count ?? 0) + (request.query?.utf8.count ?? 0) + (request.pageToken?.utf8.count ?? 0)
     }
 
     /// Drops the answers of the products `ids` (nil: of every product) and every listing.
@@ -102,8 +138,7 @@ final class CatalogAnswerCache: Sendable {
             for id in ids {
                 if let dropped = state.products.removeValue(forKey: id) { state.bytes -= dropped.count }
             }
-            state.bytes -= state.listings.values.reduce(0) { $0 + $1.count }
-            state.listings.removeAll(keepingCapacity: true)
+            state.removeListings()
         }
     }
 }
