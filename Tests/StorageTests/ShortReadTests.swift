@@ -47,6 +47,17 @@ struct ShortReadTests {
             }.value
         }
 
+        /// Counts a million rows with a short read started on the loop — millions of SQLite
+        /// instructions, far beyond a budget of 10,000 — and where it ran.
+        func countMillionOnLoop() async throws -> (count: Int?, loopIndex: Int?) {
+            let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c"
+            return try await Task(executorPreference: loop) {
+                try await database.shortRead { connection in
+                    (try connection.queryValue(long, as: Int.self), LoopThread.currentIndex)
+                }
+            }.value
+        }
+
         /// `storage_short_reads_total` for `place`.
         func shortReads(_ place: String) -> Double? {
             registry.value("storage_short_reads_total{where=\"\(place)\"}")
@@ -123,13 +134,7 @@ struct ShortReadTests {
     func overrunRunsInThePool() async throws {
         let fixture = try await Fixture(shortReads: .init(instructionBudget: 10_000, stallLimit: .seconds(10), pause: .seconds(600)))
         _ = try await fixture.readCounterOnLoop()
-        // Millions of rows: millions of instructions, far beyond a budget of 10,000.
-        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c"
-        let (count, ranOn) = try await Task(executorPreference: fixture.loop) {
-            try await fixture.database.shortRead { connection in
-                (try connection.queryValue(long, as: Int.self), LoopThread.currentIndex)
-            }
-        }.value
+        let (count, ranOn) = try await fixture.countMillionOnLoop()
         #expect(count == 1_000_000)
         #expect(ranOn == nil)
         #expect(fixture.registry.value("storage_short_read_overruns_total") == 1)
@@ -147,10 +152,7 @@ struct ShortReadTests {
     func pauseEnds() async throws {
         let fixture = try await Fixture(shortReads: .init(instructionBudget: 10_000, stallLimit: .seconds(10), pause: .milliseconds(50)))
         _ = try await fixture.readCounterOnLoop()
-        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000) SELECT count(*) FROM c"
-        _ = try await Task(executorPreference: fixture.loop) {
-            try await fixture.database.shortRead { try $0.queryValue(long, as: Int.self) }
-        }.value
+        _ = try await fixture.countMillionOnLoop()
         #expect(fixture.registry.value("storage_short_read_overruns_total") == 1)
         try await Task.sleep(for: .milliseconds(100))
         #expect(try await fixture.readCounterOnLoop().loopIndex == fixture.loopIndex)
