@@ -47,10 +47,9 @@ final class GroupCommit: Sendable {
     /// Runs `body` in the next group's transaction and returns its result once that
     /// transaction is committed.
     func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
-        // Unsafe rather than checked, as in `WorkerPool.submit`: every write of every call comes
-        // here (Benchmarks/HISTORY.md, 2026-11-27, eighth session: the checked one's canary
-        // allocation shows in CPU per call). Resumed exactly once: by `complete` or `fail`.
-        try await withUnsafeThrowingContinuation { continuation in
+        // Resumed exactly once: by `complete` or `fail`. Checked: a write waits for a commit,
+        // beside which the check costs nothing measurable.
+        try await withCheckedThrowingContinuation { continuation in
             let write = Write(body: body, continuation: continuation)
             let startsDrain = pending.withLock { pending in
                 pending.writes.append(write)
@@ -154,10 +153,10 @@ private final class Write<T: Sendable>: GroupedWrite, @unchecked Sendable {
     // Invariant for @unchecked Sendable: `result` is set and read on the writer thread only
     // (`complete()` runs there, after the group's commit); the rest is immutable.
     private let body: @Sendable (Connection) throws -> T
-    private let continuation: UnsafeContinuation<T, any Error>
+    private let continuation: CheckedContinuation<T, any Error>
     private var result: Result<T, any Error>?
 
-    init(body: @escaping @Sendable (Connection) throws -> T, continuation: UnsafeContinuation<T, any Error>) {
+    init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
         self.body = body
         self.continuation = continuation
     }
