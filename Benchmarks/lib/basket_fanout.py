@@ -6,7 +6,7 @@ changes one random user's basket from a connection of its own and times the chan
 the last of that user's watchers receiving the new version. The client's own CPU over the rounds
 is printed beside the figures: a client near a full core is measuring itself, not basket-svc.
 """
-import argparse, asyncio, glob, json, random, re, resource, statistics, time, uuid
+import argparse, asyncio, glob, json, os, random, re, resource, statistics, time, uuid
 
 import grpc
 
@@ -37,6 +37,12 @@ def ser(message):
 
 def unary(channel, service, method):
     return channel.unary_unary(f"/{service}/{method}", request_serializer=ser, response_deserializer=json.loads)
+
+
+def process_cpu(pid):
+    """Seconds of CPU process `pid` has used (user and system)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def client_cpu():
@@ -179,9 +185,10 @@ async def main():
     await asyncio.sleep(1)
     with_watchers = rss_kib(args.pid)
 
-    wall, cpu = time.monotonic(), client_cpu()
+    wall, cpu, server_cpu = time.monotonic(), client_cpu(), process_cpu(args.pid)
     spans, from_sent, late = await changes(args.basket, watchers, tokens, rounds)
     client_share = (client_cpu() - cpu) / (time.monotonic() - wall)
+    server_per_change = (process_cpu(args.pid) - server_cpu) / rounds
     watchers.close()
     spans.sort()
     mean, p50, p99, worst = (1000 * v for v in (statistics.mean(spans), quantile(spans, 0.5), quantile(spans, 0.99), spans[-1]))
@@ -191,14 +198,15 @@ async def main():
           f"max {worst:.1f} ms; watchers behind at the end: {late}")
     print(f"change sent → last of its user's watchers: mean {1000 * statistics.mean(from_sent):.1f} ms, "
           f"max {1000 * max(from_sent):.1f} ms (the change's own call included)")
-    print(f"client CPU over the changes: {100 * client_share:.0f} % of a core")
+    print(f"CPU over the changes: client {100 * client_share:.0f} % of a core (near 100 %, it measures itself); "
+          f"basket-svc {1000 * server_per_change:.1f} ms per change")
     print(f"basket-svc RSS: {before / 1024:.1f} MiB before, {with_watchers / 1024:.1f} MiB with the watchers "
           f"(+{per_watcher:.1f} KiB per watcher)")
     record(args.work, {"change_to_last_watcher_mean_ms": mean, "change_to_last_watcher_p50_ms": p50,
                        "change_to_last_watcher_p99_ms": p99, "change_to_last_watcher_max_ms": worst,
                        "watchers_behind_at_end": late, "rss_kib_per_watcher": per_watcher,
                        "change_sent_to_last_watcher_mean_ms": 1000 * statistics.mean(from_sent),
-                       "client_cpu_share": client_share, "watchers": count, "users": users})
+                       "client_cpu_share": client_share, "server_cpu_ms_per_change": 1000 * server_per_change, "watchers": count, "users": users})
 
 
 asyncio.run(main())
