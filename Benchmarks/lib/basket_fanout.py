@@ -1,10 +1,12 @@
-"""Drives Benchmarks/basket-fanout with grpc.aio: WATCHERS WatchBasket streams over USERS users,
-timed changes to random users' baskets, basket-svc's memory per watcher.
+"""Drives Benchmarks/basket-fanout: WATCHERS WatchBasket streams over USERS users, timed changes
+to random users' baskets, basket-svc's memory per watcher.
 
-Watcher `i` watches user `i % USERS`, on connection `i // STREAMS_PER_CONNECTION`. Each round
-changes one random user's basket from a connection of its own and times the change's answer →
-the last of that user's watchers receiving the new version. The client's own CPU over the rounds
-is printed beside the figures: a client near a full core is measuring itself, not basket-svc.
+Watcher `i` watches user `i % USERS`, on connection `i // STREAMS_PER_CONNECTION`; the watchers
+are held by Benchmarks/fanout-watchers (Go, with --go-watchers) or by this process (grpc.aio).
+Each round changes one random user's basket from a connection of its own and times the change's
+answer → the last of that user's watchers receiving the new version. The client's CPU over the
+rounds (this process and the Go watchers) is printed beside the figures: a client near a full
+core is measuring itself, not basket-svc.
 """
 import argparse, asyncio, glob, json, os, random, re, resource, statistics, time, uuid
 
@@ -84,8 +86,9 @@ async def signed_in_users(auth_port, mail_directory, count, internal_key):
     return [s["accessToken"] for s in sessions]
 
 
-class Watchers:
-    """WATCHERS WatchBasket streams and, per user, the times each version reached each watcher."""
+class PythonWatchers:
+    """WATCHERS WatchBasket streams in this process (grpc.aio), and when each version of each
+    user reached each of its watchers (time.time())."""
 
     def __init__(self, port, tokens, count):
         self.tokens, self.count = tokens, count
@@ -94,25 +97,22 @@ class Watchers:
             grpc.aio.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)])
             for _ in range((count + STREAMS_PER_CONNECTION - 1) // STREAMS_PER_CONNECTION)]
         self.seen = [0] * count
-        self.arrivals = {}  # (user, version) -> monotonic times
+        self.arrivals = {}  # (user, version) -> times
         self.opened = 0
         self.ready = asyncio.Event()
         self.tasks = [asyncio.create_task(self.watch(i)) for i in range(count)]
-
-    def user_of(self, index):
-        return index % len(self.tokens)
 
     def watchers_of(self, user):
         return range(user, self.count, len(self.tokens))
 
     async def watch(self, index):
-        user = self.user_of(index)
+        user = index % len(self.tokens)
         stream = self.channels[index // STREAMS_PER_CONNECTION].unary_stream(
             f"/{BASKET}/WatchBasket", request_serializer=ser, response_deserializer=json.loads)
         first = True
         async for basket in stream({}, metadata=(("authorization", f"Bearer {self.tokens[user]}"),)):
             self.seen[index] = basket["version"]
-            self.arrivals.setdefault((user, basket["version"]), []).append(time.monotonic())
+            self.arrivals.setdefault((user, basket["version"]), []).append(time.time())
             if first:
                 first = False
                 self.opened += 1
@@ -122,9 +122,58 @@ class Watchers:
     def behind(self, user, version):
         return sum(1 for i in self.watchers_of(user) if self.seen[i] < version)
 
+    def last_arrival(self, user, version):
+        """When the last watcher of `user` got `version`; None while one has not."""
+        return None if self.behind(user, version) else max(self.arrivals.get((user, version), [0.0]))
+
+    def cpu(self):
+        return 0.0  # counted in this process's own
+
     def close(self):
         for task in self.tasks:
             task.cancel()
+
+
+class GoWatchers:
+    """WATCHERS WatchBasket streams held by Benchmarks/fanout-watchers (Go), which reports when
+    the last watcher of a user got each version (`arrived U V T`, T in time.time_ns())."""
+
+    def __init__(self, binary, port, tokens, count, work):
+        self.tokens, self.count = tokens, count
+        self.arrived = {}  # (user, version) -> time.time() seconds
+        self.ready = asyncio.Event()
+        self.tokens_file = f"{work}/tokens.txt"
+        with open(self.tokens_file, "w") as file:
+            file.write("\n".join(tokens) + "\n")
+        self.start = (binary, "-addr", f"127.0.0.1:{port}", "-tokens", self.tokens_file,
+                      "-watchers", str(count), "-per-conn", str(STREAMS_PER_CONNECTION))
+        self.process = None
+        self.reader = asyncio.create_task(self.read())
+
+    async def read(self):
+        self.process = await asyncio.create_subprocess_exec(*self.start, stdout=asyncio.subprocess.PIPE)
+        async for line in self.process.stdout:
+            words = line.split()
+            if words == [b"ready"]:
+                self.ready.set()
+            elif words[:1] == [b"arrived"]:
+                self.arrived[(int(words[1]), int(words[2]))] = int(words[3]) / 1e9
+
+    def watchers_of(self, user):
+        return range(user, self.count, len(self.tokens))
+
+    def behind(self, user, version):
+        return 0 if (user, version) in self.arrived else len(self.watchers_of(user))
+
+    def last_arrival(self, user, version):
+        return self.arrived.get((user, version))
+
+    def cpu(self):
+        return process_cpu(self.process.pid)
+
+    def close(self):
+        self.process.kill()
+        self.reader.cancel()
 
 
 async def changes(port, watchers, tokens, rounds):
@@ -138,7 +187,7 @@ async def changes(port, watchers, tokens, rounds):
     for _ in range(rounds):
         user = chooser.randrange(len(tokens))
         metadata = (("authorization", f"Bearer {tokens[user]}"),)
-        sent_at = time.monotonic()
+        sent_at = time.time()
         if user in items:
             # Another count each time (1...10, never the one it has): an unchanged basket keeps its version.
             item, count = items[user]
@@ -147,13 +196,13 @@ async def changes(port, watchers, tokens, rounds):
             changed = await add({"productId": 5, "count": 1}, metadata=metadata, timeout=30)
         line = changed["items"][0]
         items[user] = (line["id"], line["count"])
-        answered_at = time.monotonic()
+        answered_at = time.time()
         version = changed["version"]
         last_version[user] = version
         deadline = answered_at + 10
-        while watchers.behind(user, version) and time.monotonic() < deadline:
+        while (last := watchers.last_arrival(user, version)) is None and time.time() < deadline:
             await asyncio.sleep(0.0005)
-        last = max(watchers.arrivals.get((user, version), [answered_at]))
+        last = last or deadline
         spans.append(max(0.0, last - answered_at))
         from_sent.append(last - sent_at)
         await asyncio.sleep(0.02)
@@ -167,7 +216,7 @@ def quantile(ordered, q):
 
 async def main():
     parser = argparse.ArgumentParser()
-    for name in ["work", "auth", "basket", "pid", "watchers", "users", "rounds", "internal-key"]:
+    for name in ["work", "auth", "basket", "pid", "watchers", "users", "rounds", "internal-key", "go-watchers"]:
         parser.add_argument(f"--{name}")
     args = parser.parse_args()
     count, users, rounds = int(args.watchers), int(args.users), int(args.rounds)
@@ -179,21 +228,26 @@ async def main():
 
     before = rss_kib(args.pid)
     started = time.monotonic()
-    watchers = Watchers(args.basket, tokens, count)
+    if args.go_watchers:
+        watchers = GoWatchers(args.go_watchers, args.basket, tokens, count, args.work)
+    else:
+        watchers = PythonWatchers(args.basket, tokens, count)
     await asyncio.wait_for(watchers.ready.wait(), 300)
     print(f"{count} watchers open in {time.monotonic() - started:.1f} s", flush=True)
     await asyncio.sleep(1)
     with_watchers = rss_kib(args.pid)
 
-    wall, cpu, server_cpu = time.monotonic(), client_cpu(), process_cpu(args.pid)
+    wall, cpu, server_cpu = time.monotonic(), client_cpu() + watchers.cpu(), process_cpu(args.pid)
     spans, from_sent, late = await changes(args.basket, watchers, tokens, rounds)
-    client_share = (client_cpu() - cpu) / (time.monotonic() - wall)
+    client_share = (client_cpu() + watchers.cpu() - cpu) / (time.monotonic() - wall)
     server_per_change = (process_cpu(args.pid) - server_cpu) / rounds
     watchers.close()
     spans.sort()
     mean, p50, p99, worst = (1000 * v for v in (statistics.mean(spans), quantile(spans, 0.5), quantile(spans, 0.99), spans[-1]))
     per_watcher = (with_watchers - before) / count
-    print(f"{count} watchers over {users} users ({count // users} each), {len(watchers.channels)} connections; {rounds} changes")
+    connections = (count + STREAMS_PER_CONNECTION - 1) // STREAMS_PER_CONNECTION
+    print(f"{count} watchers ({'Go' if args.go_watchers else 'Python'}) over {users} users ({count // users} each), "
+          f"{connections} connections; {rounds} changes")
     print(f"change → last of its user's watchers: mean {mean:.1f} ms, p50 {p50:.1f} ms, p99 {p99:.1f} ms, "
           f"max {worst:.1f} ms; watchers behind at the end: {late}")
     print(f"change sent → last of its user's watchers: mean {1000 * statistics.mean(from_sent):.1f} ms, "
