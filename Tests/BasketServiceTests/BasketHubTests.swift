@@ -1,5 +1,7 @@
 @testable import basket_svc
 import Contracts
+import Foundation
+import RPC
 import ServiceKit
 import Synchronization
 import Testing
@@ -37,13 +39,33 @@ struct BasketHubTests {
         let hub = BasketHub()
         let watcher = hub.watch(userID: "ana", sessionID: "s1", revocations: Self.idleSweep)
         for version in [1, 3, 2] { hub.publish(Self.basket(version), userID: "ana") }
-        #expect(await watcher.next()?.version == 3)
+        #expect(await watcher.next()?.basket.version == 3)
         hub.publish(Self.basket(3), userID: "ana")
         hub.publish(Self.basket(2), userID: "ana")
         hub.publish(Self.basket(4), userID: "ben")
         hub.publish(Self.basket(5), userID: "ana")
-        #expect(await watcher.next()?.version == 5)
+        #expect(await watcher.next()?.basket.version == 5)
         hub.remove(watcher)
+    }
+
+    @Test("a published basket is encoded once: every watcher of the user gets the same bytes, the basket's JSON")
+    func encodedOnce() async throws {
+        let hub = BasketHub()
+        let watchers = (0..<3).map { hub.watch(userID: "ana", sessionID: "s\($0)", revocations: Self.idleSweep) }
+        let basket = Basket(
+            items: [BasketItem(
+                id: "a1b2", productId: 4, productTitle: "A lamp", unitPrice: Money(amount: 1999, currency: "USD"),
+                imageURL: "", count: 2, lineTotal: Money(amount: 3998, currency: "USD"))],
+            itemCount: 2, total: Money(amount: 3998, currency: "USD"), version: 1, updatedAt: "2026-11-28T00:00:00Z")
+        hub.publish(basket, userID: "ana")
+        var buffers: [UnsafeRawPointer?] = []
+        for watcher in watchers {
+            let encoded = try #require(await watcher.next()?.encoded)
+            #expect(encoded == (try JSONCodec.shared.encode(basket)))
+            buffers.append(encoded.withUnsafeBytes { $0.baseAddress.map(UnsafeRawPointer.init) })
+        }
+        #expect(Set(buffers.compactMap { $0 }).count == 1, "each watcher had its own encoding")
+        for watcher in watchers { hub.remove(watcher) }
     }
 
     @Test("a waiting reader is handed the next snapshot; cancelling it ends the watch with nil")
@@ -53,7 +75,7 @@ struct BasketHubTests {
         let reader = Task { await watcher.next() }
         try await Task.sleep(for: .milliseconds(50))
         hub.publish(Self.basket(7), userID: "ana")
-        #expect(await reader.value?.version == 7)
+        #expect(await reader.value?.basket.version == 7)
 
         let cancelled = Task { await watcher.next() }
         try await Task.sleep(for: .milliseconds(50))
@@ -108,7 +130,7 @@ struct BasketHubTests {
         #expect(phone.ending == .revoked && phoneAgain.ending == .revoked)
         #expect(tablet.ending == nil)
         hub.publish(Self.basket(1), userID: "ana")
-        #expect(await tablet.next()?.version == 1)
+        #expect(await tablet.next()?.basket.version == 1)
 
         for watcher in [phone, phoneAgain, tablet] { hub.remove(watcher) }
         try await Task.sleep(for: .milliseconds(100))

@@ -17,8 +17,9 @@ extension BasketService {
     /// working, API.md §3); or with `UNAVAILABLE` when the process shuts down, so that the
     /// client watches again elsewhere.
     ///
-    /// The call's own task is all a watch runs on: the hub hands it each snapshot, and one
-    /// sweep over every watcher finds revoked sessions (``RevocationSweep``).
+    /// The call's own task is all a watch runs on: the hub hands it each snapshot, encoded once
+    /// for all the user's watchers, and one sweep over every watcher finds revoked sessions
+    /// (``RevocationSweep``).
     func watchBasket(_ request: Empty, writer: ResponseWriter<Basket>, context: ServerContext) async throws {
         let caller = try context.requireUser()
         // Listen before reading, so a change committed between the two is not missed; the hub
@@ -28,7 +29,13 @@ extension BasketService {
             revocations: RevocationSweep(checker: revocations, interval: revocationCheckInterval))
         defer { hub.remove(subscription) }
         hub.publish(try await store.basket(userID: caller.id).message, userID: caller.id)
-        while let basket = await subscription.next() { try await writer.write(basket) }
+        while let snapshot = await subscription.next() {
+            if let encoded = snapshot.encoded {
+                try await writer.write(encoded: encoded)
+            } else {
+                try await writer.write(snapshot.basket)
+            }
+        }
         try Task.checkCancellation()
         switch subscription.ending {
         case .revoked: throw AuthReason.sessionRevoked.error("The session has been revoked; sign in again.")

@@ -1,4 +1,6 @@
 import Contracts
+internal import Foundation
+import RPC
 import ServiceKit
 import Synchronization
 
@@ -62,13 +64,17 @@ final class BasketHub: Sendable {
         }
     }
 
-    /// Gives `basket` to every watcher of `userID` that has not had this version or a newer one.
+    /// Gives `basket` to every watcher of `userID` that has not had this version or a newer one,
+    /// encoded once for all of them. A watcher registered after the check for watchers reads
+    /// the store after registering, so it sees this basket or a newer one anyway.
     func publish(_ basket: Basket, userID: String) {
+        guard isWatched(userID: userID) else { return }
+        let snapshot = BasketSnapshot(basket)
         state.withLock { state in
             // Offering under the lock keeps the version check and the hand-over one step per
             // watcher, so two publishers cannot interleave; `offer` never blocks.
             guard let watchers = state.watchers[userID] else { return }
-            for subscription in watchers.values { subscription.offer(basket) }
+            for subscription in watchers.values { subscription.offer(snapshot) }
         }
     }
 
@@ -147,6 +153,21 @@ struct RevocationSweep: Sendable {
     }
 }
 
+/// A basket as published to its watchers, with its message bytes, encoded once for all of them.
+struct BasketSnapshot: Sendable {
+    /// The basket.
+    let basket: Basket
+    /// `basket` encoded (``JSONCodec``); nil if encoding failed, and then each watcher's write
+    /// encodes it again and fails the way any write of it would.
+    let encoded: Data?
+
+    /// The snapshot of `basket`.
+    init(_ basket: Basket) {
+        self.basket = basket
+        self.encoded = try? JSONCodec.shared.encode(basket)
+    }
+}
+
 /// One `WatchBasket` stream's place in a ``BasketHub``: the newest snapshot not yet taken, the
 /// version of the last one given, and the handler waiting for the next (at most one).
 ///
@@ -165,14 +186,14 @@ final class BasketSubscription: Sendable {
 
     /// A waiting handler: resumed with the next snapshot, or nil when the watch ends.
     #if DEBUG
-    typealias Waiter = CheckedContinuation<Basket?, Never>
+    typealias Waiter = CheckedContinuation<BasketSnapshot?, Never>
     #else
-    typealias Waiter = UnsafeContinuation<Basket?, Never>
+    typealias Waiter = UnsafeContinuation<BasketSnapshot?, Never>
     #endif
 
     private struct State {
         /// The newest snapshot given and not yet taken.
-        var pending: Basket?
+        var pending: BasketSnapshot?
         /// The version of the last snapshot given; -1 before the first.
         var lastVersion = -1
         var waiter: Waiter?
@@ -196,20 +217,20 @@ final class BasketSubscription: Sendable {
     /// Why the watch ended; nil while it goes on.
     var ending: End? { state.withLock { $0.end } }
 
-    /// Hands `basket` to the watcher when its version is above the last one given: to the
+    /// Hands `snapshot` to the watcher when its version is above the last one given: to the
     /// waiting handler, or in place of the snapshot not yet taken.
-    fileprivate func offer(_ basket: Basket) {
+    fileprivate func offer(_ snapshot: BasketSnapshot) {
         let waiter = state.withLock { state -> Waiter? in
-            guard state.end == nil, state.lastVersion < basket.version else { return nil }
-            state.lastVersion = basket.version
+            guard state.end == nil, state.lastVersion < snapshot.basket.version else { return nil }
+            state.lastVersion = snapshot.basket.version
             guard let waiter = state.waiter else {
-                state.pending = basket
+                state.pending = snapshot
                 return nil
             }
             state.waiter = nil
             return waiter
         }
-        waiter?.resume(returning: basket)
+        waiter?.resume(returning: snapshot)
     }
 
     /// Ends the watch (unless it already ended): a waiting handler gets nil, and so does every
@@ -227,7 +248,7 @@ final class BasketSubscription: Sendable {
 
     /// The newest snapshot not yet taken, waiting for one when there is none; nil once the
     /// watch has ended (``ending`` says why) — cancelling the calling task ends it.
-    func next() async -> Basket? {
+    func next() async -> BasketSnapshot? {
         if let ready = take(nil) { return ready }
         return await withTaskCancellationHandler {
             await Self.suspend { waiter in
@@ -238,10 +259,10 @@ final class BasketSubscription: Sendable {
         }
     }
 
-    /// The pending snapshot (`.some(basket)`) or the end (`.some(nil)`); otherwise nil, after
+    /// The pending snapshot (`.some(snapshot)`) or the end (`.some(nil)`); otherwise nil, after
     /// storing `waiter` when one is given.
-    private func take(_ waiter: Waiter?) -> Basket?? {
-        state.withLock { state -> Basket?? in
+    private func take(_ waiter: Waiter?) -> BasketSnapshot?? {
+        state.withLock { state -> BasketSnapshot?? in
             if let pending = state.pending {
                 state.pending = nil
                 return .some(pending)
@@ -254,12 +275,12 @@ final class BasketSubscription: Sendable {
 
     #if DEBUG
     /// Suspends with a checked continuation (``Waiter``).
-    private static func suspend(_ body: (Waiter) -> Void) async -> Basket? {
+    private static func suspend(_ body: (Waiter) -> Void) async -> BasketSnapshot? {
         await withCheckedContinuation(body)
     }
     #else
     /// Suspends with an unsafe continuation (``Waiter``): see `StreamBuffers.Reader` for why.
-    private static func suspend(_ body: (Waiter) -> Void) async -> Basket? {
+    private static func suspend(_ body: (Waiter) -> Void) async -> BasketSnapshot? {
         await withUnsafeContinuation(body)
     }
     #endif
