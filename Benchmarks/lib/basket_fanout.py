@@ -252,7 +252,7 @@ async def main():
           f"max {worst:.1f} ms; watchers behind at the end: {late}")
     print(f"change sent → last of its user's watchers: mean {1000 * statistics.mean(from_sent):.1f} ms, "
           f"max {1000 * max(from_sent):.1f} ms (the change's own call included)")
-    print(f"CPU over the changes: client {100 * client_share:.0f} % of a core (near 100 %, it measures itself); "
+    print(f"CPU over the changes: client {100 * client_share:.0f} % of a core (a client near 100 % times itself, not basket-svc); "
           f"basket-svc {1000 * server_per_change:.1f} ms per change")
     print(f"basket-svc RSS: {before / 1024:.1f} MiB before, {with_watchers / 1024:.1f} MiB with the watchers "
           f"(+{per_watcher:.1f} KiB per watcher)")
