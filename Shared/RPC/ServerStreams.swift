@@ -65,4 +65,10 @@ public struct ResponseWriter<Message: Encodable & Sendable>: Sendable {
     public func write(_ message: Message) async throws {
         try await io.write(try JSONCodec.shared.encode(message))
     }
+
+    /// Sends one message already encoded with ``JSONCodec``: the same message written to many
+    /// streams (a change fanned out to its watchers) is encoded once.
+    public func write(encoded message: Data) async throws {
+        try await io.write(message)
+    }
 }

@@ -16,35 +16,30 @@ extension BasketService {
     /// `SESSION_REVOKED` when the caller's session is revoked (as its access token stops
     /// working, API.md §3); or with `UNAVAILABLE` when the process shuts down, so that the
     /// client watches again elsewhere.
+    ///
+    /// The call's own task is all a watch runs on: the hub hands it each snapshot, encoded once
+    /// for all the user's watchers, and one sweep over every watcher finds revoked sessions
+    /// (``RevocationSweep``).
     func watchBasket(_ request: Empty, writer: ResponseWriter<Basket>, context: ServerContext) async throws {
         let caller = try context.requireUser()
         // Listen before reading, so a change committed between the two is not missed; the hub
         // drops whichever of the read and the change is older.
-        let snapshots = hub.watch(userID: caller.id)
+        let subscription = hub.watch(
+            userID: caller.id, sessionID: caller.sessionID,
+            revocations: RevocationSweep(checker: revocations, interval: revocationCheckInterval))
+        defer { hub.remove(subscription) }
         hub.publish(try await store.basket(userID: caller.id).message, userID: caller.id)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await basket in snapshots { try await writer.write(basket) }
+        while let snapshot = await subscription.next() {
+            if let encoded = snapshot.encoded {
+                try await writer.write(encoded: encoded)
+            } else {
+                try await writer.write(snapshot.basket)
             }
-            group.addTask { try await endWhenRevoked(sessionID: caller.sessionID) }
-            // Whichever ends first ends the call: the stream (cancelled, or the hub closed), or
-            // the revocation check by throwing.
-            try await group.next()
-            group.cancelAll()
         }
         try Task.checkCancellation()
-        if hub.isClosed {
-            throw RPCError(code: .unavailable, message: "basket-svc is shutting down; watch again.")
-        }
-    }
-
-    /// Returns when cancelled; throws `SESSION_REVOKED` once `sessionID` is reported revoked.
-    private func endWhenRevoked(sessionID: String) async throws {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: revocationCheckInterval)
-            if try await revocations.isRevoked(sessionID: sessionID) {
-                throw AuthReason.sessionRevoked.error("The session has been revoked; sign in again.")
-            }
+        switch subscription.ending {
+        case .revoked: throw AuthReason.sessionRevoked.error("The session has been revoked; sign in again.")
+        case .closed, .cancelled, nil: throw RPCError(code: .unavailable, message: "basket-svc is shutting down; watch again.")
         }
     }
 }
