@@ -158,6 +158,7 @@ type finalAnswer struct {
 	removing string
 }
 
+// Error is the answer's message.
 func (f *finalAnswer) Error() string { return f.message }
 
 // refusal is the final answer `code`/`reason` with `message`, as the client sees it.
@@ -169,6 +170,7 @@ func refusal(ctx context.Context, code codes.Code, reason, message string) *fina
 // card), or its order charged and left to a recovery (ours: LeftForRecovery).
 type keyKept struct{ err error }
 
+// Error is the failure's.
 func (k *keyKept) Error() string { return k.err.Error() }
 
 // PlaceOrder is ours' saga (order-svc's OrderService+PlaceOrder.swift), step by step.
