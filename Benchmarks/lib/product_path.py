@@ -4,6 +4,8 @@ Go+SQLite reference answer alike, and the summary of the interleaved rounds.
   product_path.py users   WORK AUTH_PORT COUNT INTERNAL_KEY   -> WORK/tokens.txt, one token a line
   product_path.py compare OURS_PORT REFERENCE_PORT REQUEST_DIR -> prints whether the answers match
   product_path.py compare-basket OURS_PORT REFERENCE_PORT TOKENS -> the same for one AddItem
+  product_path.py compare-order BASKET_PORT ORDER_PORT REFERENCE_PORT TOKENS -> and one PlaceOrder
+  product_path.py stock CATALOG_PORT COUNT STOCK ADMIN_KEY     -> products 1...COUNT get STOCK
   product_path.py summary WORK ROUNDS                          -> prints figures, writes figures.json
 
 The summary reads WORK/<figure>-<server>-<round>.{txt,log} (h2load's output and --log-file)
@@ -25,10 +27,18 @@ FIGURES = [
     ("listproducts_per_reference_rps", "ListProducts {} (20 of the default sort) req/s", "ours", "reference", "rps", "h2load"),
     ("listproducts_category_per_reference_rps", "ListProducts category, PRICE_ASC req/s", "ours", "reference", "rps", "h2load"),
     ("search_per_reference_rps", "ListProducts {query: jacket} req/s", "ours", "reference", "rps", "h2load"),
+    ("getproduct_16x16_uncached_per_reference_rps", "GetProduct req/s @16x16, answer cache off", "uncached", "reference",
+     "rps", "h2load"),
+    ("listproducts_uncached_per_reference_rps", "ListProducts {} req/s, answer cache off", "uncached", "reference", "rps",
+     "h2load"),
+    ("search_uncached_per_reference_rps", "ListProducts {query: jacket} req/s, answer cache off", "uncached", "reference",
+     "rps", "h2load"),
     ("getproduct_1x1_mean_latency_per_reference", "GetProduct mean latency @1x1", "ours", "reference", "mean_us", "h2load"),
     ("gateway_per_nghttpx_rps", "GetProduct through gateway / nghttpx", "gateway", "nghttpx", "rps", "h2load"),
     ("additem_per_reference_calls", "AddItem+RemoveItem calls/s (write driver)", "ours", "reference", "calls", "writes"),
     ("updateitemcount_per_reference_calls", "UpdateItemCount calls/s (write driver)", "ours", "reference", "calls", "writes"),
+    ("placeorder_per_reference_calls", "PlaceOrder calls/s (write driver, an AddItem before each)", "ours", "reference",
+     "calls", "writes"),
 ]
 
 
@@ -88,6 +98,50 @@ def compare_basket(ours_port, reference_port, tokens_file):
           + ("the same bytes (line id, time and version aside)" if same else "DIFFERENT"))
     if not same:
         print(f"    ours:      {answers[0][:400]!r}\n    reference: {answers[1][:400]!r}")
+    return 0 if same else 1
+
+
+def unary(port, service):
+    """A function calling `service`'s unary methods on 127.0.0.1:`port`: JSON requests, the
+    answer's bytes."""
+    import grpc
+    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+    return lambda method, request, metadata=(): channel.unary_unary(
+        f"/{service}/{method}", request_serializer=lambda m: json.dumps(m).encode(),
+        response_deserializer=bytes)(request, metadata=metadata, timeout=10)
+
+
+def stock(catalog_port, count, amount, admin_key):
+    """Gives products 1...COUNT `amount` in stock through the admin API (UpsertProduct)."""
+    catalog = unary(catalog_port, "shop.catalog.v1.CatalogService")
+    for product_id in range(1, int(count) + 1):
+        product = json.loads(catalog("GetProduct", {"id": product_id}))["product"]
+        product["stock"] = int(amount)
+        catalog("UpsertProduct", {"product": product}, (("x-api-key", admin_key),))
+    print(f"products 1-{count}: {amount} in stock")
+
+
+def compare_order(basket_port, order_port, reference_port, tokens_file):
+    """With the first user's token: clears the basket, adds product 3 twice over and places
+    the order on each side, and compares the PlaceOrder answers' bytes, order id and times aside."""
+    from shop_users import PLACE_ORDER_REQUEST
+    token = pathlib.Path(tokens_file).read_text().split()[0]
+    metadata = (("authorization", f"Bearer {token}"),)
+    answers = []
+    for basket_at, order_at in ((basket_port, order_port), (reference_port, reference_port)):
+        basket = unary(basket_at, "shop.basket.v1.BasketService")
+        basket("ClearBasket", {}, metadata)
+        basket("AddItem", {"productId": 3, "count": 2}, metadata)
+        answer = unary(order_at, "shop.order.v1.OrderService")(
+            "PlaceOrder", PLACE_ORDER_REQUEST, metadata + (("idempotency-key", f"compare-{basket_at}"),))
+        basket("ClearBasket", {}, metadata)
+        answer = re.sub(rb'"id":"[0-9a-f-]{36}"', b'"id":"<uuid>"', answer)
+        answers.append(re.sub(rb'"(createdAt|updatedAt)":"[^"]*"', rb'"\1":"<time>"', answer))
+    same = answers[0] == answers[1]
+    print(f"  PlaceOrder of {{productId: 3, count: 2}}: {len(answers[0])} bytes ours, {len(answers[1])} reference: "
+          + ("the same bytes (order id and times aside)" if same else "DIFFERENT"))
+    if not same:
+        print(f"    ours:      {answers[0][:500]!r}\n    reference: {answers[1][:500]!r}")
     return 0 if same else 1
 
 
@@ -169,6 +223,10 @@ def main(argv):
         return compare(*argv[2:])
     elif len(argv) == 5 and argv[1] == "compare-basket":
         return compare_basket(*argv[2:])
+    elif len(argv) == 6 and argv[1] == "compare-order":
+        return compare_order(*argv[2:])
+    elif len(argv) == 6 and argv[1] == "stock":
+        stock(*argv[2:])
     elif len(argv) == 4 and argv[1] == "summary":
         summary(*argv[2:])
     else:

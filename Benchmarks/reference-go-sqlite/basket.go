@@ -69,26 +69,30 @@ const maxLines = 100
 
 // basketService answers BasketService from a copy of basket-svc's basket.sqlite: every change
 // is one transaction (BEGIN IMMEDIATE ... COMMIT at synchronous=FULL) on the single writer
-// connection, as ours' BasketStore runs it.
+// connection, as ours' BasketStore runs it; GetBasket reads in a read transaction on a pool of
+// read connections, as ours' short reads do.
 type basketService struct {
-	writer  *sql.DB
-	stmts   *statements
+	writer  *database
+	readers *database
 	catalog *catalogService
 }
 
-// openBasket opens the basket copy at `path` (its one writer connection) and prepares its SQL.
-func openBasket(path string, catalog *catalogService) (*basketService, error) {
+// openBasket opens the basket copy at `path` (its one writer connection and `readers` read
+// connections) and prepares its SQL.
+func openBasket(path string, readers int, catalog *catalogService) (*basketService, error) {
 	writer, err := openWriter(path)
 	if err != nil {
 		return nil, err
 	}
-	b := &basketService{writer: writer, stmts: newStatements(writer), catalog: catalog}
-	for _, text := range []string{selectBasketSQL, selectLinesSQL, bumpVersionSQL, insertLineSQL, deleteLineSQL, updateLineSQL, clearLinesSQL} {
-		if _, err := b.stmts.get(text); err != nil {
-			return nil, fmt.Errorf("prepare %q: %w", text, err)
-		}
+	pool, err := openReaders(path, readers)
+	if err != nil {
+		return nil, err
 	}
-	return b, nil
+	b := &basketService{writer: newDatabase(writer), readers: newDatabase(pool), catalog: catalog}
+	if err := b.writer.prepare(selectBasketSQL, selectLinesSQL, bumpVersionSQL, insertLineSQL, deleteLineSQL, updateLineSQL, clearLinesSQL); err != nil {
+		return nil, err
+	}
+	return b, b.readers.prepare(selectBasketSQL, selectLinesSQL)
 }
 
 // line is a basket line as stored.
@@ -103,45 +107,17 @@ type basketRecord struct {
 	lines              []line
 }
 
-// writeTx runs `body` in one write transaction on the writer connection; commits when it
-// returns nil, rolls back otherwise.
-func (b *basketService) writeTx(ctx context.Context, body func(*sql.Tx) error) error {
-	tx, err := b.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return internalError(err)
-	}
-	if err := body(tx); err != nil {
-		tx.Rollback()
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return internalError(err)
-	}
-	return nil
-}
-
-// exec runs the prepared statement `text` in `tx`.
-func (b *basketService) exec(ctx context.Context, tx *sql.Tx, text string, args ...interface{}) (sql.Result, error) {
-	stmt, err := b.stmts.get(text)
-	if err != nil {
-		return nil, err
-	}
-	return tx.StmtContext(ctx, stmt).ExecContext(ctx, args...)
-}
-
-// basket reads the basket of `user` in `tx` (ours: BasketStore.basket(userID:on:)).
-func (b *basketService) basket(ctx context.Context, tx *sql.Tx, user string) (*basketRecord, error) {
-	stmt, _ := b.stmts.get(selectBasketSQL) // prepared by openBasket: cannot fail here
+// basket reads the basket of `user` in `tx` of `d` (ours: BasketStore.basket(userID:on:)).
+func basket(ctx context.Context, d *database, tx *sql.Tx, user string) (*basketRecord, error) {
 	record := &basketRecord{}
-	err := tx.StmtContext(ctx, stmt).QueryRowContext(ctx, user).Scan(&record.version, &record.updatedAt)
+	err := d.row(ctx, tx, selectBasketSQL, user).Scan(&record.version, &record.updatedAt)
 	if err == sql.ErrNoRows {
 		return record, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	stmt, _ = b.stmts.get(selectLinesSQL)
-	rows, err := tx.StmtContext(ctx, stmt).QueryContext(ctx, user)
+	rows, err := d.query(ctx, tx, selectLinesSQL, user)
 	if err != nil {
 		return nil, err
 	}
@@ -156,9 +132,22 @@ func (b *basketService) basket(ctx context.Context, tx *sql.Tx, user string) (*b
 	return record, rows.Err()
 }
 
+// read is the basket of `user` in a read transaction (ours: GetBasket's short read).
+func (b *basketService) read(ctx context.Context, user string) (*basketRecord, error) {
+	var record *basketRecord
+	err := b.readers.transaction(ctx, func(tx *sql.Tx) error {
+		var err error
+		if record, err = basket(ctx, b.readers, tx, user); err != nil {
+			return internalError(err)
+		}
+		return nil
+	})
+	return record, err
+}
+
 // bumpVersion records a change of the basket: version + 1 (ours: BasketStore.bumpVersion).
 func (b *basketService) bumpVersion(ctx context.Context, tx *sql.Tx, user string) error {
-	_, err := b.exec(ctx, tx, bumpVersionSQL, user, time.Now().UnixMilli())
+	_, err := b.writer.exec(ctx, tx, bumpVersionSQL, user, time.Now().UnixMilli())
 	return err
 }
 
@@ -184,8 +173,8 @@ func (r *basketRecord) message() *basketMessage {
 // basket: read again in it when `change` wrote (it then bumped the version, where ours does).
 func (b *basketService) changed(ctx context.Context, user string, change func(*sql.Tx, *basketRecord) (bool, error)) (interface{}, error) {
 	var answer *basketRecord
-	err := b.writeTx(ctx, func(tx *sql.Tx) error {
-		current, err := b.basket(ctx, tx, user)
+	err := b.writer.transaction(ctx, func(tx *sql.Tx) error {
+		current, err := basket(ctx, b.writer, tx, user)
 		if err != nil {
 			return internalError(err)
 		}
@@ -197,7 +186,7 @@ func (b *basketService) changed(ctx context.Context, user string, change func(*s
 			answer = current
 			return nil
 		}
-		answer, err = b.basket(ctx, tx, user)
+		answer, err = basket(ctx, b.writer, tx, user)
 		if err != nil {
 			return internalError(err)
 		}
@@ -279,7 +268,7 @@ func (b *basketService) AddItem(ctx context.Context, req *addItemRequest) (inter
 		if err := b.bumpVersion(ctx, tx, user); err != nil {
 			return false, internalError(err)
 		}
-		_, err := b.exec(ctx, tx, insertLineSQL, newItemID(), user, p.ID, p.Title, p.Price.Amount, p.Price.Currency, p.Image, count)
+		_, err := b.writer.exec(ctx, tx, insertLineSQL, newItemID(), user, p.ID, p.Title, p.Price.Amount, p.Price.Currency, p.Image, count)
 		if err != nil {
 			return false, internalError(err)
 		}
@@ -323,9 +312,9 @@ func (b *basketService) setCount(ctx context.Context, itemID string, count int64
 			}
 		}
 		if count == 0 {
-			_, err = b.exec(ctx, tx, deleteLineSQL, itemID, user)
+			_, err = b.writer.exec(ctx, tx, deleteLineSQL, itemID, user)
 		} else {
-			_, err = b.exec(ctx, tx, updateLineSQL, count, itemID, user)
+			_, err = b.writer.exec(ctx, tx, updateLineSQL, count, itemID, user)
 		}
 		if err == nil {
 			err = b.bumpVersion(ctx, tx, user)
@@ -356,14 +345,20 @@ func (b *basketService) ClearBasket(ctx context.Context, req *clearBasketRequest
 	if err != nil {
 		return nil, err
 	}
+	return b.clear(ctx, user, req.ExpectedVersion)
+}
+
+// clear is ours' BasketStore.clear in one transaction: refused when the basket is not at
+// `expected` (when given); an empty basket is left as it is.
+func (b *basketService) clear(ctx context.Context, user string, expected *int64) (interface{}, error) {
 	return b.changed(ctx, user, func(tx *sql.Tx, current *basketRecord) (bool, error) {
-		if err := checkVersion(ctx, req.ExpectedVersion, current); err != nil {
+		if err := checkVersion(ctx, expected, current); err != nil {
 			return false, err
 		}
 		if len(current.lines) == 0 {
 			return false, nil
 		}
-		if _, err := b.exec(ctx, tx, clearLinesSQL, user); err != nil {
+		if _, err := b.writer.exec(ctx, tx, clearLinesSQL, user); err != nil {
 			return false, internalError(err)
 		}
 		if err := b.bumpVersion(ctx, tx, user); err != nil {
@@ -373,8 +368,22 @@ func (b *basketService) ClearBasket(ctx context.Context, req *clearBasketRequest
 	})
 }
 
+// GetBasket answers the caller's basket.
+func (b *basketService) GetBasket(ctx context.Context, _ *struct{}) (interface{}, error) {
+	user, err := callerID(ctx)
+	if err != nil {
+		return nil, err
+	}
+	record, err := b.read(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	return record.message(), nil
+}
+
 // basketServer is the interface the ServiceDesc's HandlerType names.
 type basketServer interface {
+	GetBasket(context.Context, *struct{}) (interface{}, error)
 	AddItem(context.Context, *addItemRequest) (interface{}, error)
 	UpdateItemCount(context.Context, *updateItemCountRequest) (interface{}, error)
 	RemoveItem(context.Context, *removeItemRequest) (interface{}, error)
@@ -386,6 +395,7 @@ var basketServiceDesc = grpc.ServiceDesc{
 	ServiceName: "shop.basket.v1.BasketService",
 	HandlerType: (*basketServer)(nil),
 	Methods: []grpc.MethodDesc{
+		unaryMethod("shop.basket.v1.BasketService", "GetBasket", basketServer.GetBasket),
 		unaryMethod("shop.basket.v1.BasketService", "AddItem", basketServer.AddItem),
 		unaryMethod("shop.basket.v1.BasketService", "UpdateItemCount", basketServer.UpdateItemCount),
 		unaryMethod("shop.basket.v1.BasketService", "RemoveItem", basketServer.RemoveItem),

@@ -68,7 +68,7 @@ const productColumns = "p.id, p.title, p.description, p.category, p.price_amount
 
 // catalogService answers CatalogService from a copy of catalog-svc's catalog.sqlite.
 type catalogService struct {
-	writer  *sql.DB // opened (never used to write) so the WAL index exists for the readers, as ours has one
+	writer  *database // takes stock for PlaceOrder (stock.go); also keeps the WAL index for the readers, as ours
 	readers *sql.DB
 	stmts   *statements
 	// tokenKey signs page tokens as ours does (HMAC-SHA256 of scope, 0, payload; 16 bytes).
@@ -89,7 +89,11 @@ func openCatalog(path string, readers int) (*catalogService, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	c := &catalogService{writer: writer, readers: pool, stmts: newStatements(pool), tokenKey: key}
+	c := &catalogService{writer: newDatabase(writer), readers: pool, stmts: newStatements(pool), tokenKey: key}
+	if err := c.writer.prepare(reservationSeenSQL, stockSQL, insertReservationSQL, takeStockSQL, insertReservationItemSQL,
+		releaseReservationSQL, giveBackStockSQL); err != nil {
+		return nil, err
+	}
 	// The search needs FTS5 in the linked SQLite: fail at start, not on the first search.
 	if _, err := c.list(context.Background(), listFilter{search: []string{"a"}, sort: "RELEVANCE"}, 1); err != nil {
 		return nil, fmt.Errorf("search query: %w", err)

@@ -5,16 +5,22 @@
 // It serves, with our method paths and JSON message shapes (API.md §4, §5):
 //
 //	shop.catalog.v1.CatalogService/GetProduct, /ListProducts      (catalog.go)
-//	shop.basket.v1.BasketService/AddItem, /UpdateItemCount,
+//	shop.basket.v1.BasketService/GetBasket, /AddItem, /UpdateItemCount,
 //	                             /RemoveItem, /ClearBasket           (basket.go)
+//	shop.order.v1.OrderService/PlaceOrder                            (order.go, stock.go)
 //
-// from copies of a catalog.sqlite and a basket.sqlite that our own catalog-svc and basket-svc
-// created (Benchmarks/product-path makes them): same schema, data and indexes, and the same
-// SQL text our stores run. Where it does less than ours, by design of the comparison:
+// from copies of a catalog.sqlite, a basket.sqlite and an order.sqlite that our own
+// catalog-svc, basket-svc and order-svc created (Benchmarks/product-path makes them): same
+// schema, data and indexes, and the same SQL text our stores run, each write its own
+// transaction at synchronous=FULL on its database's one writer connection (no batching).
+// Where it does less than ours, by design of the comparison:
 //   - the user is the `sub` of the `authorization: Bearer` JWT, read without checking the
 //     signature (ours verifies it against auth-svc's keys);
 //   - AddItem and a raising UpdateItemCount read the product from this process's own catalog
 //     copy (ours asks catalog-svc over the network);
+//   - PlaceOrder reads the basket and the prices, takes the stock and clears the basket in this
+//     process's copies (ours: four calls to basket-svc and catalog-svc), with the same
+//     transactions; it has no recovery pass and no refund of a charge it gave up;
 //   - ListProducts answers first pages only (a pageToken is refused) and never suggests a
 //     spelling (ours does when a search finds nothing); search words are cut as ours cuts
 //     non-CJK text.
@@ -54,6 +60,7 @@ func main() {
 	port := flag.Int("port", 50053, "TCP port to listen on")
 	catalogPath := flag.String("catalog", "catalog.sqlite", "the catalog database (a copy of catalog-svc's)")
 	basketPath := flag.String("basket", "basket.sqlite", "the basket database (a copy of basket-svc's)")
+	orderPath := flag.String("order", "order.sqlite", "the order database (a copy of order-svc's)")
 	readers := flag.Int("readers", 2*runtime.GOMAXPROCS(0), "read connections per database")
 	flag.Parse()
 
@@ -61,9 +68,13 @@ func main() {
 	if err != nil {
 		log.Fatalf("reference-go-sqlite: catalog: %v", err)
 	}
-	basket, err := openBasket(*basketPath, catalog)
+	basket, err := openBasket(*basketPath, *readers, catalog)
 	if err != nil {
 		log.Fatalf("reference-go-sqlite: basket: %v", err)
+	}
+	orders, err := openOrders(*orderPath, basket, catalog)
+	if err != nil {
+		log.Fatalf("reference-go-sqlite: order: %v", err)
 	}
 
 	lis, err := net.Listen("tcp", net.JoinHostPort(*host, fmt.Sprint(*port)))
@@ -73,6 +84,7 @@ func main() {
 	s := grpc.NewServer(grpc.MaxConcurrentStreams(256), grpc.CustomCodec(jsonCodec{}))
 	s.RegisterService(&catalogServiceDesc, catalog)
 	s.RegisterService(&basketServiceDesc, basket)
+	s.RegisterService(&orderServiceDesc, orders)
 	fmt.Printf("reference-go-sqlite listening on %s\n", lis.Addr())
 	if err := s.Serve(lis); err != nil {
 		log.Fatalf("reference-go-sqlite: serve: %v", err)

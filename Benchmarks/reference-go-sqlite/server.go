@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -79,6 +80,99 @@ func (s *statements) get(text string) (*sql.Stmt, error) {
 	}
 	s.known[text] = stmt
 	return stmt, nil
+}
+
+// database is one *sql.DB (a writer or a pool of readers) with its prepared statements.
+type database struct {
+	db    *sql.DB
+	stmts *statements
+}
+
+// newDatabase keeps the prepared statements of `db`.
+func newDatabase(db *sql.DB) *database {
+	return &database{db: db, stmts: newStatements(db)}
+}
+
+// prepare prepares each of `texts` now, so that a typo fails at start, not on a call.
+func (d *database) prepare(texts ...string) error {
+	for _, text := range texts {
+		if _, err := d.stmts.get(text); err != nil {
+			return fmt.Errorf("prepare %q: %w", text, err)
+		}
+	}
+	return nil
+}
+
+// transaction runs `body` in one transaction (BEGIN IMMEDIATE on a writer, whose DSN says
+// _txlock=immediate; deferred on readers); commits when it returns nil, rolls back otherwise.
+// A failure of BEGIN or COMMIT is an internal error; `body`'s errors pass unchanged.
+func (d *database) transaction(ctx context.Context, body func(*sql.Tx) error) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return internalError(err)
+	}
+	if err := body(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return internalError(err)
+	}
+	return nil
+}
+
+// statement is the prepared statement `text` in `tx`.
+func (d *database) statement(ctx context.Context, tx *sql.Tx, text string) (*sql.Stmt, error) {
+	stmt, err := d.stmts.get(text)
+	if err != nil {
+		return nil, err
+	}
+	return tx.StmtContext(ctx, stmt), nil
+}
+
+// exec runs the prepared statement `text` in `tx`.
+func (d *database) exec(ctx context.Context, tx *sql.Tx, text string, args ...interface{}) (sql.Result, error) {
+	stmt, err := d.statement(ctx, tx, text)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.ExecContext(ctx, args...)
+}
+
+// changes runs the prepared statement `text` in `tx` and counts the rows it changed.
+func (d *database) changes(ctx context.Context, tx *sql.Tx, text string, args ...interface{}) (int64, error) {
+	result, err := d.exec(ctx, tx, text, args...)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected()
+}
+
+// scanner reads one row's columns.
+type scanner interface{ Scan(...interface{}) error }
+
+// failedRow is the row of a statement that could not be prepared: its Scan says why.
+type failedRow struct{ err error }
+
+// Scan returns the preparation's error.
+func (r failedRow) Scan(...interface{}) error { return r.err }
+
+// row runs the prepared query `text` in `tx` for its first row (sql.ErrNoRows on Scan when none).
+func (d *database) row(ctx context.Context, tx *sql.Tx, text string, args ...interface{}) scanner {
+	stmt, err := d.statement(ctx, tx, text)
+	if err != nil {
+		return failedRow{err}
+	}
+	return stmt.QueryRowContext(ctx, args...)
+}
+
+// query runs the prepared query `text` in `tx`.
+func (d *database) query(ctx context.Context, tx *sql.Tx, text string, args ...interface{}) (*sql.Rows, error) {
+	stmt, err := d.statement(ctx, tx, text)
+	if err != nil {
+		return nil, err
+	}
+	return stmt.QueryContext(ctx, args...)
 }
 
 // shopError is an error the client sees with `code`, `message` and our `shop-error-reason`
