@@ -91,7 +91,19 @@ public struct TraceContext: Sendable, Hashable {
 
     /// `traceparent` naming this span: `00-<trace id>-<span id>-<flags>`.
     public var traceparent: String {
-        "00-" + traceIDText + "-" + Self.hex(spanID) + "-" + Self.hex(flags)
+        // Built in one buffer: the gateway writes one per forwarded call, and joining five
+        // strings cost a dozen allocations there (Benchmarks/profile-get-product gateway:
+        // Benchmarks/HISTORY.md, 2026-11-28, seventeenth session).
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(55)
+        bytes.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), UInt8(ascii: "-")])
+        Self.appendHex(traceID.high, to: &bytes)
+        Self.appendHex(traceID.low, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        Self.appendHex(spanID, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        Self.appendHex(flags, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The trace id as 32 lower-case hexadecimal digits.
@@ -138,9 +150,20 @@ public struct TraceContext: Sendable, Hashable {
 
     /// `value` as lower-case hexadecimal, two digits per byte of its type.
     private static func hex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        let count = Value.bitWidth / 4
-        return String(decoding: (0..<count).map { digits[Int((value >> ((count - 1 - $0) * 4)) & 0xF)] }, as: UTF8.self)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Value.bitWidth / 4)
+        appendHex(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` as lower-case hexadecimal, two digits per byte of its type.
+    private static func appendHex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value, to bytes: inout [UInt8]) {
+        var shift = Value.bitWidth - 4
+        while shift >= 0 {
+            let nibble = UInt8(truncatingIfNeeded: value >> shift) & 0xF
+            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble)
+            shift -= 4
+        }
     }
 
     // MARK: Ids
