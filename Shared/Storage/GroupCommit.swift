@@ -149,12 +149,11 @@ private protocol GroupedWrite: Sendable {
 }
 
 /// One caller's write.
-private final class Write<T: Sendable>: GroupedWrite, @unchecked Sendable {
-    // Invariant for @unchecked Sendable: `result` is set and read on the writer thread only
-    // (`complete()` runs there, after the group's commit); the rest is immutable.
+private final class Write<T: Sendable>: GroupedWrite {
     private let body: @Sendable (Connection) throws -> T
     private let continuation: CheckedContinuation<T, any Error>
-    private var result: Result<T, any Error>?
+    /// The body's result once it ran; set on the writer thread, read there by `complete()`.
+    private let result = Mutex<Result<T, any Error>?>(nil)
 
     init(body: @escaping @Sendable (Connection) throws -> T, continuation: CheckedContinuation<T, any Error>) {
         self.body = body
@@ -162,19 +161,22 @@ private final class Write<T: Sendable>: GroupedWrite, @unchecked Sendable {
     }
 
     func runInSavepoint(on connection: Connection) {
-        result = Result { try connection.savepoint(body) }
+        let outcome = Result { try connection.savepoint(body) }
+        result.withLock { $0 = outcome }
     }
 
     func runAlone(on connection: Connection) {
-        result = Result { try connection.transaction(.write, beginningWith: "BEGIN IMMEDIATE", body) }
+        let outcome = Result { try connection.transaction(.write, beginningWith: "BEGIN IMMEDIATE", body) }
+        result.withLock { $0 = outcome }
     }
 
     func keep(_ error: any Error) {
-        result = .failure(error)
+        result.withLock { $0 = .failure(error) }
     }
 
     func complete() {
-        continuation.resume(with: result ?? .failure(StorageError.generic("a grouped write was answered before it ran")))
+        let outcome = result.withLock { $0 } ?? .failure(StorageError.generic("a grouped write was answered before it ran"))
+        continuation.resume(with: outcome)
     }
 
     func fail(_ error: any Error) {

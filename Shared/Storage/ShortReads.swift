@@ -38,7 +38,8 @@ final class ShortReaders: Sendable {
     /// One loop's connection and where it stands.
     final class Slot: @unchecked Sendable {
         // Invariant for @unchecked Sendable: `state`, and the connection in it, are touched
-        // only while `lock` is held.
+        // only while `lock` is held. Not a speed choice: a `Mutex` cannot hold the connection,
+        // which must stay non-Sendable, and still let a body run with it while locked.
         fileprivate enum State {
             case unopened
             /// A reader thread is opening it.
@@ -189,7 +190,8 @@ enum ReadBudget {
     static let instructionsPerStep = 1_000
 
     /// The thread-specific slot: the steps left + 1 as a pointer's bit pattern (nil: no budget),
-    /// or `overran` once they ran out.
+    /// or `overran` once they ran out. Not a speed choice: a pthread key is the thread-local
+    /// storage Swift has on Linux; the pointer only carries an integer, nothing is read through it.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let created = pthread_key_create(&key, nil)

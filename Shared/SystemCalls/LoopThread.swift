@@ -13,6 +13,8 @@ import Synchronization
 /// taking the index modulo a capacity of their own.
 package enum LoopThread {
     /// The thread-specific slot: the index + 1, as a pointer's bit pattern (nil: not a loop).
+    /// Not a speed choice: a pthread key is the thread-local storage Swift has on Linux; the
+    /// pointer only carries an integer, nothing is read through it.
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         let created = pthread_key_create(&key, nil)

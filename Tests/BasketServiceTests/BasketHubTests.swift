@@ -62,6 +62,8 @@ struct BasketHubTests {
         for watcher in watchers {
             let encoded = try #require(await watcher.next()?.encoded)
             #expect(encoded == (try JSONCodec.shared.encode(basket)))
+            // Not a speed choice: the bytes' address is the only way to tell one shared
+            // encoding from equal copies; nothing is read through it.
             buffers.append(encoded.withUnsafeBytes { $0.baseAddress.map(UnsafeRawPointer.init) })
         }
         #expect(Set(buffers.compactMap { $0 }).count == 1, "each watcher had its own encoding")

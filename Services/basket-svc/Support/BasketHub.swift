@@ -184,12 +184,9 @@ final class BasketSubscription: Sendable {
         case cancelled
     }
 
-    /// A waiting handler: resumed with the next snapshot, or nil when the watch ends.
-    #if DEBUG
+    /// A waiting handler: resumed with the next snapshot, or nil when the watch ends. Checked:
+    /// it is resumed once per change of a basket, where the check costs nothing measurable.
     typealias Waiter = CheckedContinuation<BasketSnapshot?, Never>
-    #else
-    typealias Waiter = UnsafeContinuation<BasketSnapshot?, Never>
-    #endif
 
     private struct State {
         /// The newest snapshot given and not yet taken.
@@ -273,15 +270,8 @@ final class BasketSubscription: Sendable {
         }
     }
 
-    #if DEBUG
-    /// Suspends with a checked continuation (``Waiter``).
+    /// Suspends until `body`'s ``Waiter`` is resumed.
     private static func suspend(_ body: (Waiter) -> Void) async -> BasketSnapshot? {
         await withCheckedContinuation(body)
     }
-    #else
-    /// Suspends with an unsafe continuation (``Waiter``): see `StreamBuffers.Reader` for why.
-    private static func suspend(_ body: (Waiter) -> Void) async -> BasketSnapshot? {
-        await withUnsafeContinuation(body)
-    }
-    #endif
 }
