@@ -65,6 +65,11 @@ enum OrderSchema {
         Migration(
             "which process claimed an idempotency key",
             sql: "ALTER TABLE idempotency_keys ADD COLUMN claimed_by TEXT"),
+        Migration(
+            "an index on sequence, so that a new order's number is found without a scan",
+            // `OrderStore.nextSequence` reads max(sequence) in every PlaceOrder's write; with
+            // only (user_id, sequence) that read scanned every order, in the writer.
+            sql: "CREATE INDEX orders_sequence ON orders(sequence)"),
     ]
 
     /// The same schema on PostgreSQL, in the schema `orders`, as numbered migrations
