@@ -91,19 +91,19 @@ public struct TraceContext: Sendable, Hashable {
 
     /// `traceparent` naming this span: `00-<trace id>-<span id>-<flags>`.
     public var traceparent: String {
-        // Built in one buffer: the gateway writes one per forwarded call, and joining five
-        // strings cost a dozen allocations there (Benchmarks/profile-get-product gateway:
-        // Benchmarks/HISTORY.md, 2026-11-28, seventeenth session).
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(55)
-        bytes.append(contentsOf: [UInt8(ascii: "0"), UInt8(ascii: "0"), UInt8(ascii: "-")])
-        Self.appendHex(traceID.high, to: &bytes)
-        Self.appendHex(traceID.low, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        Self.appendHex(spanID, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        Self.appendHex(flags, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        // Laid out in place on the stack, one allocation for the string: the gateway builds
+        // one per forwarded call (Benchmarks/profile-get-product gateway).
+        var text = InlineArray<55, UInt8>(repeating: Self.dash)
+        text[0] = UInt8(ascii: "0")
+        text[1] = UInt8(ascii: "0")
+        Self.writeHex(traceID.high, into: &text, at: 3)
+        Self.writeHex(traceID.low, into: &text, at: 19)
+        Self.writeHex(spanID, into: &text, at: 36)
+        Self.writeHex(flags, into: &text, at: 53)
+        guard let utf8 = try? UTF8Span(validating: text.span) else {
+            preconditionFailure("hexadecimal digits and dashes are valid UTF-8")
+        }
+        return String(copying: utf8)
     }
 
     /// The trace id as 32 lower-case hexadecimal digits.
@@ -120,33 +120,48 @@ public struct TraceContext: Sendable, Hashable {
     /// characters; a later version at least that, the rest after a `-`; version `ff`, upper
     /// case, or an all-zero id invalid.
     public static func parse(traceparent: String) -> TraceContext? {
-        let bytes = Array(traceparent.utf8.prefix(56))
-        guard bytes.count >= 55, bytes[2] == dash, bytes[35] == dash, bytes[52] == dash,
-            let version = hexValue(bytes[0..<2]), version != 0xFF,
-            version == 0 ? traceparent.utf8.count == 55 : (bytes.count == 55 || bytes[55] == dash),
-            let high = hexValue(bytes[3..<19]), let low = hexValue(bytes[19..<35]), high != 0 || low != 0,
-            let span = hexValue(bytes[36..<52]), span != 0,
-            let flags = hexValue(bytes[53..<55])
+        // Read in place (a span of the string's UTF-8): every call a service serves behind
+        // the gateway carries one (Benchmarks/profile-get-product catalog).
+        let text = traceparent.utf8.span
+        guard text.count >= 55, text[2] == dash, text[35] == dash, text[52] == dash,
+            let version = hexValue(text, 0..<2), version != 0xFF,
+            version == 0 ? text.count == 55 : (text.count == 55 || text[55] == dash),
+            let high = hexValue(text, 3..<19), let low = hexValue(text, 19..<35), high != 0 || low != 0,
+            let span = hexValue(text, 36..<52), span != 0,
+            let flags = hexValue(text, 53..<55)
         else { return nil }
         return TraceContext(traceID: (high, low), spanID: span, parentSpanID: nil, flags: UInt8(flags))
     }
 
     private static let dash = UInt8(ascii: "-")
 
-    /// The value of lower-case hexadecimal digits (at most 16); nil for any other byte.
-    private static func hexValue(_ digits: ArraySlice<UInt8>) -> UInt64? {
+    /// The value of the lower-case hexadecimal digits at `range` of `text` (at most 16); nil
+    /// for any other byte. Looked up rather than compared: ids are random, so a branch per
+    /// digit on letter-or-decimal is mispredicted about every third digit.
+    private static func hexValue(_ text: Span<UInt8>, _ range: Range<Int>) -> UInt64? {
         var value: UInt64 = 0
-        for digit in digits {
-            let nibble: UInt8
-            switch digit {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): nibble = digit - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): nibble = digit - UInt8(ascii: "a") + 10
-            default: return nil
-            }
-            value = value << 4 | UInt64(nibble)
+        var invalid: UInt8 = 0
+        for index in range {
+            let nibble = nibbleOfDigit[Int(text[index])]
+            invalid |= nibble
+            value = value << 4 | UInt64(nibble & 0xF)
         }
-        return value
+        return invalid & 0xF0 == 0 ? value : nil
     }
+
+    /// Each byte's value as a lower-case hexadecimal digit, 0xFF for bytes that are not one.
+    private static let nibbleOfDigit: InlineArray<256, UInt8> = {
+        var table = InlineArray<256, UInt8>(repeating: 0xFF)
+        for nibble in 0..<16 { table[Int(digitOfNibble[nibble])] = UInt8(nibble) }
+        return table
+    }()
+
+    /// The lower-case hexadecimal digit of each nibble.
+    private static let digitOfNibble: InlineArray<16, UInt8> = [
+        UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"),
+        UInt8(ascii: "6"), UInt8(ascii: "7"), UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b"),
+        UInt8(ascii: "c"), UInt8(ascii: "d"), UInt8(ascii: "e"), UInt8(ascii: "f"),
+    ]
 
     /// `value` as lower-case hexadecimal, two digits per byte of its type.
     private static func hex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) -> String {
@@ -160,11 +175,24 @@ public struct TraceContext: Sendable, Hashable {
     private static func appendHex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value, to bytes: inout [UInt8]) {
         var shift = Value.bitWidth - 4
         while shift >= 0 {
-            let nibble = UInt8(truncatingIfNeeded: value >> shift) & 0xF
-            bytes.append(nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") - 10 + nibble)
+            bytes.append(hexDigit(UInt8(truncatingIfNeeded: value >> shift) & 0xF))
             shift -= 4
         }
     }
+
+    /// Writes `value` as lower-case hexadecimal, two digits per byte of its type, into `text`
+    /// from `start`.
+    private static func writeHex<Value: FixedWidthInteger & UnsignedInteger, let count: Int>(
+        _ value: Value, into text: inout InlineArray<count, UInt8>, at start: Int
+    ) {
+        let digits = Value.bitWidth / 4
+        for offset in 0..<digits {
+            text[start + offset] = hexDigit(UInt8(truncatingIfNeeded: value >> (4 * (digits - 1 - offset))) & 0xF)
+        }
+    }
+
+    /// The lower-case hexadecimal digit of `nibble` (0–15), looked up (see ``hexValue(_:_:)``).
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { digitOfNibble[Int(nibble & 0xF)] }
 
     // MARK: Ids
 

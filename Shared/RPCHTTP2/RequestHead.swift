@@ -14,10 +14,27 @@ struct RequestHead: Sendable {
     let metadata: Metadata
     /// `x-request-id`, when given apart from the metadata (``CallOptions/requestID``): it is sent
     /// in place of any `x-request-id` entry of the metadata.
-    var requestID: RequestID? = nil
+    let requestID: RequestID?
     /// The call's own span, sent as `traceparent`/`tracestate` in place of the metadata's
     /// (``CallOptions/trace``'s child).
-    var trace: TraceContext? = nil
+    let trace: TraceContext?
+    /// `trace`'s `traceparent`, built once: the fields are walked twice per stream (sizes,
+    /// then layout), and the text is the one field built per call.
+    private let traceparent: String?
+
+    /// A request's head; `requestID` and `trace`, when given, replace the metadata's own.
+    init(
+        path: String, authority: String, timeout: String?, metadata: Metadata, requestID: RequestID? = nil,
+        trace: TraceContext? = nil
+    ) {
+        self.path = path
+        self.authority = authority
+        self.timeout = timeout
+        self.metadata = metadata
+        self.requestID = requestID
+        self.trace = trace
+        self.traceparent = trace?.traceparent
+    }
 
     /// Calls `body` with each field, in the order they are sent, and whether HPACK must never
     /// index it (``KnownHeader/isNeverIndexed(_:)``), threading `state` through (an inout
@@ -35,8 +52,8 @@ struct RequestHead: Sendable {
         body(&state, "user-agent", "storefront-rpc/1", false)
         if let timeout { body(&state, "grpc-timeout", timeout, true) }
         if let requestID { body(&state, MetadataKey.requestID, requestID.description, true) }
-        if let trace {
-            body(&state, MetadataKey.traceparent, trace.traceparent, true)
+        if let trace, let traceparent {
+            body(&state, MetadataKey.traceparent, traceparent, true)
             if let traceState = trace.traceState { body(&state, MetadataKey.tracestate, traceState, true) }
         }
         for entry in metadata where Metadata.isCustom(entry.name) {

@@ -28,6 +28,9 @@ struct TraceContextTests {
         "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-",  // version 00 is exactly 55
         "00_4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
         "00-4bf92f3577b34da6a3ce929d0e0e473g-00f067aa0ba902b7-01",
+        // The bytes next to the digit ranges, and a byte above ASCII.
+        "00-4bf92f3577b34da6a3ce929d0e0e473/-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e473:-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e473`-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-\u{e9}",
         "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x",  // more, without a dash
     ])
     func refusesMalformed(text: String) {
