@@ -60,9 +60,11 @@ public enum CatalogReason: String, ErrorReason {
     case productNotFound = "PRODUCT_NOT_FOUND"
     /// A reservation asks for more units than are in stock; details name the product ids.
     case outOfStock = "OUT_OF_STOCK"
-    /// A `ListProducts` query is over 500 characters (not in API.md's table).
+    /// A `ListProducts` query is over 500 characters or 2,000 bytes (not in API.md's table;
+    /// ``ListProductsRequest/validateFilters()``).
     case queryTooLong = "QUERY_TOO_LONG"
-    /// A `ListProducts` category is over 100 characters (not in API.md's table).
+    /// A `ListProducts` category is over 100 characters or 400 bytes (not in API.md's table;
+    /// ``ListProductsRequest/validateFilters()``).
     case invalidCategory = "INVALID_CATEGORY"
     /// `BatchGetProducts` asks for more than 100 ids (not in API.md's table).
     case tooManyIDs = "TOO_MANY_IDS"

@@ -50,6 +50,33 @@ public struct ListProductsRequest: RPCMessage, Hashable, PagedRequest {
     ]
 }
 
+extension ListProductsRequest {
+    /// The most characters of a `query`.
+    public static let maxQueryLength = 500
+    /// The most characters of a `category` filter.
+    public static let maxCategoryLength = 100
+
+    /// Refuses a `query` over ``maxQueryLength`` characters (`QUERY_TOO_LONG`) or a `category`
+    /// over ``maxCategoryLength`` (`INVALID_CATEGORY`), naming the field. Each is bounded in
+    /// UTF-8 as well, at 4 bytes a character, and that is checked first: a few characters of
+    /// thousands of combining marks each cannot carry megabytes past the limit, nor make
+    /// counting the characters long.
+    public func validateFilters() throws(RPCError) {
+        if let problem = Self.lengthProblem(query, maximum: Self.maxQueryLength) {
+            throw CatalogReason.queryTooLong.invalidField("query", problem, subject: "The search")
+        }
+        if let problem = Self.lengthProblem(category, maximum: Self.maxCategoryLength) {
+            throw CatalogReason.invalidCategory.invalidField("category", problem, subject: "The category")
+        }
+    }
+
+    /// What is wrong with the length of a filter of at most `maximum` characters, or nil.
+    private static func lengthProblem(_ text: String?, maximum: Int) -> String? {
+        guard let text, text.utf8.count > 4 * maximum || text.count > maximum else { return nil }
+        return "must be at most \(maximum) characters (\(4 * maximum) bytes of UTF-8)"
+    }
+}
+
 /// `GetProduct` request: `{id}`.
 public struct GetProductRequest: RPCMessage, Hashable {
     /// The product id.

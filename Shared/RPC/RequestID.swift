@@ -101,16 +101,6 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
         return (value ^ (value >> 31)) & 0x0FFF_FFFF
     }
 
-    /// The low 60 bits of `value` as 15 lower-case hex digits, written straight into the
-    /// string's (inline) storage.
-    private static func hex(_ value: UInt64) -> String {
-        String(unsafeUninitializedCapacity: 15) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            for index in 0..<15 {
-                let nibble = Int((value >> UInt64(56 - 4 * index)) & 0xF)
-                buffer[index] = digits.utf8Start[nibble]
-            }
-            return 15
-        }
-    }
+    /// The low 60 bits of `value` as 15 lower-case hex digits.
+    private static func hex(_ value: UInt64) -> String { HexDigits.string(value, count: 15) }
 }

@@ -30,11 +30,13 @@ public struct TraceContext: Sendable, Hashable {
         self.traceState = traceState
     }
 
+    /// Whether two spans are the same: every id, the flags and the state.
     public static func == (lhs: TraceContext, rhs: TraceContext) -> Bool {
         lhs.traceID == rhs.traceID && lhs.spanID == rhs.spanID && lhs.parentSpanID == rhs.parentSpanID && lhs.flags == rhs.flags
             && lhs.traceState == rhs.traceState
     }
 
+    /// Hashes the ids, which tell spans apart.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(traceID.high)
         hasher.combine(traceID.low)
@@ -91,19 +93,20 @@ public struct TraceContext: Sendable, Hashable {
 
     /// `traceparent` naming this span: `00-<trace id>-<span id>-<flags>`.
     public var traceparent: String {
-        // Laid out in place on the stack, one allocation for the string: the gateway builds
-        // one per forwarded call (Benchmarks/profile-get-product gateway).
-        var text = InlineArray<55, UInt8>(repeating: Self.dash)
-        text[0] = UInt8(ascii: "0")
-        text[1] = UInt8(ascii: "0")
-        Self.writeHex(traceID.high, into: &text, at: 3)
-        Self.writeHex(traceID.low, into: &text, at: 19)
-        Self.writeHex(spanID, into: &text, at: 36)
-        Self.writeHex(flags, into: &text, at: 53)
-        guard let utf8 = try? UTF8Span(validating: text.span) else {
-            preconditionFailure("hexadecimal digits and dashes are valid UTF-8")
+        // Written in place, one allocation: the gateway builds one per forwarded call
+        // (Benchmarks/profile-get-product gateway).
+        String(unsafeUninitializedCapacity: 55) { text in
+            text[0] = UInt8(ascii: "0")
+            text[1] = UInt8(ascii: "0")
+            text[2] = Self.dash
+            text[35] = Self.dash
+            text[52] = Self.dash
+            HexDigits.write(traceID.high, count: 16, into: text, at: 3)
+            HexDigits.write(traceID.low, count: 16, into: text, at: 19)
+            HexDigits.write(spanID, count: 16, into: text, at: 36)
+            HexDigits.write(UInt64(flags), count: 2, into: text, at: 53)
+            return 55
         }
-        return String(copying: utf8)
     }
 
     /// The trace id as 32 lower-case hexadecimal digits.
@@ -120,79 +123,29 @@ public struct TraceContext: Sendable, Hashable {
     /// characters; a later version at least that, the rest after a `-`; version `ff`, upper
     /// case, or an all-zero id invalid.
     public static func parse(traceparent: String) -> TraceContext? {
-        // Read in place (a span of the string's UTF-8): every call a service serves behind
-        // the gateway carries one (Benchmarks/profile-get-product catalog).
-        let text = traceparent.utf8.span
-        guard text.count >= 55, text[2] == dash, text[35] == dash, text[52] == dash,
-            let version = hexValue(text, 0..<2), version != 0xFF,
-            version == 0 ? text.count == 55 : (text.count == 55 || text[55] == dash),
-            let high = hexValue(text, 3..<19), let low = hexValue(text, 19..<35), high != 0 || low != 0,
-            let span = hexValue(text, 36..<52), span != 0,
-            let flags = hexValue(text, 53..<55)
-        else { return nil }
-        return TraceContext(traceID: (high, low), spanID: span, parentSpanID: nil, flags: UInt8(flags))
-    }
-
-    private static let dash = UInt8(ascii: "-")
-
-    /// The value of the lower-case hexadecimal digits at `range` of `text` (at most 16); nil
-    /// for any other byte. Looked up rather than compared: ids are random, so a branch per
-    /// digit on letter-or-decimal is mispredicted about every third digit.
-    private static func hexValue(_ text: Span<UInt8>, _ range: Range<Int>) -> UInt64? {
-        var value: UInt64 = 0
-        var invalid: UInt8 = 0
-        for index in range {
-            let nibble = nibbleOfDigit[Int(text[index])]
-            invalid |= nibble
-            value = value << 4 | UInt64(nibble & 0xF)
+        // Read in place from the string's UTF-8: every call a service serves behind the
+        // gateway carries one (Benchmarks/profile-get-product catalog). Every index read is
+        // below the count checked first; 55 only when the count is not 55.
+        var traceparent = traceparent
+        return traceparent.withUTF8 { text in
+            guard text.count >= 55, text[2] == dash, text[35] == dash, text[52] == dash,
+                let version = HexDigits.value(of: text, 0..<2), version != 0xFF,
+                version == 0 ? text.count == 55 : (text.count == 55 || text[55] == dash),
+                let high = HexDigits.value(of: text, 3..<19), let low = HexDigits.value(of: text, 19..<35), high != 0 || low != 0,
+                let span = HexDigits.value(of: text, 36..<52), span != 0,
+                let flags = HexDigits.value(of: text, 53..<55)
+            else { return nil }
+            return TraceContext(traceID: (high, low), spanID: span, parentSpanID: nil, flags: UInt8(flags))
         }
-        return invalid & 0xF0 == 0 ? value : nil
     }
 
-    /// Each byte's value as a lower-case hexadecimal digit, 0xFF for bytes that are not one.
-    private static let nibbleOfDigit: InlineArray<256, UInt8> = {
-        var table = InlineArray<256, UInt8>(repeating: 0xFF)
-        for nibble in 0..<16 { table[Int(digitOfNibble[nibble])] = UInt8(nibble) }
-        return table
-    }()
-
-    /// The lower-case hexadecimal digit of each nibble.
-    private static let digitOfNibble: InlineArray<16, UInt8> = [
-        UInt8(ascii: "0"), UInt8(ascii: "1"), UInt8(ascii: "2"), UInt8(ascii: "3"), UInt8(ascii: "4"), UInt8(ascii: "5"),
-        UInt8(ascii: "6"), UInt8(ascii: "7"), UInt8(ascii: "8"), UInt8(ascii: "9"), UInt8(ascii: "a"), UInt8(ascii: "b"),
-        UInt8(ascii: "c"), UInt8(ascii: "d"), UInt8(ascii: "e"), UInt8(ascii: "f"),
-    ]
+    /// The byte between a `traceparent`'s fields.
+    private static let dash = UInt8(ascii: "-")
 
     /// `value` as lower-case hexadecimal, two digits per byte of its type.
     private static func hex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Value.bitWidth / 4)
-        appendHex(value, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        HexDigits.string(UInt64(value), count: Value.bitWidth / 4)
     }
-
-    /// Appends `value` as lower-case hexadecimal, two digits per byte of its type.
-    private static func appendHex<Value: FixedWidthInteger & UnsignedInteger>(_ value: Value, to bytes: inout [UInt8]) {
-        var shift = Value.bitWidth - 4
-        while shift >= 0 {
-            bytes.append(hexDigit(UInt8(truncatingIfNeeded: value >> shift) & 0xF))
-            shift -= 4
-        }
-    }
-
-    /// Writes `value` as lower-case hexadecimal, two digits per byte of its type, into `text`
-    /// from `start`.
-    private static func writeHex<Value: FixedWidthInteger & UnsignedInteger, let count: Int>(
-        _ value: Value, into text: inout InlineArray<count, UInt8>, at start: Int
-    ) {
-        let digits = Value.bitWidth / 4
-        for offset in 0..<digits {
-            text[start + offset] = hexDigit(UInt8(truncatingIfNeeded: value >> (4 * (digits - 1 - offset))) & 0xF)
-        }
-    }
-
-    /// The lower-case hexadecimal digit of `nibble` (0–15), looked up (see ``hexValue(_:_:)``).
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 { digitOfNibble[Int(nibble & 0xF)] }
 
     // MARK: Ids
 

@@ -19,7 +19,7 @@ struct RequestHead: Sendable {
     /// (``CallOptions/trace``'s child).
     let trace: TraceContext?
     /// `trace`'s `traceparent`, built once: the fields are walked twice per stream (sizes,
-    /// then layout), and the text is the one field built per call.
+    /// then layout), and of the fields made per call it is the one that allocates.
     private let traceparent: String?
 
     /// A request's head; `requestID` and `trace`, when given, replace the metadata's own.

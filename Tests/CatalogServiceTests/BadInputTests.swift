@@ -161,6 +161,20 @@ struct BadInputTests {
             await expectRPCError(CatalogReason.invalidReservation) { try await stack.reserve("", [(1, 1)]) }
             // 500 characters are still a query.
             _ = try await stack.listProducts(ListProductsRequest(query: String(repeating: "q", count: 500)))
+            // One character of 3,000 combining marks is within 500 characters but not within
+            // their 2,000 bytes; the same for a category's 100 and 400.
+            let marks = "e" + String(repeating: "\u{301}", count: 3000)
+            #expect(marks.count == 1)
+            let markedQuery = await expectRPCError(CatalogReason.queryTooLong) {
+                try await stack.listProducts(ListProductsRequest(query: marks))
+            }
+            #expect(markedQuery?.violatedFields == ["query"])
+            let markedCategory = await expectRPCError(CatalogReason.invalidCategory) {
+                try await stack.listProducts(ListProductsRequest(category: "c" + String(repeating: "\u{301}", count: 200)))
+            }
+            #expect(markedCategory?.violatedFields == ["category"])
+            // Characters of several bytes each are counted as characters up to the byte bound.
+            _ = try await stack.listProducts(ListProductsRequest(query: String(repeating: "\u{1F600}", count: 500)))
         }
     }
 

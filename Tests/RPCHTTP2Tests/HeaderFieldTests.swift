@@ -118,6 +118,23 @@ struct RequestHeadTests {
         ])
     }
 
+    @Test("the call's own span is sent after the request id, never indexed, in place of the metadata's traceparent and tracestate")
+    func traceApart() throws {
+        let metadata: Metadata = ["traceparent": "00-1", "x-custom": "1", "tracestate": "caller=1"]
+        let span = try #require(TraceContext.parse(traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"))
+            .child()
+        let head = RequestHead(
+            path: "/a.B/C", authority: "h:1", timeout: nil, metadata: metadata, requestID: RequestID("given-1"), trace: span)
+        #expect(fields(head) == [
+            ":method: POST", ":scheme: http", ":path: /a.B/C", ":authority: h:1",
+            "content-type: application/grpc+json", "te: trailers", "user-agent: storefront-rpc/1",
+            "x-request-id: given-1", "traceparent: \(span.traceparent)", "x-custom: 1",
+        ])
+        #expect(neverIndexedFields(head) == ["x-request-id", "traceparent"])
+        // Walked twice (sizes, then layout), the span's text is the same both times.
+        #expect(fields(head) == fields(head))
+    }
+
     @Test("a gRPC content type is told by its prefix, byte for byte", arguments: [
         ("application/grpc", true, false), ("application/grpc+json", true, false), ("application/grpc; charset=utf-8", true, false),
         ("application/grpc-web+json", true, true), ("application/grpc-web", true, true), ("application/grp", false, false),

@@ -17,6 +17,8 @@ struct TraceContextTests {
         #expect(parsed.traceparent == Self.valid)
         // A later version may carry more after a dash; its first fields are read.
         #expect(TraceContext.parse(traceparent: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-more")?.flags == 0)
+        // A later version of exactly 55 characters is read too.
+        #expect(TraceContext.parse(traceparent: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")?.spanIDText == "00f067aa0ba902b7")
     }
 
     @Test("malformed traceparents are refused", arguments: [

@@ -21,7 +21,8 @@ public struct StorefrontCatalog: Sendable {
     /// The products whose title or description match `query` (full-text, words matched as
     /// prefixes, best match first under `.relevance`), of `category` when given.
     ///
-    /// Iterating throws `.invalidPageToken`, `.invalidArgument` for a query over 500 characters.
+    /// Iterating throws `.invalidPageToken`, `.invalidArgument` for a query over 500 characters
+    /// (or over 2,000 bytes of UTF-8).
     public func search(_ query: String, category: String? = nil, sort: ProductSort = .relevance, pageSize: Int = 20) -> ProductPages {
         pages(of: ListProductsRequest(category: category, query: query, sort: sort, pageSize: pageSize))
     }

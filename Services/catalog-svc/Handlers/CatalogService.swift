@@ -17,10 +17,9 @@ struct CatalogService: Sendable {
     /// `ListProducts`.
     func listProducts(_ request: ListProductsRequest, context: ServerContext) async throws -> ListProductsResponse {
         try request.validatePageSize()
+        try request.validateFilters()
         let category = request.category.flatMap { $0.isEmpty ? nil : $0 }
         let query = request.query.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 }
-        if let query, query.count > 500 { throw CatalogReason.queryTooLong.invalidField("query", "must be at most 500 characters", subject: "The search") }
-        if let category, category.count > 100 { throw CatalogReason.invalidCategory.invalidField("category", "must be at most 100 characters", subject: "The category") }
         let words = query.map(SearchQuery.words(of:))
         let filter = CatalogStore.ProductFilter(category: category, search: words, sort: request.effectiveSort)
         // The scope binds a token to the listing it came from.

@@ -87,9 +87,11 @@ final class CatalogAnswerCache: Sendable {
         state.withLock { ($0.count, $0.bytes) }
     }
 
-    /// The kept answer for `key`, or nil.
+    /// The kept answer for `key`, or nil. A listing whose text is too long to be kept is not
+    /// looked up: hashing it (under the lock every lookup takes) would cost as much as it is long.
     func answer(for key: Key) -> Data? {
-        state.withLock { state in
+        if case .listing(let request) = key, Self.textBytes(of: request) > Self.maximumListingKeyBytes { return nil }
+        return state.withLock { state in
             switch key {
             case .product(let id): state.products[id]
             case .listing(let request): state.listings[request]

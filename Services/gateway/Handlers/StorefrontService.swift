@@ -41,6 +41,8 @@ struct StorefrontService: Sendable {
     /// the caller's basket.
     func getHome(_ request: GetHomeRequest, context: ServerContext) async throws -> GetHomeResponse {
         try request.validatePageSize()
+        // Refused before any call goes out, as catalog-svc would refuse the listing.
+        try ListProductsRequest(category: request.category).validateFilters()
         let options = policy.composedOptions(for: context)
         async let categories = catalog.forward(CatalogContract.listCategories.info, options: options) { call in
             try await Self.unary(CatalogContract.listCategories, Empty(), on: call)
