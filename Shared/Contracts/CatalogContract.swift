@@ -63,8 +63,8 @@ public enum CatalogReason: String, ErrorReason {
     /// A `ListProducts` query is over 500 characters or 2,000 bytes (not in API.md's table;
     /// ``ListProductsRequest/validateFilters()``).
     case queryTooLong = "QUERY_TOO_LONG"
-    /// A `ListProducts` category is over 100 characters or 400 bytes (not in API.md's table;
-    /// ``ListProductsRequest/validateFilters()``).
+    /// A `ListProducts` (or gateway `GetHome`) category is over 100 characters or 400 bytes
+    /// (not in API.md's table; ``ListProductsRequest/validateFilters()``).
     case invalidCategory = "INVALID_CATEGORY"
     /// `BatchGetProducts` asks for more than 100 ids (not in API.md's table).
     case tooManyIDs = "TOO_MANY_IDS"

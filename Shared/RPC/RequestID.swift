@@ -10,13 +10,17 @@ internal import Synchronization
 /// control characters, non-ASCII). Any other id is replaced by one made up here, and the
 /// caller's is kept only as a bounded note (``clientNote``) for the call's log line.
 public struct RequestID: Sendable, Hashable, CustomStringConvertible {
+    /// What the id is: the caller's, or made up here.
     private enum Storage: Sendable, Hashable {
+        /// The id a caller sent, acceptable as it is.
         case given(String)
+        /// An id made up here, by its place in the process's count.
         case generated(UInt64)
         /// A made-up id standing in for a caller's that was refused, with the note of it.
         case replaced(UInt64, note: String)
     }
 
+    /// The id.
     private let storage: Storage
 
     /// The most characters of a caller's id that are accepted.
@@ -61,10 +65,12 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
         if case .replaced(_, let note) = storage { note } else { nil }
     }
 
+    /// The id made up for the `sequence`-th call.
     private init(sequence: UInt64) { storage = .generated(sequence) }
 
     /// Random per process, so ids from different processes do not collide.
     private static let processSeed = UInt64.random(in: 0...UInt64.max)
+    /// How many ids this process made up.
     private static let counter = PortableAtomic<UInt64>(0)
 
     /// A new id for a call that arrived without one.
@@ -84,6 +90,7 @@ public struct RequestID: Sendable, Hashable, CustomStringConvertible {
     /// calls get a new random-looking prefix instead of repeating the ids of the first.
     public static func make() -> String { next().description }
 
+    /// The id as text: the caller's as sent, or 15 hex digits.
     public var description: String {
         switch storage {
         case .given(let text): text

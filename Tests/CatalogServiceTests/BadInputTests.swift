@@ -127,7 +127,8 @@ struct BadInputTests {
             }
             #expect(category?.namesField("category") == true, "\(category?.violatedFields ?? [])")
             await expectRPCError(CatalogReason.invalidReservation) { try await stack.reserve(huge, [(productId, 1)]) }
-            // No limit is documented for a query or category filter: refused, or a page of nothing.
+            // API.md documents no limit for a query or category filter (catalog-svc's README
+            // does): refused, or a page of nothing.
             for request in [ListProductsRequest(category: huge), ListProductsRequest(query: huge), ListProductsRequest(query: "\u{0}\u{7}")] {
                 do {
                     let page = try await stack.listProducts(request)
@@ -173,6 +174,10 @@ struct BadInputTests {
                 try await stack.listProducts(ListProductsRequest(category: "c" + String(repeating: "\u{301}", count: 200)))
             }
             #expect(markedCategory?.violatedFields == ["category"])
+            // Counted as sent: a blank query that long is refused, not read as none.
+            await expectRPCError(CatalogReason.queryTooLong) {
+                try await stack.listProducts(ListProductsRequest(query: String(repeating: " ", count: 501)))
+            }
             // Characters of several bytes each are counted as characters up to the byte bound.
             _ = try await stack.listProducts(ListProductsRequest(query: String(repeating: "\u{1F600}", count: 500)))
         }

@@ -131,8 +131,12 @@ struct RequestHeadTests {
             "x-request-id: given-1", "traceparent: \(span.traceparent)", "x-custom: 1",
         ])
         #expect(neverIndexedFields(head) == ["x-request-id", "traceparent"])
-        // Walked twice (sizes, then layout), the span's text is the same both times.
-        #expect(fields(head) == fields(head))
+        // A span carrying the caller's state sends it after its traceparent.
+        let stated = TraceContext.serverSpan(
+            traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", tracestate: "vendor=1").child()
+        let withState = RequestHead(path: "/a.B/C", authority: "h:1", timeout: nil, metadata: metadata, trace: stated)
+        #expect(fields(withState).suffix(3) == ["traceparent: \(stated.traceparent)", "tracestate: vendor=1", "x-custom: 1"])
+        #expect(neverIndexedFields(withState) == ["traceparent", "tracestate"])
     }
 
     @Test("a gRPC content type is told by its prefix, byte for byte", arguments: [

@@ -17,6 +17,15 @@ struct TraceContextTests {
         #expect(parsed.traceparent == Self.valid)
         // A later version may carry more after a dash; its first fields are read.
         #expect(TraceContext.parse(traceparent: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00-more")?.flags == 0)
+        // Every digit, both ways, and flags other than 01.
+        for flags: UInt8 in [0x00, 0xFF] {
+            let every = TraceContext(
+                traceID: (0x0123_4567_89AB_CDEF, 0xFEDC_BA98_7654_3210), spanID: 0x89AB_CDEF_0123_4567, parentSpanID: nil,
+                flags: flags)
+            let text = "00-0123456789abcdeffedcba9876543210-89abcdef01234567-" + (flags == 0 ? "00" : "ff")
+            #expect(every.traceparent == text)
+            #expect(TraceContext.parse(traceparent: text) == every)
+        }
         // A later version of exactly 55 characters is read too.
         #expect(TraceContext.parse(traceparent: "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")?.spanIDText == "00f067aa0ba902b7")
     }

@@ -13,7 +13,8 @@ public struct StorefrontCatalog: Sendable {
 
     /// The products, of `category` when given, in `sort` order, `pageSize` (at most 100) a page.
     ///
-    /// Iterating throws `.invalidPageToken`.
+    /// Iterating throws `.invalidPageToken`, `.invalidArgument` for a category over 100
+    /// characters (or 400 bytes of UTF-8).
     public func products(category: String? = nil, sort: ProductSort = .relevance, pageSize: Int = 20) -> ProductPages {
         pages(of: ListProductsRequest(category: category, sort: sort, pageSize: pageSize))
     }
@@ -22,7 +23,7 @@ public struct StorefrontCatalog: Sendable {
     /// prefixes, best match first under `.relevance`), of `category` when given.
     ///
     /// Iterating throws `.invalidPageToken`, `.invalidArgument` for a query over 500 characters
-    /// (or over 2,000 bytes of UTF-8).
+    /// (or over 2,000 bytes of UTF-8) or a category over 100 (or 400 bytes).
     public func search(_ query: String, category: String? = nil, sort: ProductSort = .relevance, pageSize: Int = 20) -> ProductPages {
         pages(of: ListProductsRequest(category: category, query: query, sort: sort, pageSize: pageSize))
     }
@@ -64,6 +65,7 @@ public struct StorefrontCatalog: Sendable {
     /// The home screen: every category, the first `pageSize` products (of `category` when
     /// given; ``products(category:sort:pageSize:)`` continues with `nextPageToken`'s pages
     /// as any listing) and the signed-in user's basket item count (0 when signed out).
+    /// Throws `.invalidArgument` for a category over 100 characters (or 400 bytes of UTF-8).
     public func home(category: String? = nil, pageSize: Int = 20) async throws(StorefrontError) -> GetHomeResponse {
         try await calls.signedIn(StorefrontContract.getHome, GetHomeRequest(category: category, pageSize: pageSize))
     }

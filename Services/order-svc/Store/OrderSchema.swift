@@ -75,7 +75,8 @@ enum OrderSchema {
     /// The same schema on PostgreSQL, in the schema `orders`, as numbered migrations
     /// (`storage_schema_version`). Its history starts at the SQLite schema's current version.
     /// Integers are `bigint`; `sequence` comes from an identity, so that concurrent orders of
-    /// different users do not all read and bump one maximum (a serialization conflict each).
+    /// different users do not all read and bump one maximum (a serialization conflict each) —
+    /// and no maximum is read, so SQLite's `orders_sequence` index has no counterpart here.
     static let postgreSQLMigrations: [Migration] = [
         Migration(
             "orders with recovery leases, idempotency keys, the test processor's ledger",
