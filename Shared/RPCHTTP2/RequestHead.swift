@@ -13,13 +13,13 @@ struct RequestHead: Sendable {
     /// The caller's metadata; its custom entries are sent, protocol names are not.
     let metadata: Metadata
     /// `x-request-id`, when given apart from the metadata (``CallOptions/requestID``): it is sent
-    /// in place of any `x-request-id` entry of the metadata.
-    let requestID: RequestID?
+    /// in place of any `x-request-id` entry of the metadata. Formatted once, as `traceparent` is.
+    private let requestID: String?
     /// The call's own span, sent as `traceparent`/`tracestate` in place of the metadata's
     /// (``CallOptions/trace``'s child).
     let trace: TraceContext?
     /// `trace`'s `traceparent`, built once: the fields are walked twice per stream (sizes,
-    /// then layout), and of the fields made per call it is the one that allocates.
+    /// then layout), and the fields made per call are not made again for the second walk.
     private let traceparent: String?
 
     /// A request's head; `requestID` and `trace`, when given, replace the metadata's own.
@@ -31,7 +31,7 @@ struct RequestHead: Sendable {
         self.authority = authority
         self.timeout = timeout
         self.metadata = metadata
-        self.requestID = requestID
+        self.requestID = requestID?.description
         self.trace = trace
         self.traceparent = trace?.traceparent
     }
@@ -51,7 +51,7 @@ struct RequestHead: Sendable {
         body(&state, "te", "trailers", false)
         body(&state, "user-agent", "storefront-rpc/1", false)
         if let timeout { body(&state, "grpc-timeout", timeout, true) }
-        if let requestID { body(&state, MetadataKey.requestID, requestID.description, true) }
+        if let requestID { body(&state, MetadataKey.requestID, requestID, true) }
         if let trace, let traceparent {
             body(&state, MetadataKey.traceparent, traceparent, true)
             if let traceState = trace.traceState { body(&state, MetadataKey.tracestate, traceState, true) }
